@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Crease: a model of iPhone Duo's vertical bars, as a pure core and a thin daemon shell.
+//
+// CreaseCore   — pure, deterministic: JSON, events, manifest, state machine, layout engine.
+// CreaseDaemon — the imperative shell: libuv loop, Unix socket, subscribers, trace files.
+// CreaseTools  — the `crease` subcommands (layout, replay, trace, bench, demo, ...).
+let package = Package(
+    name: "Crease",
+    products: [
+        .executable(name: "crease", targets: ["crease"]),
+        .executable(name: "creased", targets: ["creased"]),
+        .library(name: "CreaseCore", targets: ["CreaseCore"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibUV",
+            pkgConfig: "libuv",
+            providers: [.apt(["libuv1-dev"])]
+        ),
+        .target(name: "CreaseCore"),
+        .target(name: "CreaseDaemon", dependencies: ["CreaseCore", "CLibUV"]),
+        .target(name: "CreaseTools", dependencies: ["CreaseCore", "CreaseDaemon"]),
+        .executableTarget(name: "crease", dependencies: ["CreaseTools"]),
+        .executableTarget(name: "creased", dependencies: ["CreaseDaemon"]),
+        .testTarget(name: "CreaseCoreTests", dependencies: ["CreaseCore"]),
+        .testTarget(name: "CreaseDaemonTests", dependencies: ["CreaseDaemon", "CreaseCore"]),
+        .testTarget(name: "CreaseToolsTests", dependencies: ["CreaseTools", "CreaseCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

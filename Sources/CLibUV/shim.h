@@ -1,0 +1,4 @@
+#ifndef CREASE_CLIBUV_SHIM_H
+#define CREASE_CLIBUV_SHIM_H
+#include <uv.h>
+#endif
