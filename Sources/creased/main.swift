@@ -1,0 +1,1 @@
+print("creased: not built yet")
