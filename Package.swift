@@ -19,7 +19,8 @@ let package = Package(
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
-        .target(name: "CreaseCore"),
+        // The core imports nothing (no Foundation); rounding needs libm.
+        .target(name: "CreaseCore", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "CreaseDaemon", dependencies: ["CreaseCore", "CLibUV"]),
         .target(name: "CreaseTools", dependencies: ["CreaseCore", "CreaseDaemon"]),
         .executableTarget(name: "crease", dependencies: ["CreaseTools"]),

@@ -1,0 +1,182 @@
+/// Fits a vertical bar: the one side column that merges navigation, toolbar and tab
+/// items (rules 5, 6 and 7). Entries are given in visual order (top section, then
+/// bottom placements); tabs form a stack at the bottom.
+struct ColumnFitter {
+    struct Input {
+        var band: Rect
+        var regions: [Region]
+        var entries: [BarEntry]
+        var tabs: [BarEntry]
+        var tabsCompressFirst: Bool
+        /// Whether the menu already holds something (secondary, declared, row overflow, title-only tabs).
+        var menuPrefilled: Bool
+    }
+
+    struct Output {
+        var items: [PlacedItem] = []
+        var displaced: [String] = []          // entries that left for the menu, in visual order
+        var toRow: [String] = []              // last resort: entries moved to the horizontal row
+        var tabsInMenu: [String] = []
+        var tabBar: TabBarState?
+        var overflowButtonInColumn = false
+        var overflowButtonToRow = false
+        var lastResort = false                // the column could not hold its minimum
+        var free: (Double, Double) = (0, 0)
+    }
+
+    enum Step { case demote(Int), compressTabs, pinnedToRow(Int), tabsToMenu, overflowToRow }
+
+    let p: DeviceProfile
+    let input: Input
+
+    // Fitting state.
+    var demoted: [Bool]
+    var inRow: [Bool]
+    var compressed = false
+    var tabsInMenu = false
+    var overflowInRow = false
+
+    init(profile: DeviceProfile, input: Input) {
+        p = profile
+        self.input = input
+        demoted = Array(repeating: false, count: input.entries.count)
+        inRow = Array(repeating: false, count: input.entries.count)
+    }
+
+    var menuNonEmpty: Bool { input.menuPrefilled || tabsInMenu || demoted.contains(true) }
+
+    func isShown(_ i: Int) -> Bool { !demoted[i] && !inRow[i] }
+
+    /// Length of one section: entries with item spacing, plus group spacing where the group changes.
+    func sectionLength(bottom: Bool) -> Double {
+        var total = 0.0
+        var count = 0
+        var lastGroup = Int.min
+        func add(_ length: Double, group: Int) {
+            if count > 0 { total += p.itemSpacing + (group != lastGroup ? p.groupSpacing : 0) }
+            total += length
+            count += 1
+            lastGroup = group
+        }
+        for (i, e) in input.entries.enumerated() where e.bottom == bottom && isShown(i) {
+            switch e.kind {
+            case .flexibleSpacer: continue                 // collapses to zero on the vertical axis
+            case .fixedSpacer: total += e.length           // keeps its minimum, adds no spacing of its own
+            default: add(e.length, group: e.group)
+            }
+        }
+        if !bottom, menuNonEmpty, !overflowInRow { add(p.itemLength, group: Int.max) }
+        if bottom, !input.tabs.isEmpty, !tabsInMenu {
+            if compressed { add(p.tabLength, group: Int.max - 1) } else { for t in input.tabs { add(t.length, group: Int.max - 1) } }
+        }
+        return total
+    }
+
+    func totalLength() -> Double {
+        let top = sectionLength(bottom: false)
+        let bottom = sectionLength(bottom: true)
+        return top + bottom + (top > 0 && bottom > 0 ? p.bottomGap : 0)
+    }
+
+    func ladder() -> [Step] {
+        var movable: [OverflowOrderRule.Candidate] = []
+        var movableIndex: [Int] = []
+        var pinnedIndex: [Int] = []
+        for (i, e) in input.entries.enumerated() where !e.isSpacer {
+            if e.pinned { pinnedIndex.append(i); continue }
+            movable.append(.init(position: i, group: e.group, priority: e.priority))
+            movableIndex.append(i)
+        }
+        let toolbar = OverflowOrderRule.removalOrder(movable).map { Step.demote(movableIndex[$0]) }
+        let compress: [Step] = input.tabs.isEmpty ? [] : [.compressTabs]
+        var steps = input.tabsCompressFirst ? compress + toolbar : toolbar + compress
+        // Last resort, only when the column cannot hold even its pinned minimum.
+        steps += pinnedIndex.reversed().map { Step.pinnedToRow($0) }
+        if !input.tabs.isEmpty { steps.append(.tabsToMenu) }
+        steps.append(.overflowToRow)
+        return steps
+    }
+
+    mutating func fit() -> Output {
+        var out = Output()
+        let free = FreeSpace.largestInterval(in: input.band, axis: .vertical, avoiding: input.regions)
+        out.free = free
+        let room = free.1 - free.0
+        if totalLength() > room {
+            var demotions: [Int] = []
+            for step in ladder() {
+                switch step {
+                case .demote(let i): demoted[i] = true; demotions.append(i)
+                case .compressTabs: compressed = true
+                case .pinnedToRow(let i): inRow[i] = true; out.lastResort = true
+                case .tabsToMenu: tabsInMenu = true; out.lastResort = true
+                case .overflowToRow: overflowInRow = true; out.lastResort = true
+                }
+                if totalLength() <= room { break }
+            }
+            // A later step (the tab bar compressing) may have freed room: bring back the
+            // items that left last, in reverse order, while they fit. What stays in the
+            // menu is still a prefix of the removal order.
+            while let last = demotions.last {
+                demoted[last] = false
+                if totalLength() > room { demoted[last] = true; break }
+                demotions.removeLast()
+            }
+        }
+        // Place: the top section from the top of the free space, the bottom section from its bottom.
+        var y = free.0
+        var lastGroup = Int.min
+        var placedAny = false
+        func place(_ id: String, length: Double, thickness: Double, group: Int, shows: Shows, badge: Int?, tabs: [String]? = nil,
+                   into items: inout [PlacedItem]) {
+            if thickness == 0 { y += length; return }  // a spacer: its length only, no spacing (see sectionLength)
+            if placedAny { y += p.itemSpacing + (group != lastGroup ? p.groupSpacing : 0) }
+            let frame = Rect(x: input.band.x + (input.band.w - thickness) / 2, y: y, w: thickness, h: length)
+            items.append(PlacedItem(id: id, frame: frame, shows: shows, badge: badge, tabs: tabs))
+            y += length
+            placedAny = true
+            lastGroup = group
+        }
+        for (i, e) in input.entries.enumerated() where !e.bottom {
+            if demoted[i] { out.displaced.append(e.id); continue }
+            if inRow[i] { out.toRow.append(e.id); continue }
+            place(e.id, length: e.length, thickness: e.thickness, group: e.group, shows: e.shows, badge: e.badge, into: &out.items)
+        }
+        if menuNonEmpty {
+            if overflowInRow {
+                out.overflowButtonToRow = true
+            } else {
+                place("system.overflow", length: p.itemLength, thickness: p.itemLength, group: Int.max, shows: .symbol, badge: nil, into: &out.items)
+                out.overflowButtonInColumn = true
+            }
+        }
+        // Bottom section, measured first so it ends at the bottom of the free space.
+        let bottomLength = sectionLength(bottom: true)
+        y = free.1 - bottomLength
+        placedAny = false
+        lastGroup = Int.min
+        for (i, e) in input.entries.enumerated() where e.bottom {
+            if demoted[i] { out.displaced.append(e.id); continue }
+            if inRow[i] { out.toRow.append(e.id); continue }
+            place(e.id, length: e.length, thickness: e.thickness, group: e.group, shows: e.shows, badge: e.badge, into: &out.items)
+        }
+        if !input.tabs.isEmpty {
+            if tabsInMenu {
+                out.tabsInMenu = input.tabs.map(\.id)
+                out.tabBar = .compressed
+            } else if compressed {
+                let badges = input.tabs.compactMap(\.badge)
+                place("system.tabs", length: p.tabLength, thickness: p.tabWidth, group: Int.max - 1, shows: .symbol,
+                      badge: badges.isEmpty ? nil : badges.reduce(0, +), tabs: input.tabs.map(\.id), into: &out.items)
+                out.tabBar = .compressed
+            } else {
+                for t in input.tabs {
+                    place(t.id, length: t.length, thickness: t.thickness, group: Int.max - 1, shows: .symbol, badge: t.badge, into: &out.items)
+                }
+                out.tabBar = .expanded
+            }
+        }
+        // Displaced entries are reported in visual order (top section, then bottom).
+        return out
+    }
+}

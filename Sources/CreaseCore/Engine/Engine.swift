@@ -1,0 +1,136 @@
+/// The pure engine: events in, state and layout out. Relayout is incremental: an
+/// event that leaves every layout input unchanged (a hinge tick inside a pose, a
+/// repeated value) does no layout work; the scene (which screens are visible) is
+/// cached on the UI state and display, so device-only events refit the bars without
+/// resolving containers again. `Engine.fromScratch` is the reference it is tested against.
+public struct Engine: Sendable {
+    public let profile: DeviceProfile
+    public private(set) var app: App
+    public private(set) var state: DeviceState
+    /// Events applied so far.
+    public private(set) var seq: Int
+    public private(set) var layout: Layout
+    /// Canonical layout bytes without `seq` and `digest` (see `Layout.encodeBody`).
+    public private(set) var body: [UInt8]
+    public private(set) var digest: UInt64
+
+    private var inputs: LayoutInputs
+    private var sceneKey: SceneKey
+    private var scene: Scene
+
+    public init(profile: DeviceProfile = .builtin, app: App) {
+        self.init(profile: profile, app: app, state: DeviceState(app: app), seq: 0)
+    }
+
+    /// Resumes from a recorded state (trace slices, replays from the middle).
+    public init(profile: DeviceProfile, app: App, state: DeviceState, seq: Int) {
+        self.profile = profile
+        self.app = app
+        self.state = state
+        self.seq = seq
+        let g = ScreenGeometryRule.geometry(profile: profile, state: state)
+        inputs = LayoutInputs(state, profile: profile)
+        sceneKey = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
+        scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
+        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
+        body = layout.encodeBody()
+        digest = Digest.fnv1a(body)
+    }
+
+    /// Applies one event. Returns whether the layout changed (a new digest). A rejected
+    /// event throws and changes nothing, not even `seq`.
+    @discardableResult
+    public mutating func apply(_ event: Event) throws(InputError) -> Bool {
+        var next = state
+        var nextApp = app
+        try StateMachine.apply(event, to: &next, app: &nextApp, profile: profile)
+        state = next
+        seq += 1
+        if case .app = event {
+            app = nextApp
+            return relayout(force: true)
+        }
+        return relayout(force: false)
+    }
+
+    /// Applies events in order, as one batch; results are per event.
+    public mutating func applyBatch(_ events: [Event]) -> [Result<Bool, InputError>] {
+        events.map { event in Result { () throws(InputError) in try apply(event) } }
+    }
+
+    private mutating func relayout(force: Bool) -> Bool {
+        let newInputs = LayoutInputs(state, profile: profile)
+        if !force && newInputs == inputs { return false }
+        inputs = newInputs
+        let g = ScreenGeometryRule.geometry(profile: profile, state: state)
+        let key = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
+        if force || key != sceneKey {
+            sceneKey = key
+            scene = Scene(app: app, ui: state.ui, display: g.display, portrait: key.portrait, compactWidth: key.compactWidth)
+        }
+        let newLayout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
+        if newLayout == layout && !force { return false }
+        layout = newLayout
+        body = layout.encodeBody()
+        let old = digest
+        digest = Digest.fnv1a(body)
+        return digest != old
+    }
+
+    /// The layout line: canonical JSON with `seq` and `digest`, no newline.
+    public func layoutJSON() -> [UInt8] { Layout.assemble(seq: seq, digest: digest, body: body) }
+
+    public func diagnosticsJSON() -> [UInt8] {
+        var w = JSONWriter()
+        w.beginArray()
+        for d in layout.diagnostics {
+            w.beginObject(); w.key("code"); w.string(d.code); w.key("subject"); w.string(d.subject); w.key("message"); w.string(d.message); w.endObject()
+        }
+        w.endArray()
+        return w.bytes
+    }
+
+    public var appName: String { app.name }
+    public var profileName: String { profile.name }
+
+    /// The layout computed with no caches at all: the reference for incremental relayout.
+    public static func fromScratch(profile: DeviceProfile, app: App, state: DeviceState, seq: Int) -> [UInt8] {
+        let body = LayoutBuilder.build(profile: profile, app: app, state: state).encodeBody()
+        return Layout.assemble(seq: seq, digest: Digest.fnv1a(body), body: body)
+    }
+}
+
+/// Everything in the state that the layout reads. The raw hinge angle is not here
+/// (only the pose is), and Live Activities count only up to what the island shows.
+struct LayoutInputs: Equatable {
+    var pose: Pose
+    var orientation: Orientation
+    var keyboardVisible: Bool
+    var keyboardHeight: Double?
+    var pip: Bool
+    var liveActivities: Int
+    var splitSide: SplitSide
+    var direction: LayoutDirection
+    var reduceTransparency: Bool
+    var ui: UIState
+
+    init(_ s: DeviceState, profile: DeviceProfile) {
+        pose = s.pose
+        orientation = s.orientation
+        keyboardVisible = s.keyboardVisible
+        keyboardHeight = s.keyboardHeight
+        pip = s.pipActive
+        liveActivities = min(s.liveActivities, Int(profile.maxActivitiesShown))
+        splitSide = s.splitSide
+        direction = s.layoutDirection
+        reduceTransparency = s.reduceTransparency
+        ui = s.ui
+    }
+}
+
+struct SceneKey: Equatable {
+    var ui: UIState
+    var display: Display
+    var portrait: Bool
+    var compactWidth: Bool
+}

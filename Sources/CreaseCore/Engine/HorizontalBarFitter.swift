@@ -1,0 +1,104 @@
+/// Fits a horizontal bar (navigation bar, bottom toolbar, sheet or inspector bar,
+/// keyboard accessory): leading entries from the leading end, trailing entries
+/// against the trailing end, an optional centre (the title) between them. Entries
+/// that do not fit leave for the overflow menu by the overflow order rule.
+struct HorizontalBarFitter {
+    struct Input {
+        var band: Rect
+        var regions: [Region]
+        var entries: [BarEntry]          // in leading-to-trailing order; `trailing` marks the trailing cluster
+        var centerWidth: Double          // the title or principal item; shrinks (truncates) before pinned items leave
+        var hostsOverflowButton: Bool    // whether this bar shows `system.overflow` when the menu is not empty
+        var menuPrefilled: Bool
+        var direction: LayoutDirection
+    }
+
+    struct Output {
+        var items: [PlacedItem] = []
+        var displaced: [String] = []
+        var hasOverflowButton = false
+    }
+
+    let p: DeviceProfile
+    let input: Input
+
+    init(profile: DeviceProfile, input: Input) {
+        p = profile
+        self.input = input
+    }
+
+    func fit() -> Output {
+        var out = Output()
+        let free = FreeSpace.largestInterval(in: input.band, axis: .horizontal, avoiding: input.regions)
+        let room = max(0, free.1 - free.0 - 2 * p.barInset)
+        var demoted = Array(repeating: false, count: input.entries.count)
+        var center = input.centerWidth
+        func needed() -> Double {
+            var total = center
+            var count = 0
+            for (i, e) in input.entries.enumerated() where !demoted[i] { total += e.length; count += 1 }
+            let menu = input.menuPrefilled || demoted.contains(true)
+            if menu, input.hostsOverflowButton { total += p.barItemWidth; count += 1 }
+            return total + Double(max(0, count - 1)) * p.itemSpacing
+        }
+        if needed() > room {
+            var movable: [OverflowOrderRule.Candidate] = []
+            var movableIndex: [Int] = []
+            for (i, e) in input.entries.enumerated() where !e.isSpacer && !e.pinned {
+                movable.append(.init(position: i, group: e.group, priority: e.priority))
+                movableIndex.append(i)
+            }
+            for k in OverflowOrderRule.removalOrder(movable) {
+                demoted[movableIndex[k]] = true
+                if needed() <= room { break }
+            }
+            if needed() > room { center = 0 }  // the title truncates before anything pinned moves
+            // Last resort: pinned entries leave too, trailing-most last, rather than overlap anything.
+            for (i, e) in input.entries.enumerated().reversed() where e.pinned && needed() > room {
+                demoted[i] = true
+            }
+        }
+        // Leading cluster from the leading end, trailing cluster against the trailing end.
+        let leadingStart = free.0 + p.barInset
+        let trailingEnd = free.1 - p.barInset
+        var offset = 0.0
+        let y = input.band.y + (input.band.h - p.itemLength) / 2
+        func x(forLeadingOffset off: Double, width: Double) -> Double {
+            input.direction == .ltr ? leadingStart + off : trailingEnd - off - width
+        }
+        var trailingEntries: [Int] = []
+        for (i, e) in input.entries.enumerated() {
+            if demoted[i] { out.displaced.append(e.id); continue }
+            if e.trailing { trailingEntries.append(i); continue }
+            if e.kind == .item || e.kind == .back {
+                out.items.append(PlacedItem(id: e.id, frame: Rect(x: x(forLeadingOffset: offset, width: e.length), y: y, w: e.length, h: p.itemLength),
+                                            shows: e.shows, badge: e.badge))
+            }
+            offset += e.length + p.itemSpacing
+        }
+        // The trailing cluster, laid out backwards from the trailing end; the overflow
+        // button sits just before any pinned items, which stay trailing-most.
+        var fromTrailing = 0.0
+        var trailingPlaced: [PlacedItem] = []
+        func placeTrailing(_ id: String, width: Double, shows: Shows, badge: Int?) {
+            let leadingOffset = (trailingEnd - leadingStart) - fromTrailing - width
+            trailingPlaced.append(PlacedItem(id: id, frame: Rect(x: x(forLeadingOffset: leadingOffset, width: width), y: y, w: width, h: p.itemLength),
+                                             shows: shows, badge: badge))
+            fromTrailing += width + p.itemSpacing
+        }
+        let pinned = trailingEntries.filter { input.entries[$0].pinned }
+        let unpinned = trailingEntries.filter { !input.entries[$0].pinned }
+        for i in pinned.reversed() { let e = input.entries[i]; placeTrailing(e.id, width: e.length, shows: e.shows, badge: e.badge) }
+        if (input.menuPrefilled || demoted.contains(true)) && input.hostsOverflowButton {
+            placeTrailing("system.overflow", width: p.barItemWidth, shows: .symbol, badge: nil)
+            out.hasOverflowButton = true
+        }
+        for i in unpinned.reversed() {
+            let e = input.entries[i]
+            if e.kind == .item || e.kind == .back { placeTrailing(e.id, width: e.length, shows: e.shows, badge: e.badge) }
+            else { fromTrailing += e.length + p.itemSpacing }
+        }
+        out.items += trailingPlaced.reversed()
+        return out
+    }
+}

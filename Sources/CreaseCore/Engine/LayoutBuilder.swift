@@ -1,0 +1,621 @@
+/// Builds a layout from scratch: profile + app + state → Layout. Pure and
+/// deterministic. `Engine` caches around it; `LayoutBuilder.build` is also the
+/// reference the incremental path is tested against.
+struct LayoutBuilder {
+    let p: DeviceProfile
+    let app: App
+    let state: DeviceState
+    let g: ScreenGeometry
+    let scene: Scene
+
+    var regions: [Region] = []
+    var bars: [Bar] = []
+    var diagnostics: [Diagnostic] = []
+    var hidden: [String] = []
+
+    static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
+        let g = ScreenGeometryRule.geometry(profile: profile, state: state)
+        let scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
+        return build(profile: profile, app: app, state: state, geometry: g, scene: scene)
+    }
+
+    static func build(profile: DeviceProfile, app: App, state: DeviceState, geometry: ScreenGeometry, scene: Scene) -> Layout {
+        var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene)
+        return b.run()
+    }
+
+    // MARK: - The pass
+
+    mutating func run() -> Layout {
+        let primary = app.screens[scene.primary]
+        let preferredEdge: HorizontalEdge? = g.verticalPossible ? BarSideRule.edge(for: g.appSide, direction: g.direction) : nil
+
+        // Areas: the window, less a tab sidebar, split into columns.
+        var contentArea = g.window
+        var sidebarFrame: Rect?
+        if scene.sidebarTabs {
+            let w = min(p.sidebarWidth, g.window.w / 2)
+            let onLeft = g.direction == .ltr
+            sidebarFrame = Rect(x: onLeft ? g.window.x : g.window.maxX - w, y: 0, w: w, h: g.height)
+            contentArea = Rect(x: onLeft ? g.window.x + w : g.window.x, y: 0, w: g.window.w - w, h: g.height)
+        }
+        var columnFrames: [Rect] = []
+        if !scene.columns.isEmpty {
+            let n = Double(scene.columns.count)
+            let w = contentArea.w / n
+            for i in 0..<scene.columns.count {
+                let slot = g.direction == .ltr ? Double(i) : n - 1 - Double(i)
+                columnFrames.append(Rect(x: contentArea.x + slot * w, y: 0, w: w, h: g.height))
+            }
+        }
+        let primaryArea = columnFrames.last ?? contentArea
+        let vertical = OptOutRule.barsVertical(geometry: g, behavior: primary.verticalBehavior, area: primaryArea)
+        if g.verticalPossible, primary.verticalBehavior != .disabled, !vertical {
+            note("detailAwayFromBarEdge", primary.id,
+                 "the detail column does not sit along the \(g.appSide.rawValue) edge that holds the vertical bar, so its items stay horizontal")
+        }
+
+        // Reserved regions that do not depend on the bars.
+        let sheetDisabledOnOuter: Bool = {
+            guard let ref = scene.sheet, g.display == .outer else { return false }
+            return app.screens[ref.screen].sheets[ref.sheet].verticalBehavior == .disabled
+        }()
+        regions = ReservedRegionRule.statusRegions(g, verticalStatus: vertical && !sheetDisabledOnOuter,
+                                                   liveActivities: state.liveActivities, profile: p)
+        if let d = ReservedRegionRule.division(g, pose: state.pose, profile: p) { regions.append(d) }
+        if let k = ReservedRegionRule.keyboard(g) { regions.append(k) }
+        if g.keyboardClamped {
+            note("keyboardClamped", "keyboard", "the reported keyboard height was clamped to \(Int(ScreenGeometryRule.maxKeyboardShare * 100))% of the screen height")
+        }
+        // Tabs that go with the primary screen's bars.
+        var tabs: [Tab] = []
+        var tabContainer = ""
+        if let tv = scene.tabView, case .tabView(let spec) = app.containers[tv], !scene.sidebarTabs {
+            tabs = spec.tabs
+            tabContainer = spec.id
+        }
+
+        // The bottom stack (keyboard accessory, then horizontal toolbar and tab bar) rests on
+        // the keyboard or the home indicator, and never on the fold: when it would cross a
+        // horizontal fold it sits above it instead.
+        let accessoryShown = state.keyboardVisible && !primary.keyboardAccessory.isEmpty
+        let accessoryHeight = accessoryShown ? p.accessoryBarHeight : 0
+        let onScreen = scene.columns.isEmpty ? [scene.primary] : scene.columns
+        let horizontalToolbar = onScreen.contains { s in
+            (s != scene.primary || !vertical) && app.screens[s].toolbar.contains { $0.placement.isBottom }
+        }
+        let bottomBarsHeight = (horizontalToolbar ? p.toolbarHeight : 0) + (!vertical && !tabs.isEmpty ? p.tabBarHeight : 0)
+        var floor = state.keyboardVisible ? g.height - g.keyboardHeight : g.height - p.homeIndicatorHeight
+        if let fold = regions.first(where: { $0.kind == .division }), fold.frame.w >= g.width,
+           floor - accessoryHeight - bottomBarsHeight < fold.frame.maxY, floor > fold.frame.y {
+            floor = fold.frame.y
+        }
+        let bottomLimit = floor - accessoryHeight
+
+        // PiP sits above what occupies the bottom; in horizontal mode that includes the bottom bars.
+        let pipBottom = max(g.height - bottomLimit, p.homeIndicatorHeight) + bottomBarsHeight
+        if let pip = ReservedRegionRule.pip(g, active: state.pipActive, bottomInset: pipBottom, profile: p) { regions.append(pip) }
+
+        // Bars: sidebar, the non-primary split columns, then the primary screen.
+        if let sidebarFrame, let tv = scene.tabView, case .tabView(let spec) = app.containers[tv] {
+            layoutSidebar(spec, frame: sidebarFrame, bottomLimit: bottomLimit)
+        }
+        for (i, screen) in scene.columns.enumerated() where screen != scene.primary {
+            _ = layoutHorizontal(app.screens[screen], area: columnFrames[i], back: false, tabs: [], tabContainer: "", bottomLimit: bottomLimit)
+        }
+        // The inspector is placed first: as a column it narrows the detail's horizontal bars.
+        var inspectorInfo: InspectorInfo?
+        if scene.inspector, primary.inspector != nil {
+            inspectorInfo = InspectorInfo(presentation: InspectorRule.presentation(window: g.sizeClass, collapsed: scene.collapsed),
+                                          frame: .zero)
+            inspectorInfo!.frame = inspectorFrame(inspectorInfo!.presentation, area: primaryArea, vertical: vertical)
+        }
+        let inspectorColumn = inspectorInfo?.presentation == .column ? inspectorInfo?.frame : nil
+        var titleRow = false
+        if vertical {
+            titleRow = layoutVertical(primary, area: primaryArea, back: scene.back, tabs: tabs, tabContainer: tabContainer,
+                                      edge: preferredEdge ?? .trailing, beside: inspectorColumn)
+        } else {
+            titleRow = layoutHorizontal(primary, area: primaryArea, back: scene.back, tabs: tabs, tabContainer: tabContainer,
+                                        bottomLimit: bottomLimit, beside: inspectorColumn)
+        }
+
+        // Inspector bar, sheet, keyboard accessory.
+        if let info = inspectorInfo, let items = primary.inspector {
+            let band = Rect(x: info.frame.x, y: info.presentation == .column ? p.statusBarHeight : info.frame.y, w: info.frame.w, h: p.navigationBarHeight)
+            addHorizontalPanelBar(id: "\(primary.id).inspector", container: primary.id, role: .inspector, band: band, items: items)
+        }
+        var sheetInfo: SheetInfo?
+        if let ref = scene.sheet {
+            sheetInfo = layoutSheet(app.screens[ref.screen].sheets[ref.sheet])
+        }
+        if accessoryShown {
+            layoutAccessory(primary, bottomLimit: bottomLimit)
+        }
+
+        // Safe area and margins (rule 10): a vertical bar adds a side inset, never top or bottom.
+        let keyboardBottom = state.keyboardVisible ? g.height - bottomLimit : 0
+        var safe = Insets()
+        var margins = Insets()
+        let barEdge = BarSideRule.edge(for: g.appSide, direction: g.direction)
+        if vertical {
+            safe.top = titleRow ? p.statusBarHeight + p.navigationBarHeight : 0
+            safe.bottom = max(p.homeIndicatorHeight, keyboardBottom)
+            if barEdge == .leading { safe.leading = p.columnWidth } else { safe.trailing = p.columnWidth }
+            margins = Insets(top: safe.top, leading: barEdge == .leading ? p.columnWidth : p.layoutMarginOtherSide,
+                             bottom: safe.bottom, trailing: barEdge == .trailing ? p.columnWidth : p.layoutMarginOtherSide)
+        } else {
+            safe.top = p.statusBarHeight + (titleRow ? p.navigationBarHeight : 0)
+            safe.bottom = max(p.homeIndicatorHeight + bottomBarsHeight, keyboardBottom + bottomBarsHeight)
+            margins = Insets(top: safe.top, leading: p.layoutMarginOtherSide, bottom: safe.bottom, trailing: p.layoutMarginOtherSide)
+        }
+
+        // Columns.
+        var columns: [ColumnInfo] = []
+        for (i, screen) in scene.columns.enumerated() {
+            let frame = scene.collapsed ? g.window : columnFrames[i]
+            let sizeClass = scene.collapsed ? g.sizeClass : SizeClassRule.column(width: frame.w, window: g.sizeClass, profile: p)
+            columns.append(ColumnInfo(id: app.screens[screen].id, frame: frame, sizeClass: sizeClass,
+                                      verticalBarEdge: screen == scene.primary ? preferredEdge : nil))
+        }
+        if let sidebarFrame, let tv = scene.tabView {
+            columns.insert(ColumnInfo(id: app.containers[tv].id, frame: sidebarFrame,
+                                      sizeClass: SizeClassRule.column(width: sidebarFrame.w, window: g.sizeClass, profile: p),
+                                      verticalBarEdge: nil), at: 0)
+            if scene.columns.isEmpty {
+                columns.append(ColumnInfo(id: primary.id, frame: contentArea,
+                                          sizeClass: SizeClassRule.column(width: contentArea.w, window: g.sizeClass, profile: p),
+                                          verticalBarEdge: preferredEdge))
+            }
+        }
+
+        let custom = layoutCustomBars(primary, vertical: vertical, preferredEdge: preferredEdge, area: primaryArea, safeTop: safe.top)
+        let floating = layoutFloating(primary, area: primaryArea, safe: safe, vertical: vertical)
+        manifestDiagnostics(primary, vertical: vertical)
+
+        return Layout(
+            device: DeviceInfo(pose: state.pose, display: g.display, orientation: g.orientation, layoutDirection: g.direction,
+                               width: g.width, height: g.height, sizeClass: g.sizeClass, window: g.window),
+            barAxis: vertical ? .vertical : .horizontal,
+            verticalBarEdge: preferredEdge,
+            verticalBarSide: g.verticalPossible ? g.appSide : nil,
+            safeArea: safe, layoutMargins: margins, regions: regions, bars: bars, columns: columns,
+            sheet: sheetInfo, inspector: inspectorInfo, custom: custom, floating: floating, diagnostics: diagnostics)
+    }
+
+    mutating func note(_ code: String, _ subject: String, _ message: String) {
+        diagnostics.append(Diagnostic(code: code, subject: subject, message: message))
+    }
+
+    // MARK: - Vertical: the side column and the title row
+
+    /// Lays out a screen whose bars are vertical. Returns whether a title row exists.
+    mutating func layoutVertical(_ screen: Screen, area: Rect, back: Bool, tabs: [Tab], tabContainer: String, edge: HorizontalEdge,
+                                 beside inspector: Rect? = nil) -> Bool {
+        var menu = OverflowMenu()
+        var columnItems: [Item] = []
+        var rowItems: [Item] = []
+        for item in screen.toolbar {
+            switch ItemAxisRule.verticalHome(of: item) {
+            case .menu: menu.secondary.append(item.id)
+            case .titleRow: rowItems.append(item)
+            case .column: columnItems.append(item)
+            }
+            itemDiagnostics(item, vertical: true)
+        }
+        menu.declared = screen.overflowMenu.map(\.id)
+        for item in screen.overflowMenu { itemDiagnostics(item, vertical: true) }
+
+        let band = Rect(x: g.appSide == .right ? area.maxX - p.columnWidth : area.x, y: 0, w: p.columnWidth, h: g.height)
+        let rowBand = excluding(Rect(x: g.appSide == .right ? area.x : area.x + p.columnWidth, y: p.statusBarHeight,
+                                     w: area.w - p.columnWidth, h: p.navigationBarHeight), inspector)
+        let titleWidth = titleReserve(screen.title)
+
+        // The row first: what it cannot hold joins the menu before the column is fitted.
+        var rowExists = screen.title != nil
+        var rowEntries: [BarEntry] = []
+        for item in rowItems {
+            if !rowExists && item.kind == .button {
+                hidden.append(item.id)
+                note("itemHidden", item.id, "\"\(item.id)\" can only be horizontal and this screen has no horizontal bar (no title row), so it is hidden")
+                continue
+            }
+            var e = EntryBuilder.item(item, group: rowEntries.count, bottom: false, vertical: false, profile: p)
+            e.trailing = true
+            rowEntries.append(e)
+        }
+        if rowExists {
+            let out = HorizontalBarFitter(profile: p, input: .init(band: rowBand, regions: regions, entries: rowEntries, centerWidth: titleWidth,
+                                                                   hostsOverflowButton: false, menuPrefilled: false, direction: g.direction)).fit()
+            menu.displaced += out.displaced
+        }
+
+        // Tabs: title-only tabs are never vertical; they wait in the menu.
+        var tabEntries: [BarEntry] = []
+        for tab in tabs {
+            if ItemAxisRule.tabCanBeVertical(tab) {
+                tabEntries.append(EntryBuilder.tab(tab, group: Int.max - 1, profile: p))
+            } else {
+                menu.tabs.append(tab.id)
+                note("titleOnlyTab", tab.id, "tab \"\(tab.id)\" has no symbol, so it cannot be shown in the vertical bar; it is in the overflow menu (give it a systemImage)")
+            }
+            if let s = tab.symbol, SymbolRule.isReservedEllipsis(s) {
+                note("reservedEllipsis", tab.id, "the ellipsis symbol is reserved for the system overflow menu; give \"\(tab.id)\" a symbol of its own")
+            }
+        }
+
+        // The column.
+        var entries: [BarEntry] = []
+        if back { entries.append(EntryBuilder.back(vertical: true, profile: p)) }
+        for (item, group) in VerticalOrderRule.order(columnItems) {
+            entries.append(EntryBuilder.item(item, group: group, bottom: item.placement.isBottom, vertical: true, profile: p))
+        }
+        var fitter = ColumnFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, tabs: tabEntries,
+                                                           tabsCompressFirst: CompressionRule.tabBarCompressesFirst(screen.compression),
+                                                           menuPrefilled: !menu.isEmpty))
+        let column = fitter.fit()
+        menu.displaced = column.displaced + menu.displaced
+        menu.tabs += column.tabsInMenu
+        if column.lastResort {
+            note("columnTooShort", screen.id, "the vertical bar has too little room for its pinned items; some moved to the title row or the overflow menu")
+        }
+
+        // Last resort: pinned items or the overflow button move to the title row, which then exists even without a title.
+        var rowBar: Bar?
+        if rowExists || !column.toRow.isEmpty || column.overflowButtonToRow {
+            rowExists = true
+            var extra: [BarEntry] = []
+            for id in column.toRow {
+                if id == "system.back" { extra.append(EntryBuilder.back(vertical: false, profile: p)); continue }
+                if let item = columnItems.first(where: { $0.id == id }) {
+                    var e = EntryBuilder.item(item, group: -2, bottom: false, vertical: false, profile: p)
+                    e.pinned = true
+                    extra.append(e)
+                }
+            }
+            let out = HorizontalBarFitter(profile: p, input: .init(band: rowBand, regions: regions, entries: extra + rowEntries,
+                                                                   centerWidth: titleWidth, hostsOverflowButton: column.overflowButtonToRow,
+                                                                   menuPrefilled: !menu.isEmpty, direction: g.direction)).fit()
+            rowBar = Bar(id: "\(screen.id).navigation", container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
+                         frame: rowBand, background: false, items: out.items, overflow: column.overflowButtonToRow ? menu.ids : [], tabBar: nil)
+        }
+        for id in menu.displaced { badgeDiagnostic(id, screen: screen) }
+        if let rowBar { bars.append(rowBar) }
+        bars.append(Bar(id: "\(screen.id).vertical", container: screen.id, role: .vertical, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
+                        frame: band, background: state.reduceTransparency, items: column.items,
+                        overflow: column.overflowButtonInColumn ? menu.ids : [], tabBar: column.tabBar))
+        return rowExists
+    }
+
+    // MARK: - Horizontal: navigation bar, bottom toolbar, tab bar
+
+    /// Lays out a screen whose bars are horizontal. Returns whether a navigation bar exists.
+    mutating func layoutHorizontal(_ screen: Screen, area fullArea: Rect, back: Bool, tabs: [Tab], tabContainer: String, bottomLimit: Double,
+                                   beside inspector: Rect? = nil) -> Bool {
+        let area = excluding(fullArea, inspector)
+        var menu = OverflowMenu()
+        var top: [BarEntry] = []
+        var bottom: [BarEntry] = []
+        if back { top.append(EntryBuilder.back(vertical: false, profile: p)) }
+        var afterFlexible = false
+        for (position, item) in screen.toolbar.enumerated() {
+            itemDiagnostics(item, vertical: false)
+            if item.placement == .secondaryAction { menu.secondary.append(item.id); continue }
+            var e = EntryBuilder.item(item, group: position, bottom: item.placement.isBottom, vertical: false, profile: p)
+            if item.placement.isBottom {
+                if item.kind == .flexibleSpacer { afterFlexible = true }
+                e.trailing = afterFlexible
+                bottom.append(e)
+            } else {
+                e.trailing = NavigationBarRule.isTrailing(item.placement)
+                top.append(e)
+            }
+        }
+        menu.declared = screen.overflowMenu.map(\.id)
+        for item in screen.overflowMenu { itemDiagnostics(item, vertical: false) }
+
+        var y = bottomLimit
+        // Tab bar along the bottom; tabs past its width join the menu from the trailing end.
+        if !tabs.isEmpty {
+            y -= p.tabBarHeight
+            let frame = Rect(x: area.x, y: y, w: area.w, h: p.tabBarHeight)
+            // Tabs share the bar's free width equally (a partly folded fold splits it).
+            let free = FreeSpace.largestInterval(in: frame, axis: .horizontal, avoiding: regions)
+            let fit = max(1, Int((free.1 - free.0) / p.minTabWidth))
+            let shown = Array(tabs.prefix(fit))
+            menu.tabs = tabs.dropFirst(fit).map(\.id)
+            let w = (free.1 - free.0) / Double(shown.count)
+            var items: [PlacedItem] = []
+            for (i, tab) in shown.enumerated() {
+                let slot = g.direction == .ltr ? Double(i) : Double(shown.count - 1 - i)
+                let shows: Shows = tab.symbol == nil ? .title : .symbolAndTitle
+                items.append(PlacedItem(id: tab.id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tab.badge))
+            }
+            bars.append(Bar(id: "\(tabContainer).tabBar", container: tabContainer, role: .tabBar, axis: .horizontal, edge: .bottom,
+                            frame: frame, background: false, items: items, overflow: [], tabBar: .expanded))
+        }
+        var toolbarBar: Bar?
+        if !bottom.isEmpty {
+            y -= p.toolbarHeight
+            let frame = Rect(x: area.x, y: y, w: area.w, h: p.toolbarHeight)
+            let out = HorizontalBarFitter(profile: p, input: .init(band: frame, regions: regions, entries: bottom, centerWidth: 0,
+                                                                   hostsOverflowButton: false, menuPrefilled: false, direction: g.direction)).fit()
+            menu.displaced += out.displaced
+            toolbarBar = Bar(id: "\(screen.id).toolbar", container: screen.id, role: .toolbar, axis: .horizontal, edge: .bottom,
+                             frame: frame, background: false, items: out.items, overflow: [], tabBar: nil)
+        }
+        let navExists = screen.title != nil || !top.isEmpty || !menu.isEmpty
+        if navExists {
+            let frame = Rect(x: area.x, y: p.statusBarHeight, w: area.w, h: p.navigationBarHeight)
+            let out = HorizontalBarFitter(profile: p, input: .init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen.title),
+                                                                   hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction)).fit()
+            menu.displaced = out.displaced + menu.displaced
+            for id in menu.displaced { badgeDiagnostic(id, screen: screen) }
+            bars.append(Bar(id: "\(screen.id).navigation", container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
+                            frame: frame, background: false, items: out.items, overflow: out.hasOverflowButton ? menu.ids : [], tabBar: nil))
+        }
+        if let toolbarBar { bars.append(toolbarBar) }
+        return navExists
+    }
+
+    func titleReserve(_ title: String?) -> Double {
+        guard let title else { return 0 }
+        return Double(title.count) * p.titleCharWidth + p.textItemPadding
+    }
+
+    // MARK: - Sidebar, inspector, sheet, accessory
+
+    mutating func layoutSidebar(_ spec: TabViewSpec, frame: Rect, bottomLimit: Double) {
+        var items: [PlacedItem] = []
+        var overflow: [String] = []
+        var y = p.statusBarHeight + p.navigationBarHeight
+        for tab in spec.tabs {
+            if y + p.itemLength > bottomLimit || regions.contains(where: { $0.frame.intersects(Rect(x: frame.x + p.barInset, y: y, w: frame.w - 2 * p.barInset, h: p.itemLength)) }) {
+                overflow.append(tab.id)
+                continue
+            }
+            items.append(PlacedItem(id: tab.id, frame: Rect(x: frame.x + p.barInset, y: y, w: frame.w - 2 * p.barInset, h: p.itemLength),
+                                    shows: tab.symbol == nil ? .title : .symbolAndTitle, badge: tab.badge))
+            y += p.itemLength
+        }
+        bars.append(Bar(id: "\(spec.id).sidebar", container: spec.id, role: .sidebar, axis: .vertical,
+                        edge: .leading, frame: frame, background: false, items: items, overflow: overflow, tabBar: nil))
+    }
+
+    /// Where the inspector goes: a trailing column inside the content, next to (never
+    /// replacing) the detail's vertical bar, or a sheet.
+    func inspectorFrame(_ presentation: InspectorPresentation, area: Rect, vertical: Bool) -> Rect {
+        guard presentation == .column else {
+            return Rect(x: g.window.x, y: p.sheetInset, w: g.window.w, h: g.height - p.sheetInset)
+        }
+        let columnOnRight = g.direction == .ltr
+        let barRight = vertical && g.appSide == .right
+        let barLeft = vertical && g.appSide == .left
+        let w = min(p.inspectorWidth, area.w / 2)
+        let x = columnOnRight ? area.maxX - (barRight ? p.columnWidth : 0) - w : area.x + (barLeft ? p.columnWidth : 0)
+        return Rect(x: x, y: 0, w: w, h: g.height)
+    }
+
+    /// A horizontal band less an inspector column standing at one of its ends.
+    func excluding(_ band: Rect, _ column: Rect?) -> Rect {
+        guard let c = column, c.x < band.maxX, c.maxX > band.x else { return band }
+        if c.x - band.x >= band.maxX - c.maxX {
+            return Rect(x: band.x, y: band.y, w: c.x - band.x, h: band.h)
+        }
+        return Rect(x: c.maxX, y: band.y, w: band.maxX - c.maxX, h: band.h)
+    }
+
+    mutating func layoutSheet(_ sheet: Sheet) -> SheetInfo {
+        let islandBottom = regions.first { $0.kind == .dynamicIsland }?.frame.maxY
+        let frame = SheetRule.frame(sheet, geometry: g, pose: state.pose, islandBottom: islandBottom, profile: p)
+        var vertical = SheetRule.barVertical(sheet, geometry: g)
+        for item in sheet.toolbar { itemDiagnostics(item, vertical: vertical) }
+        if vertical, let bar = verticalSheetBar(sheet, frame: frame) {
+            bars.append(bar)
+            if sheet.toolbar.filter({ $0.kind == .button }).count == 1 {
+                note("singleControlSheet", sheet.id, "sheet \"\(sheet.id)\" has a single control; a vertical bar costs width for little gain: consider toolbarVerticalBehavior(.disabled)")
+            }
+        } else {
+            if vertical {
+                vertical = false
+                note("columnTooShort", sheet.id, "sheet \"\(sheet.id)\" has no room for a vertical bar here, so its items stay horizontal")
+            }
+            let band = Rect(x: frame.x, y: frame.y, w: frame.w, h: p.navigationBarHeight)
+            addHorizontalPanelBar(id: "\(sheet.id).sheet", container: sheet.id, role: .sheet, band: band, items: sheet.toolbar)
+        }
+        if sheet.placement == .trailing, !sheet.detents.contains(.large) {
+            note("trailingSheetDetents", sheet.id, "trailing sheet \"\(sheet.id)\" lacks the large detent; in the 27.1 beta such sheets sometimes missed their vertical bar: check it open and partly folded")
+        }
+        return SheetInfo(id: sheet.id, placement: sheet.placement, frame: frame, axis: vertical ? .vertical : .horizontal)
+    }
+
+    /// The sheet's own vertical bar, or nil when the column cannot hold even its minimum
+    /// (then the sheet keeps horizontal bars rather than hide anything).
+    mutating func verticalSheetBar(_ sheet: Sheet, frame: Rect) -> Bar? {
+        var menu = OverflowMenu()
+        var columnItems: [Item] = []
+        var hiddenHere: [Item] = []
+        for item in sheet.toolbar {
+            switch ItemAxisRule.verticalHome(of: item) {
+            case .menu: menu.secondary.append(item.id)
+            case .column: columnItems.append(item)
+            case .titleRow: if item.kind == .button { hiddenHere.append(item) }
+            }
+        }
+        let side = SheetRule.side(of: sheet.placement, direction: g.direction) ?? g.appSide
+        let band = Rect(x: side == .right ? frame.maxX - p.columnWidth : frame.x, y: frame.y, w: p.columnWidth, h: frame.h)
+        let entries = VerticalOrderRule.order(columnItems).map {
+            EntryBuilder.item($0.item, group: $0.group, bottom: $0.item.placement.isBottom, vertical: true, profile: p)
+        }
+        var fitter = ColumnFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, tabs: [],
+                                                           tabsCompressFirst: false, menuPrefilled: !menu.isEmpty))
+        let out = fitter.fit()
+        guard !out.lastResort else { return nil }
+        // A sheet has no title row: a horizontal-only item has no horizontal bar here.
+        for item in hiddenHere {
+            hidden.append(item.id)
+            note("itemHidden", item.id, "\"\(item.id)\" can only be horizontal and sheet \"\(sheet.id)\" has a vertical bar only, so it is hidden")
+        }
+        menu.displaced = out.displaced
+        let edge = BarSideRule.edge(for: side, direction: g.direction)
+        return Bar(id: "\(sheet.id).sheet", container: sheet.id, role: .sheet, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
+                   frame: band, background: state.reduceTransparency, items: out.items,
+                   overflow: out.overflowButtonInColumn ? menu.ids : [], tabBar: nil)
+    }
+
+    /// A horizontal bar holding a panel's items (inspector, horizontal sheet): leading
+    /// navigation items, the rest trailing, its own overflow menu.
+    mutating func addHorizontalPanelBar(id: String, container: String, role: BarRole, band requested: Rect, items: [Item]) {
+        // A panel that reaches the top of the screen keeps its bar below the status bar.
+        var band = requested
+        band.y = max(band.y, p.statusBarHeight)
+        var menu = OverflowMenu()
+        var entries: [BarEntry] = []
+        for (position, item) in items.enumerated() {
+            if item.placement == .secondaryAction { menu.secondary.append(item.id); continue }
+            var e = EntryBuilder.item(item, group: position, bottom: false, vertical: false, profile: p)
+            e.trailing = NavigationBarRule.isTrailing(item.placement)
+            entries.append(e)
+        }
+        let out = HorizontalBarFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, centerWidth: 0,
+                                                               hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction)).fit()
+        menu.displaced = out.displaced
+        bars.append(Bar(id: id, container: container, role: role, axis: .horizontal, edge: .top, frame: band, background: false,
+                        items: out.items, overflow: out.hasOverflowButton ? menu.ids : [], tabBar: nil))
+    }
+
+    /// Seed 002: "Keyboard accessory bars stay horizontal", attached to the keyboard.
+    mutating func layoutAccessory(_ screen: Screen, bottomLimit: Double) {
+        let band = Rect(x: g.window.x, y: bottomLimit, w: g.window.w, h: p.accessoryBarHeight)
+        var entries: [BarEntry] = []
+        var afterFlexible = false
+        for (position, item) in screen.keyboardAccessory.enumerated() {
+            if item.kind == .flexibleSpacer { afterFlexible = true }
+            var e = EntryBuilder.item(item, group: position, bottom: false, vertical: false, profile: p)
+            e.trailing = afterFlexible
+            entries.append(e)
+        }
+        let out = HorizontalBarFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, centerWidth: 0,
+                                                               hostsOverflowButton: true, menuPrefilled: false, direction: g.direction)).fit()
+        bars.append(Bar(id: "\(screen.id).keyboardAccessory", container: screen.id, role: .keyboardAccessory, axis: .horizontal, edge: .bottom,
+                        frame: band, background: false, items: out.items, overflow: out.hasOverflowButton ? out.displaced : [], tabBar: nil))
+    }
+
+    // MARK: - Custom bars and floating buttons
+
+    /// Rule 3, seeds 001 and 002: "A custom UITabBar, UIToolbar or UINavigationBar you add
+    /// to your view … never moves into the vertical bar." One that follows
+    /// toolbarVerticalEdge is laid out by the app in the column's free space.
+    mutating func layoutCustomBars(_ screen: Screen, vertical: Bool, preferredEdge: HorizontalEdge?, area: Rect, safeTop: Double) -> [CustomInfo] {
+        var out: [CustomInfo] = []
+        for bar in screen.customBars {
+            let thickness = bar.kind == .tabBar ? p.tabBarHeight : p.itemLength
+            var frame: Rect
+            if vertical && bar.followsVerticalEdge {
+                let band = Rect(x: g.appSide == .right ? area.maxX - p.columnWidth : area.x, y: 0, w: p.columnWidth, h: g.height)
+                let free = FreeSpace.largestInterval(in: band, axis: .vertical, avoiding: regions)
+                frame = Rect(x: band.x, y: free.0, w: band.w, h: free.1 - free.0)
+            } else {
+                let y = bar.edge == .top ? (vertical ? 0 : p.statusBarHeight) : g.height - p.homeIndicatorHeight - thickness
+                frame = Rect(x: area.x, y: y, w: area.w, h: thickness)
+            }
+            let collides = RegionKind.allCases.filter { kind in regions.contains { $0.kind == kind && $0.frame.intersects(frame) } }
+            if vertical && !bar.followsVerticalEdge {
+                note("customBarStaysPut", bar.id, "custom \(bar.kind.rawValue) \"\(bar.id)\" will not move into the vertical bar; use the system container, or lay it out from toolbarVerticalEdge and the safe area")
+            }
+            if !collides.isEmpty {
+                note("customBarCollides", bar.id, "custom bar \"\(bar.id)\" overlaps \(collides.map(\.rawValue).joined(separator: ", ")); query reserved regions")
+            }
+            out.append(CustomInfo(id: bar.id, frame: frame, verticalBarEdge: preferredEdge, collides: collides))
+        }
+        return out
+    }
+
+    /// Seed 001: floating buttons are the app's to place: "place it from the safe area"
+    /// and "Keep it off the fold".
+    mutating func layoutFloating(_ screen: Screen, area: Rect, safe: Insets, vertical: Bool) -> [FloatingInfo] {
+        var out: [FloatingInfo] = []
+        for button in screen.floatingButtons {
+            let fromSafeArea = button.anchor == .safeArea
+            let leftInset = fromSafeArea ? (g.direction == .ltr ? safe.leading : safe.trailing) : 0
+            let rightInset = fromSafeArea ? (g.direction == .ltr ? safe.trailing : safe.leading) : 0
+            let bottomInset = fromSafeArea ? safe.bottom : 0
+            let trailingOnRight = g.direction == .ltr
+            let x: Double
+            switch button.corner {
+            case .bottomCenter: x = area.x + leftInset + (area.w - leftInset - rightInset - button.size) / 2
+            case .bottomTrailing:
+                x = trailingOnRight ? area.maxX - rightInset - p.floatingInset - button.size : area.x + leftInset + p.floatingInset
+            case .bottomLeading:
+                x = trailingOnRight ? area.x + leftInset + p.floatingInset : area.maxX - rightInset - p.floatingInset - button.size
+            }
+            let frame = Rect(x: x, y: g.height - bottomInset - p.floatingInset - button.size, w: button.size, h: button.size)
+            if regions.contains(where: { $0.kind == .division && $0.frame.intersects(frame) }) {
+                note("floatingButtonOnFold", button.id, "floating button \"\(button.id)\" sits on the fold, where buttons are hard to tap; move it to one side of the division region")
+            }
+            if !fromSafeArea {
+                note("floatingButtonFromScreenEdge", button.id, "floating button \"\(button.id)\" is placed from the screen edge; offset it from the safe area so the controls never hide it")
+            }
+            out.append(FloatingInfo(id: button.id, frame: frame))
+        }
+        return out
+    }
+
+    // MARK: - Diagnostics that read the manifest
+
+    mutating func itemDiagnostics(_ item: Item, vertical: Bool) {
+        guard item.kind == .button else { return }
+        if let s = item.symbol, SymbolRule.isReservedEllipsis(s) {
+            note("reservedEllipsis", item.id, "the ellipsis symbol is reserved for the system overflow menu; give \"\(item.id)\" a symbol of its own")
+        }
+        if vertical, item.symbol == nil, !item.customView, item.axisBehavior != .horizontalOnly {
+            note("titleOnlyItem", item.id, "\"\(item.id)\" has a title and no symbol, so it stays horizontal; give it a symbol to let it join the vertical bar")
+        }
+        if item.title == nil {
+            note("missingTitle", item.id, "\"\(item.id)\" has no title; the overflow menu shows each item's title, so give every item one")
+        }
+    }
+
+    mutating func badgeDiagnostic(_ id: String, screen: Screen) {
+        guard let item = (screen.toolbar.first { $0.id == id }), item.badge != nil else { return }
+        let advice = item.priority < VisibilityPriority.high
+            ? "give it visibilityPriority(.high) so its status stays visible" : "even its high priority did not keep it in the bar here"
+        note("badgedItemInOverflow", id, "\"\(id)\" shows a badge but is in the overflow menu; \(advice)")
+    }
+
+    mutating func manifestDiagnostics(_ screen: Screen, vertical: Bool) {
+        // Seed 000: "Keep the choice stable across tabs so the layout doesn't jump as people switch."
+        if let tv = scene.tabView, case .tabView(let spec) = app.containers[tv] {
+            let behaviors = spec.tabs.map { OptOutRule.rootBehavior(app.containers[$0.content], app: app) }
+            if let first = behaviors.first, behaviors.contains(where: { $0 != first }) {
+                note("inconsistentOptOut", spec.id, "tabs of \"\(spec.id)\" opt out of the vertical bar differently; the layout will jump as people switch tabs")
+            }
+        }
+    }
+}
+
+/// Horizontal navigation bars: back, close and navigation items lead; the rest trail.
+enum NavigationBarRule {
+    static func isTrailing(_ placement: ItemPlacement) -> Bool {
+        switch placement {
+        case .cancellationAction, .navigation, .topBarLeading, .principal: false
+        default: true
+        }
+    }
+}
+
+/// Seed 003: "Keep the ellipsis (three dots) for that menu, and give any other menu a symbol of its own."
+enum SymbolRule {
+    static func isReservedEllipsis(_ symbol: String) -> Bool { symbol == "ellipsis" || symbol.hasPrefix("ellipsis.") }
+}
+
+extension OptOutRule {
+    /// The opt-out a container's root resolves to: a stack's root screen, a split view's detail.
+    static func rootBehavior(_ c: Container, app: App) -> VerticalBehavior {
+        switch c {
+        case .navigationStack(let s): app.screens[s.screens[0]].verticalBehavior
+        case .splitView(let s): app.screens[s.detail].verticalBehavior
+        case .tabView: .automatic
+        }
+    }
+}

@@ -1,0 +1,155 @@
+/// Writes canonical JSON: no whitespace, keys in the order the caller writes them,
+/// one way of printing each number. Commas are inserted automatically.
+public struct JSONWriter: Sendable {
+    public var bytes: [UInt8]
+    /// True when the next value written at this level needs a comma before it.
+    private var needsComma = false
+
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    @inline(__always) private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); needsComma = false }
+    public mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma = true }
+    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); needsComma = false }
+    public mutating func endArray() { bytes.append(UInt8(ascii: "]")); needsComma = true }
+
+    /// Writes `"key":`; the value written next completes the member.
+    public mutating func key(_ key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    public mutating func key(_ key: String) {
+        string(key)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    public mutating func string(_ s: String) {
+        separate()
+        JSONWriter.appendQuoted(s, to: &bytes)
+        needsComma = true
+    }
+
+    public mutating func bool(_ b: Bool) {
+        separate()
+        if b { bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65]) } else { bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65]) }
+        needsComma = true
+    }
+
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        needsComma = true
+    }
+
+    public mutating func int(_ v: Int) {
+        separate()
+        JSONWriter.appendInt(v, to: &bytes)
+        needsComma = true
+    }
+
+    /// Canonical number: integral values print as integers, others in Swift's
+    /// shortest round-trip form. -0 prints as 0. Non-finite values cannot occur in
+    /// validated input; they print as null rather than producing invalid JSON.
+    public mutating func number(_ v: Double) {
+        separate()
+        JSONWriter.appendNumber(v, to: &bytes)
+        needsComma = true
+    }
+
+    /// Appends already-encoded JSON as one value.
+    public mutating func raw(_ encoded: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: encoded)
+        needsComma = true
+    }
+
+    public mutating func value(_ v: JSONValue) {
+        switch v {
+        case .null: null()
+        case .bool(let b): bool(b)
+        case .number(let n): number(n)
+        case .string(let s): string(s)
+        case .array(let a):
+            beginArray()
+            for e in a { value(e) }
+            endArray()
+        case .object(let members):
+            beginObject()
+            for (k, e) in members { key(k); value(e) }
+            endObject()
+        }
+    }
+
+    public static func appendInt(_ v: Int, to out: inout [UInt8]) {
+        if v < 0 {
+            out.append(UInt8(ascii: "-"))
+            appendUInt(UInt(v.magnitude), to: &out)
+        } else {
+            appendUInt(UInt(v), to: &out)
+        }
+    }
+
+    public static func appendUInt(_ v: UInt, to out: inout [UInt8]) {
+        if v < 10 { out.append(UInt8(48 + v)); return }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = v
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buf in
+            while n > 0 {
+                buf[19 - count] = UInt8(48 + n % 10)
+                n /= 10
+                count += 1
+            }
+            out.append(contentsOf: buf[(20 - count)...])
+        }
+    }
+
+    public static func appendNumber(_ v: Double, to out: inout [UInt8]) {
+        guard v.isFinite else { out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]); return }
+        if v == v.rounded(), abs(v) < 1e15 {
+            appendInt(Int(v), to: &out)
+            return
+        }
+        out.append(contentsOf: v.description.utf8)
+    }
+
+    public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { utf8 in
+            var runStart = 0
+            for i in 0..<utf8.count {
+                let b = utf8[i]
+                guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                runStart = i + 1
+                switch b {
+                case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+                case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+                case 0x09: out.append(contentsOf: [0x5C, 0x74])
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,130 @@
+/// The layout (contract section 4) as values. `LayoutEncoding` prints it canonically.
+public struct Rect: Sendable, Equatable, Hashable {
+    public var x, y, w, h: Double
+    public init(x: Double, y: Double, w: Double, h: Double) { self.x = x; self.y = y; self.w = w; self.h = h }
+    public static let zero = Rect(x: 0, y: 0, w: 0, h: 0)
+    public var maxX: Double { x + w }
+    public var maxY: Double { y + h }
+    public var isEmpty: Bool { w <= 0 || h <= 0 }
+    /// True when the interiors overlap (touching edges do not count).
+    public func intersects(_ o: Rect) -> Bool {
+        !isEmpty && !o.isEmpty && x < o.maxX && o.x < maxX && y < o.maxY && o.y < maxY
+    }
+    public func contains(_ o: Rect) -> Bool { o.x >= x && o.y >= y && o.maxX <= maxX && o.maxY <= maxY }
+}
+
+public struct Insets: Sendable, Equatable, Hashable {
+    public var top = 0.0, leading = 0.0, bottom = 0.0, trailing = 0.0
+    public init(top: Double = 0, leading: Double = 0, bottom: Double = 0, trailing: Double = 0) {
+        self.top = top; self.leading = leading; self.bottom = bottom; self.trailing = trailing
+    }
+}
+
+public enum Axis: String, Sendable { case vertical, horizontal }
+public enum Side: String, Sendable { case left, right }
+public enum HorizontalEdge: String, Sendable { case leading, trailing }
+public enum BarEdge: String, Sendable { case top, bottom, leading, trailing }
+public enum SizeClass: String, Sendable { case compact, regular }
+public enum RegionKind: String, Sendable, CaseIterable { case statusBar, dynamicIsland, division, keyboard, pip }
+public enum BarRole: String, Sendable { case vertical, navigation, toolbar, tabBar, sheet, inspector, keyboardAccessory, sidebar }
+public enum Shows: String, Sendable { case symbol, title, symbolAndTitle }
+public enum TabBarState: String, Sendable { case expanded, compressed }
+public enum InspectorPresentation: String, Sendable { case column, sheet }
+
+public struct SizeClassPair: Sendable, Equatable {
+    public var horizontal: SizeClass
+    public var vertical: SizeClass
+}
+
+public struct DeviceInfo: Sendable, Equatable {
+    public var pose: Pose
+    public var display: Display
+    public var orientation: Orientation
+    public var layoutDirection: LayoutDirection
+    public var width: Double
+    public var height: Double
+    public var sizeClass: SizeClassPair
+    /// Extension: the app's window (differs from the screen in Split View).
+    public var window: Rect
+}
+
+public struct Region: Sendable, Equatable {
+    public var kind: RegionKind
+    public var frame: Rect
+}
+
+public struct PlacedItem: Sendable, Equatable {
+    public var id: String
+    public var frame: Rect
+    public var shows: Shows
+    public var badge: Int?
+    /// Extension: for `system.tabs`, the tabs the compressed control holds.
+    public var tabs: [String]?
+}
+
+public struct Bar: Sendable, Equatable {
+    public var id: String
+    public var container: String
+    public var role: BarRole
+    public var axis: Axis
+    public var edge: BarEdge
+    public var frame: Rect
+    public var background: Bool   // true: opaque
+    public var items: [PlacedItem]
+    public var overflow: [String]
+    public var tabBar: TabBarState?
+}
+
+public struct ColumnInfo: Sendable, Equatable {
+    public var id: String
+    public var frame: Rect
+    public var sizeClass: SizeClassPair
+    public var verticalBarEdge: HorizontalEdge?
+}
+
+public struct SheetInfo: Sendable, Equatable {
+    public var id: String
+    public var placement: SheetPlacement
+    public var frame: Rect
+    public var axis: Axis
+}
+
+public struct InspectorInfo: Sendable, Equatable {
+    public var presentation: InspectorPresentation
+    public var frame: Rect
+}
+
+public struct CustomInfo: Sendable, Equatable {
+    public var id: String
+    public var frame: Rect
+    public var verticalBarEdge: HorizontalEdge?
+    public var collides: [RegionKind]
+}
+
+public struct FloatingInfo: Sendable, Equatable {
+    public var id: String
+    public var frame: Rect
+}
+
+public struct Diagnostic: Sendable, Equatable {
+    public var code: String
+    public var subject: String
+    public var message: String
+}
+
+public struct Layout: Sendable, Equatable {
+    public var device: DeviceInfo
+    public var barAxis: Axis
+    public var verticalBarEdge: HorizontalEdge?
+    public var verticalBarSide: Side?
+    public var safeArea: Insets
+    public var layoutMargins: Insets
+    public var regions: [Region]
+    public var bars: [Bar]
+    public var columns: [ColumnInfo]
+    public var sheet: SheetInfo?
+    public var inspector: InspectorInfo?
+    public var custom: [CustomInfo]
+    public var floating: [FloatingInfo]
+    public var diagnostics: [Diagnostic]
+}

@@ -1,0 +1,72 @@
+/// The input vocabulary (contract section 2).
+public enum Orientation: String, Sendable, CaseIterable {
+    case portrait, portraitUpsideDown, landscapeLeft, landscapeRight
+
+    public var isLandscape: Bool { self == .landscapeLeft || self == .landscapeRight }
+}
+
+public enum SplitSide: String, Sendable, CaseIterable { case none, left, right }
+
+public enum LayoutDirection: String, Sendable, CaseIterable { case ltr, rtl }
+
+public enum Event: Sendable, Equatable {
+    case hinge(angle: Double)
+    case orientation(Orientation)
+    case keyboard(visible: Bool, height: Double?)
+    case pip(active: Bool)
+    case liveActivities(count: Int)
+    case splitView(SplitSide)
+    case layoutDirection(LayoutDirection)
+    case reduceTransparency(enabled: Bool)
+    case select(tab: String)
+    case push(screen: String)
+    case pop
+    case present(sheet: String)
+    case dismiss
+    case inspector(presented: Bool)
+    case app(App)
+
+    /// The event's wire name, as in the `"event"` key.
+    public var name: String {
+        switch self {
+        case .hinge: "hinge"
+        case .orientation: "orientation"
+        case .keyboard: "keyboard"
+        case .pip: "pip"
+        case .liveActivities: "liveActivities"
+        case .splitView: "splitView"
+        case .layoutDirection: "layoutDirection"
+        case .reduceTransparency: "reduceTransparency"
+        case .select: "select"
+        case .push: "push"
+        case .pop: "pop"
+        case .present: "present"
+        case .dismiss: "dismiss"
+        case .inspector: "inspector"
+        case .app: "app"
+        }
+    }
+
+    public static let names = ["hinge", "orientation", "keyboard", "pip", "liveActivities", "splitView", "layoutDirection",
+                               "reduceTransparency", "select", "push", "pop", "present", "dismiss", "inspector", "app"]
+}
+
+/// An event as it arrived: the event plus the sender's clock and request id.
+public struct EventEnvelope: Sendable, Equatable {
+    public var event: Event
+    public var ts: Int64?
+    public var id: JSONValue?
+
+    public init(event: Event, ts: Int64? = nil, id: JSONValue? = nil) {
+        self.event = event
+        self.ts = ts
+        self.id = id
+    }
+}
+
+/// Limits on event values; outside them an event is rejected with `outOfRange`.
+public enum EventLimits {
+    public static let maxAngle = 180.0
+    public static let maxKeyboardHeight = 2000.0
+    public static let maxLiveActivities = 1000
+}

@@ -1,0 +1,125 @@
+extension Event {
+    /// Decodes one event object. Errors name the offending field.
+    public static func decode(_ value: JSONValue) throws(InputError) -> EventEnvelope {
+        let r = try FieldReader(value, path: "", what: "event")
+        let id = r.optional("id")
+        do {
+            return try decodeFields(r, id: id)
+        } catch {
+            var e = error
+            e.id = id
+            throw e
+        }
+    }
+
+    private static func decodeFields(_ r: FieldReader, id: JSONValue?) throws(InputError) -> EventEnvelope {
+        if let idValue = id {
+            switch idValue {
+            case .string, .number, .bool: break
+            default: throw InputError.wrongType("id", expected: "a string, number or boolean", got: idValue)
+            }
+        }
+        let name = try r.string("event")
+        var ts: Int64?
+        if let t = try r.optionalNumber("ts") {
+            guard t == t.rounded(), abs(t) < 9.2e18 else { throw InputError.wrongType("ts", expected: "an integer (nanoseconds)", got: .number(t)) }
+            ts = Int64(t)
+        }
+        let common: Set<String> = ["event", "ts", "id"]
+        func fields(_ extra: Set<String>) throws(InputError) { try r.rejectUnknown(allowed: common.union(extra)) }
+
+        let event: Event
+        switch name {
+        case "hinge":
+            try fields(["angle"])
+            let angle = try r.number("angle")
+            guard angle >= 0, angle <= EventLimits.maxAngle else {
+                throw InputError.outOfRange("angle", "must be between 0 (shut) and 180 (flat) degrees, got \(angle)")
+            }
+            event = .hinge(angle: angle == 0 ? 0 : angle)  // folds -0 into 0
+        case "orientation":
+            try fields(["value"])
+            event = .orientation(try r.enumeration("value", Orientation.self))
+        case "keyboard":
+            try fields(["visible", "height"])
+            let visible = try r.bool("visible")
+            let height = try r.optionalNumber("height")
+            if let h = height, !(h >= 0 && h <= EventLimits.maxKeyboardHeight) {
+                throw InputError.outOfRange("height", "must be between 0 and \(Int(EventLimits.maxKeyboardHeight)) points")
+            }
+            event = .keyboard(visible: visible, height: height.map { $0 == 0 ? 0 : $0 })
+        case "pip":
+            try fields(["active"])
+            event = .pip(active: try r.bool("active"))
+        case "liveActivities":
+            try fields(["count"])
+            event = .liveActivities(count: try r.integer("count", min: 0, max: EventLimits.maxLiveActivities))
+        case "splitView":
+            try fields(["side"])
+            event = .splitView(try r.enumeration("side", SplitSide.self))
+        case "layoutDirection":
+            try fields(["value"])
+            event = .layoutDirection(try r.enumeration("value", LayoutDirection.self))
+        case "reduceTransparency":
+            try fields(["enabled"])
+            event = .reduceTransparency(enabled: try r.bool("enabled"))
+        case "select":
+            try fields(["tab"])
+            event = .select(tab: try r.string("tab"))
+        case "push":
+            try fields(["screen"])
+            event = .push(screen: try r.string("screen"))
+        case "pop":
+            try fields([])
+            event = .pop
+        case "present":
+            try fields(["sheet"])
+            event = .present(sheet: try r.string("sheet"))
+        case "dismiss":
+            try fields([])
+            event = .dismiss
+        case "inspector":
+            try fields(["presented"])
+            event = .inspector(presented: try r.bool("presented"))
+        case "app":
+            try fields(["manifest"])
+            event = .app(try App.decode(try r.required("manifest"), path: "manifest"))
+        default:
+            throw InputError("unknownEvent", "unknown event \"\(name)\"; expected one of \(Event.names.joined(separator: ", "))", field: "event")
+        }
+        return EventEnvelope(event: event, ts: ts, id: id)
+    }
+
+    /// Encodes the event as a canonical JSON object (used by traces and `crease gen`).
+    public func write(to w: inout JSONWriter, ts: Int64? = nil, id: JSONValue? = nil) {
+        w.beginObject()
+        w.key("event"); w.string(name)
+        switch self {
+        case .hinge(let angle): w.key("angle"); w.number(angle)
+        case .orientation(let o): w.key("value"); w.string(o.rawValue)
+        case .keyboard(let visible, let height):
+            w.key("visible"); w.bool(visible)
+            if let height { w.key("height"); w.number(height) }
+        case .pip(let active): w.key("active"); w.bool(active)
+        case .liveActivities(let count): w.key("count"); w.int(count)
+        case .splitView(let side): w.key("side"); w.string(side.rawValue)
+        case .layoutDirection(let d): w.key("value"); w.string(d.rawValue)
+        case .reduceTransparency(let enabled): w.key("enabled"); w.bool(enabled)
+        case .select(let tab): w.key("tab"); w.string(tab)
+        case .push(let screen): w.key("screen"); w.string(screen)
+        case .pop, .dismiss: break
+        case .present(let sheet): w.key("sheet"); w.string(sheet)
+        case .inspector(let presented): w.key("presented"); w.bool(presented)
+        case .app(let app): w.key("manifest"); w.value(app.source)
+        }
+        if let ts { w.key("ts"); w.int(Int(ts)) }
+        if let id { w.key("id"); w.value(id) }
+        w.endObject()
+    }
+
+    public func jsonBytes() -> [UInt8] {
+        var w = JSONWriter()
+        write(to: &w)
+        return w.bytes
+    }
+}

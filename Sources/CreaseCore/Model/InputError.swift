@@ -1,0 +1,38 @@
+/// Why an input (event, command, manifest, profile) was rejected. Rejected input
+/// changes nothing. `field` names the offending field as a path (`angle`,
+/// `root.tabs[2].content.screens[0].toolbar[1].placement`).
+public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: String
+    public var message: String
+    public var field: String?
+    /// The `id` of the message that caused the error, when it could be read.
+    public var id: JSONValue?
+
+    public init(_ code: String, _ message: String, field: String? = nil, id: JSONValue? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+        self.id = id
+    }
+
+    public var description: String {
+        if let field { return "\(code): \(message) (field \(field))" }
+        return "\(code): \(message)"
+    }
+
+    public static func missing(_ field: String, in what: String) -> InputError {
+        InputError("missingField", "\(what): missing field \"\(field)\"", field: field)
+    }
+
+    public static func wrongType(_ field: String, expected: String, got: JSONValue) -> InputError {
+        InputError("wrongType", "field \"\(field)\" must be \(expected), not \(got.typeName)", field: field)
+    }
+
+    public static func outOfRange(_ field: String, _ detail: String) -> InputError {
+        InputError("outOfRange", "field \"\(field)\" \(detail)", field: field)
+    }
+
+    public static func badValue(_ field: String, _ value: String, allowed: [String]) -> InputError {
+        InputError("badValue", "field \"\(field)\" is \"\(value)\"; expected one of \(allowed.joined(separator: ", "))", field: field)
+    }
+}

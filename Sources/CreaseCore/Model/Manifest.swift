@@ -1,0 +1,139 @@
+/// The app manifest (contract section 3), compiled into index-addressed arrays so the
+/// engine never looks anything up by hashing and never depends on iteration order.
+public struct App: Sendable, Equatable {
+    public var name: String
+    /// Index into `containers` of the root container.
+    public var root: Int
+    public var containers: [Container]
+    public var screens: [Screen]
+    /// The manifest exactly as given, re-encoded canonically (traces embed it).
+    public var source: JSONValue
+
+    public static func == (a: App, b: App) -> Bool { a.source == b.source }
+}
+
+public enum TabViewStyle: String, Sendable, CaseIterable { case automatic, sidebarAdaptable }
+public enum TabBarPlacement: String, Sendable, CaseIterable { case automatic, sidebar }
+public enum CompressionBehavior: String, Sendable, CaseIterable { case automatic, prefersTabBar, prefersToolbarItems }
+public enum VerticalBehavior: String, Sendable, CaseIterable { case automatic, disabled }
+public enum AxisBehavior: String, Sendable, CaseIterable { case automatic, horizontalOnly, verticalPreferred }
+public enum ItemKind: String, Sendable, CaseIterable { case button, spacer, flexibleSpacer }
+public enum SheetPlacement: String, Sendable, CaseIterable { case automatic, center, leading, trailing }
+public enum Detent: String, Sendable, CaseIterable { case medium, large }
+public enum CustomBarKind: String, Sendable, CaseIterable { case tabBar, toolbar, navigationBar }
+public enum VerticalEnd: String, Sendable, CaseIterable { case top, bottom }
+
+public enum ItemPlacement: String, Sendable, CaseIterable {
+    case automatic, primaryAction, secondaryAction, confirmationAction, cancellationAction, destructiveAction,
+         navigation, principal, topBarLeading, topBarTrailing, topBarPinnedTrailing, bottomBar, status
+
+    /// Bottom placements sit below the gap in a vertical bar and in the bottom toolbar otherwise.
+    public var isBottom: Bool { self == .bottomBar || self == .status }
+}
+
+public enum Container: Sendable {
+    case tabView(TabViewSpec)
+    case navigationStack(StackSpec)
+    case splitView(SplitSpec)
+
+    public var id: String {
+        switch self {
+        case .tabView(let t): t.id
+        case .navigationStack(let s): s.id
+        case .splitView(let s): s.id
+        }
+    }
+}
+
+public struct TabViewSpec: Sendable {
+    public var id: String
+    public var style: TabViewStyle
+    public var placement: TabBarPlacement
+    public var tabs: [Tab]
+    public var initialSelection: Int
+}
+
+public struct Tab: Sendable {
+    public var id: String
+    public var title: String
+    public var symbol: String?
+    public var badge: Int?
+    /// Index into `App.containers`.
+    public var content: Int
+}
+
+public struct StackSpec: Sendable {
+    public var id: String
+    /// Indices into `App.screens`; the first is the root.
+    public var screens: [Int]
+}
+
+public struct SplitSpec: Sendable {
+    public var id: String
+    public var sidebar: Int
+    public var content: Int?
+    public var detail: Int
+}
+
+public struct Screen: Sendable {
+    public var id: String
+    public var title: String?
+    public var toolbar: [Item]
+    public var overflowMenu: [Item]
+    public var compression: CompressionBehavior
+    public var verticalBehavior: VerticalBehavior
+    public var sheets: [Sheet]
+    public var inspector: [Item]?
+    public var keyboardAccessory: [Item]
+    public var customBars: [CustomBar]
+    public var floatingButtons: [FloatingButton]
+}
+
+public struct Item: Sendable {
+    public var id: String
+    public var title: String?
+    public var symbol: String?
+    public var placement: ItemPlacement
+    public var group: String?
+    /// Visibility priority as a rank: low = -1000, automatic = 0, high = 1000, or a custom number.
+    public var priority: Double
+    public var badge: Int?
+    public var customView: Bool
+    public var axisBehavior: AxisBehavior
+    public var kind: ItemKind
+
+    public var isSpacer: Bool { kind != .button }
+}
+
+public struct Sheet: Sendable {
+    public var id: String
+    public var placement: SheetPlacement
+    public var detents: [Detent]
+    public var verticalBehavior: VerticalBehavior
+    public var toolbar: [Item]
+}
+
+public struct CustomBar: Sendable {
+    public var id: String
+    public var kind: CustomBarKind
+    public var edge: VerticalEnd
+    public var followsVerticalEdge: Bool
+}
+
+/// Where the app anchored a floating button (an extension of the contract: the
+/// seeds ask for buttons placed from the safe area, not the screen edge).
+public enum FloatingAnchor: String, Sendable, CaseIterable { case safeArea, screenEdge }
+public enum FloatingCorner: String, Sendable, CaseIterable { case bottomTrailing, bottomLeading, bottomCenter }
+
+public struct FloatingButton: Sendable {
+    public var id: String
+    public var size: Double
+    public var anchor: FloatingAnchor
+    public var corner: FloatingCorner
+}
+
+public enum VisibilityPriority {
+    public static let low = -1000.0
+    public static let automatic = 0.0
+    public static let high = 1000.0
+}

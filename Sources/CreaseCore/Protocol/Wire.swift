@@ -1,0 +1,40 @@
+/// What one NDJSON line from a client is.
+public enum Inbound: Sendable {
+    case event(EventEnvelope)
+    case command(name: String, id: JSONValue?, body: JSONValue)
+    /// A blank line or a `#` comment: ignored by contract.
+    case ignorable
+}
+
+public enum Wire {
+    /// Decodes one line (without its newline). Errors carry the message's id when it could be read.
+    public static func decode(line: UnsafeRawBufferPointer) throws(InputError) -> Inbound {
+        let bytes = line.bindMemory(to: UInt8.self)
+        var start = 0
+        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
+        if start == bytes.count || bytes[start] == UInt8(ascii: "#") { return .ignorable }
+        let value: JSONValue
+        do {
+            value = try JSON.parse(line)
+        } catch {
+            throw InputError("badJSON", "invalid JSON: \(error.message) at byte \(error.offset)")
+        }
+        guard case .object = value else {
+            throw InputError("wrongType", "a message must be a JSON object, not \(value.typeName)")
+        }
+        if value["event"] != nil {
+            return .event(try Event.decode(value))
+        }
+        if let cmd = value["cmd"] {
+            guard case .string(let name) = cmd else {
+                throw InputError("wrongType", "field \"cmd\" must be a string", field: "cmd", id: value["id"])
+            }
+            return .command(name: name, id: value["id"], body: value)
+        }
+        throw InputError("missingField", "a message needs \"event\" or \"cmd\"", field: "event", id: value["id"])
+    }
+
+    public static func decode(line: [UInt8]) throws(InputError) -> Inbound {
+        try line.withUnsafeBytes { raw in Result { () throws(InputError) in try decode(line: raw) } }.get()
+    }
+}

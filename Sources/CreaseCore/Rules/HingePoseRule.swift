@@ -1,0 +1,34 @@
+/// Hinge angle → pose, with hysteresis (contract section 2: "from the angle with
+/// hysteresis whose thresholds live in the device profile").
+///
+/// Each threshold has a band of ±hysteresis around it: the pose moves up only when the
+/// angle reaches threshold + hysteresis and back down only at threshold − hysteresis,
+/// so an encoder jittering around a threshold never makes the pose flap.
+public enum HingePoseRule {
+    public static func nextPose(from current: Pose, angle: Double, profile p: DeviceProfile) -> Pose {
+        let openUp = p.partialOpenThreshold + p.hingeHysteresis
+        let closeDown = p.partialOpenThreshold - p.hingeHysteresis
+        let fullUp = p.fullyOpenThreshold + p.hingeHysteresis
+        let fullDown = p.fullyOpenThreshold - p.hingeHysteresis
+        switch current {
+        case .closed:
+            if angle >= fullUp { return .fullyOpen }
+            if angle >= openUp { return .partiallyOpen }
+            return .closed
+        case .partiallyOpen:
+            if angle <= closeDown { return .closed }
+            if angle >= fullUp { return .fullyOpen }
+            return .partiallyOpen
+        case .fullyOpen:
+            if angle <= closeDown { return .closed }
+            if angle <= fullDown { return .partiallyOpen }
+            return .fullyOpen
+        }
+    }
+}
+
+/// Contract section 2: "`display` is `outer` when closed, else `inner`" (duo-facts §5:
+/// the outer display goes dark when the device opens, at any angle).
+public enum DisplayRule {
+    public static func display(for pose: Pose) -> Display { pose == .closed ? .outer : .inner }
+}

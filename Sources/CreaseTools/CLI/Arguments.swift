@@ -1,0 +1,93 @@
+import Foundation
+
+/// A usage or input error: the command prints it and exits 2.
+public struct UsageError: Error, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Exit statuses of contract section 7.
+public enum ExitStatus {
+    public static let success: Int32 = 0
+    public static let checkFailed: Int32 = 1
+    public static let usage: Int32 = 2
+}
+
+/// A small argument reader: options may come in any order; whatever is left when the
+/// command calls `finish()` is an error, so a typo never passes silently.
+public struct Arguments {
+    private var rest: [String]
+
+    public init(_ args: [String]) { rest = args }
+
+    public var isEmpty: Bool { rest.isEmpty }
+
+    /// `--name VALUE` or `--name=VALUE`.
+    public mutating func option(_ name: String) throws -> String? {
+        for (i, a) in rest.enumerated() {
+            if a == name {
+                guard i + 1 < rest.count else { throw UsageError("\(name) needs a value") }
+                let v = rest[i + 1]
+                rest.removeSubrange(i...(i + 1))
+                return v
+            }
+            if a.hasPrefix(name + "=") {
+                rest.remove(at: i)
+                return String(a.dropFirst(name.count + 1))
+            }
+        }
+        return nil
+    }
+
+    public mutating func options(_ name: String) throws -> [String] {
+        var out: [String] = []
+        while let v = try option(name) { out.append(v) }
+        return out
+    }
+
+    public mutating func flag(_ name: String) -> Bool {
+        guard let i = rest.firstIndex(of: name) else { return false }
+        rest.remove(at: i)
+        return true
+    }
+
+    public mutating func int(_ name: String) throws -> Int? {
+        guard let v = try option(name) else { return nil }
+        guard let n = Int(v) else { throw UsageError("\(name) takes a whole number, not \"\(v)\"") }
+        return n
+    }
+
+    public mutating func double(_ name: String) throws -> Double? {
+        guard let v = try option(name) else { return nil }
+        guard let n = Double(v), n.isFinite else { throw UsageError("\(name) takes a number, not \"\(v)\"") }
+        return n
+    }
+
+    /// The next positional argument (anything not starting with `--`, or anything after `--`).
+    public mutating func positional() -> String? {
+        if let i = rest.firstIndex(where: { !$0.hasPrefix("--") || $0 == "-" }) { return rest.remove(at: i) }
+        return nil
+    }
+
+    public mutating func remainingPositionals() -> [String] {
+        var out: [String] = []
+        while let p = positional() { out.append(p) }
+        return out
+    }
+
+    public func finish() throws {
+        if let first = rest.first { throw UsageError("unexpected argument \"\(first)\"") }
+    }
+}
+
+/// Output with no buffering surprises: whole lines to stdout and stderr.
+public enum Console {
+    public static func out(_ s: String) { FileHandle.standardOutput.write(Data((s + "\n").utf8)) }
+    public static func out(bytes: [UInt8]) {
+        var b = bytes
+        b.append(0x0A)
+        FileHandle.standardOutput.write(Data(b))
+    }
+    public static func err(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+}

@@ -1,0 +1,49 @@
+import CreaseCore
+
+/// The `crease` command table. Each subcommand lives in its own file under Commands/.
+public enum CLI {
+    struct Command: Sendable {
+        let name: String
+        let usage: String
+        let summary: String
+        let run: @Sendable (inout Arguments) throws -> Int32
+    }
+
+    static let commands: [Command] = [
+        Command(name: "layout", usage: LayoutCommand.usage, summary: "apply events to the default state and print the layout", run: LayoutCommand.run),
+        Command(name: "demo", usage: DemoCommand.usage, summary: "the built-in app through folding, rotating, keyboard and Live Activities", run: DemoCommand.run),
+    ]
+
+    public static func main(_ argv: [String]) -> Int32 {
+        guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
+            Console.out(help())
+            return argv.isEmpty ? ExitStatus.usage : ExitStatus.success
+        }
+        guard let command = commands.first(where: { $0.name == name }) else {
+            Console.err("crease: unknown command \"\(name)\"\n\n" + help())
+            return ExitStatus.usage
+        }
+        var args = Arguments(Array(argv.dropFirst()))
+        if args.flag("--help") {
+            Console.out("usage: \(command.usage)")
+            return ExitStatus.success
+        }
+        do {
+            return try command.run(&args)
+        } catch let e as UsageError {
+            Console.err("crease \(name): \(e.message)")
+            return ExitStatus.usage
+        } catch {
+            Console.err("crease \(name): \(error)")
+            return ExitStatus.usage
+        }
+    }
+
+    static func help() -> String {
+        var lines = ["usage: crease COMMAND [OPTIONS]", "", "commands:"]
+        for c in commands { lines.append("  \(c.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(c.summary)") }
+        lines.append("")
+        lines.append("`crease COMMAND --help` shows a command's options. Exit status: 0 ok, 1 check failed, 2 usage or input error.")
+        return lines.joined(separator: "\n")
+    }
+}

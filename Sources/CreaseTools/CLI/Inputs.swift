@@ -1,0 +1,67 @@
+import CreaseCore
+import Foundation
+
+/// Loading what commands share: the app, the profile, event files.
+public enum Inputs {
+    public static func readFile(_ path: String) throws -> [UInt8] {
+        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read \(path)") }
+        return Array(data)
+    }
+
+    /// `--app FILE` or `--app builtin:NAME` (default: the built-in `tabs` app).
+    public static func app(_ spec: String?) throws -> App {
+        let spec = spec ?? "builtin:\(BuiltinApps.defaultName)"
+        if spec.hasPrefix("builtin:") {
+            let name = String(spec.dropFirst("builtin:".count))
+            guard let app = BuiltinApps.app(named: name) else {
+                throw UsageError("no built-in app \"\(name)\"; built-in apps: \(BuiltinApps.names.joined(separator: ", "))")
+            }
+            return app
+        }
+        do { return try App.decode(json: try readFile(spec)) } catch let e as InputError {
+            throw UsageError("\(spec): \(e)")
+        }
+    }
+
+    public static func profile(_ path: String?) throws -> DeviceProfile {
+        guard let path else { return .builtin }
+        do { return try DeviceProfile.decode(json: try readFile(path)) } catch let e as InputError {
+            throw UsageError("\(path): \(e)")
+        }
+    }
+
+    /// Splits bytes into lines (LF, with an optional CR before it), keeping line numbers.
+    public static func lines(_ bytes: [UInt8]) -> [(number: Int, bytes: ArraySlice<UInt8>)] {
+        var out: [(Int, ArraySlice<UInt8>)] = []
+        var start = 0
+        var n = 1
+        for i in 0..<bytes.count where bytes[i] == 0x0A {
+            var end = i
+            if end > start, bytes[end - 1] == 0x0D { end -= 1 }
+            out.append((n, bytes[start..<end]))
+            start = i + 1
+            n += 1
+        }
+        if start < bytes.count { out.append((n, bytes[start...])) }
+        return out
+    }
+
+    /// Decodes an NDJSON event file; every line must be an event (or blank, or a `#` comment).
+    public static func events(_ bytes: [UInt8], name: String) throws -> [(line: Int, envelope: EventEnvelope)] {
+        var out: [(Int, EventEnvelope)] = []
+        for (number, line) in lines(bytes) {
+            let decoded = line.withUnsafeBytes { raw in Result { () throws(InputError) in try Wire.decode(line: raw) } }
+            guard case .success(let inbound) = decoded else {
+                if case .failure(let e) = decoded { throw UsageError("\(name):\(number): \(e)") }
+                continue
+            }
+            switch inbound {
+            case .ignorable: continue
+            case .command(let cmd, _, _): throw UsageError("\(name):\(number): \"\(cmd)\" is a command; an events file holds only events")
+            case .event(let env): out.append((number, env))
+            }
+        }
+        return out
+    }
+}

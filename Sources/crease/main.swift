@@ -1,0 +1,4 @@
+import CreaseTools
+import Foundation
+
+exit(CLI.main(Array(CommandLine.arguments.dropFirst())))
