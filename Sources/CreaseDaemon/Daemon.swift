@@ -104,7 +104,7 @@ public final class Daemon {
         switch options.app {
         case .builtin(let name):
             guard let a = Engine.builtinApp(named: name) else {
-                throw StartupError("no built-in app named \"\(name)\" (there are: tabs, split)")
+                throw StartupError("no built-in app named \"\(name)\" (there are: \(BuiltinApps.names.joined(separator: ", ")))")
             }
             app = a
         case .file(let path):
@@ -146,6 +146,11 @@ public final class Daemon {
     /// it. Returns when everything is closed.
     public func run() throws(StartupError) {
         signal(SIGPIPE, SIG_IGN)
+        // A parent may have left these blocked (a test runner, a supervisor); they stop the daemon.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handled, s) }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         uv_loop_init(loop)
         defer { uv_loop_close(loop) }
         try listen()
