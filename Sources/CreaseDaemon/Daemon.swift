@@ -26,13 +26,18 @@ struct Counters {
 
 /// The imperative shell: one libuv loop on one thread, a Unix socket, clients and
 /// subscribers around the pure engine.
+///
+/// Properties marked `@exclusivity(unchecked)` are the per-event state: touched only
+/// from the loop thread, and no access to one overlaps another (no callback
+/// re-enters while it is borrowed), so the runtime's exclusivity bookkeeping, about
+/// a tenth of an event's instructions, is switched off for them.
 public final class Daemon {
     let options: DaemonOptions
     let log: Logger
     let socketPath: String
     private let notifier: Notifier
     private let environment: [String: String]
-    private var engine: Engine
+    @exclusivity(unchecked) private var engine: Engine
     private var trace: (any TraceSink)?
     private let traceFactory: TraceSinkFactory?
 
@@ -43,26 +48,29 @@ public final class Daemon {
     private var activated = false
     private var boundPath: String?
 
-    let readBufferSize = 64 * 1024
+    /// One read buffer serves every connection (a read callback consumes its bytes
+    /// before returning); `readSizer` decides how much of it a read may fill.
+    let readBufferSize = ReadSizer.maximum
+    @exclusivity(unchecked) var readSizer: ReadSizer
     let readBuffer: UnsafeMutableRawPointer
 
     private var connections: [Connection] = []
     private var subscribers: [Connection] = []
     private var nextClientID = 1
 
-    var counters = Counters()
-    private var histogram: LatencyHistogram
-    private var scheduler: PublishScheduler
+    @exclusivity(unchecked) var counters = Counters()
+    @exclusivity(unchecked) private var histogram: LatencyHistogram
+    @exclusivity(unchecked) private var scheduler: PublishScheduler
     private let startNs = uv_hrtime()
 
     /// Events of the open batch: when each was read, for the histogram.
-    private var batchReadNs: [UInt64] = []
+    @exclusivity(unchecked) private var batchReadNs: [UInt64] = []
     /// Replies owed for events of the open batch that carried an id.
-    private var batchAcks: [Ack] = []
-    private var dirty: [Connection] = []
+    @exclusivity(unchecked) private var batchAcks: [Ack] = []
+    @exclusivity(unchecked) private var dirty: [Connection] = []
     private var lastPublishedDigest: UInt64
     private var lastDiagnostics: [UInt8] = []
-    private var pushBuffer: [UInt8] = []
+    @exclusivity(unchecked) private var pushBuffer: [UInt8] = []
     private var lastStatsPushCount: UInt64 = .max
 
     private var timers: [UVTimer] = []
@@ -90,6 +98,7 @@ public final class Daemon {
         notifier = Notifier(socketName: environment["NOTIFY_SOCKET"])
         histogram = LatencyHistogram(budgetNs: options.budgetUs * 1000)
         scheduler = PublishScheduler(budgetNs: options.budgetUs * 1000)
+        readSizer = ReadSizer(budgetNs: options.budgetUs * 1000)
         readBuffer = UnsafeMutableRawPointer.allocate(byteCount: readBufferSize, alignment: 16)
 
         let profile: DeviceProfile
@@ -267,6 +276,10 @@ public final class Daemon {
         let outcome = c.framer.feed(UnsafeRawBufferPointer(start: bytes, count: nread)) { line in
             self.handle(line: line, from: c, readNs: readNs)
             return c.state == .open
+        }
+        if outcome == .ok, c.framer.partial.count < nread {
+            // At least one whole line was handled: learn what a byte costs.
+            readSizer.observe(bytes: nread, ns: uv_hrtime() &- readNs)
         }
         if case .lineTooLong(let length) = outcome {
             counters.oversized += 1
