@@ -92,8 +92,10 @@ struct LayoutBuilder {
         }
         let bottomLimit = floor - accessoryHeight
 
-        // PiP sits above what occupies the bottom; in horizontal mode that includes the bottom bars.
-        let pipBottom = max(g.height - bottomLimit, p.homeIndicatorHeight) + bottomBarsHeight
+        // Pinned PiP docks in the bottom corner on the bar side, over the bars' band: it takes
+        // length from a vertical bar and width from horizontal bottom bars (seed 003: space runs
+        // short "when other interface elements appear, like the keyboard, or Picture in Picture").
+        let pipBottom = max(g.height - bottomLimit, p.homeIndicatorHeight)
         if let pip = ReservedRegionRule.pip(g, active: state.pipActive, bottomInset: pipBottom, profile: p) { regions.append(pip) }
 
         // Bars: sidebar, the non-primary split columns, then the primary screen.
