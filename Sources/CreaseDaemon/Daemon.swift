@@ -72,6 +72,7 @@ public final class Daemon {
     private var lastDiagnostics: [UInt8] = []
     @exclusivity(unchecked) private var pushBuffer: [UInt8] = []
     private var lastStatsPushCount: UInt64 = .max
+    private var lastStatus = ""
 
     private var timers: [UVTimer] = []
     private var signals: [UVSignal] = []
@@ -190,7 +191,10 @@ public final class Daemon {
             timers.append(t)
             log.info("watchdog ping every \(ms) ms")
         }
-        let statsTimer = UVTimer(loop: loop) { [unowned self] in self.pushStats() }
+        let statsTimer = UVTimer(loop: loop) { [unowned self] in
+            self.pushStats()
+            self.updateStatus()
+        }
         statsTimer.start(afterMs: options.statsIntervalMs, repeatMs: options.statsIntervalMs)
         statsTimer.unref()
         timers.append(statsTimer)
@@ -431,6 +435,16 @@ public final class Daemon {
             w.key("stats"); writeStats(to: &w)
         }
         fanOut(Topic.stats.bit)
+    }
+
+    /// A STATUS= line for `systemctl status`, when something changed.
+    private func updateStatus() {
+        guard notifier.enabled else { return }
+        let status = "\(counters.events) events, \(connections.count) clients, \(subscribers.count) subscribers, "
+            + "p99 \(LatencyHistogram.micros(histogram.value(atQuantile: 0.99))) us"
+        guard status != lastStatus else { return }
+        lastStatus = status
+        notifier.send(NotifyMessage.status(status))
     }
 
     // MARK: - Commands

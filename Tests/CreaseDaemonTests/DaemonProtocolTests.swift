@@ -357,4 +357,41 @@ func readPushes(_ c: Client, topic: String = "layout", quiet: Double = 0.5) -> [
         #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("<5>creased ") })
     }
+
+    @Test func appAndProfileFilesTheAppEventAndMark() throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let split = try #require(BuiltinApps.source(named: "split"))
+        try split.write(toFile: "\(dir)/app.json", atomically: true, encoding: .utf8)
+        var w = JSONWriter()
+        try DeviceProfile.decode(json: Array(#"{"name":"Test Rig"}"#.utf8)).write(to: &w)
+        try String(decoding: w.bytes, as: UTF8.self).write(toFile: "\(dir)/profile.json", atomically: true, encoding: .utf8)
+
+        let d = try DaemonProcess(arguments: ["--app", "\(dir)/app.json", "--profile", "\(dir)/profile.json"])
+        let c = try Client(d.socketPath)
+        let hello = try c.request(#"{"cmd":"hello"}"#)
+        #expect(hello["app"]?.str == Engine.builtinApp(named: "split")?.name)
+        #expect(hello["profile"] == .string("Test Rig"))
+
+        // The app event swaps the manifest while running; subscribers see the new layout.
+        let sub = try Client(d.socketPath)
+        _ = try sub.request(#"{"cmd":"subscribe","topics":["layout"]}"#)
+        _ = try sub.readJSON()
+        let tabs = try #require(BuiltinApps.source(named: "tabs")).replacingOccurrences(of: "\n", with: " ")
+        let ack = try c.request("{\"event\":\"app\",\"manifest\":\(tabs),\"id\":\"swap\"}")
+        #expect(ack["ok"] == .bool(true), "\(ack)")
+        #expect(try c.request(#"{"cmd":"hello"}"#)["app"]?.str == Engine.builtinApp(named: "tabs")?.name)
+        let push = try sub.readJSON()
+        #expect(push["seq"] == .number(1))
+        #expect(push["digest"] == ack["digest"])
+        #expect(d.log().contains("replaced the app"))
+
+        let mark = try c.request(#"{"cmd":"mark","label":"after swap","id":"m"}"#)
+        #expect(mark["seq"] == .number(1))
+        #expect(mark["traced"] == .bool(false))
+
+        let badProfile = try DaemonProcess(arguments: ["--profile", "\(dir)/app.json"], waitUntilReady: false)
+        #expect(badProfile.waitForExit() == 1)
+        #expect(badProfile.log().contains("profile"))
+    }
 }

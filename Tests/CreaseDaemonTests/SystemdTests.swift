@@ -157,7 +157,8 @@ final class NotifyListener {
         let dir = try makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let notify = try NotifyListener(name: "\(dir)/notify.sock")
-        let d = try DaemonProcess(environment: ["NOTIFY_SOCKET": notify.name, "WATCHDOG_USEC": "200000"],
+        let d = try DaemonProcess(arguments: ["--stats-interval-ms", "50"],
+                                  environment: ["NOTIFY_SOCKET": notify.name, "WATCHDOG_USEC": "200000"],
                                   waitUntilReady: false)
         let ready = try #require(notify.wait(for: "READY=1"), "\(d.log())")
         // The moment READY=1 arrives, the socket must already accept.
@@ -169,6 +170,14 @@ final class NotifyListener {
         #expect(notify.wait(for: "WATCHDOG=1", timeout: 2) != nil)
         #expect(notify.wait(for: "WATCHDOG=1", timeout: 2) != nil)
         #expect(monotonicSeconds() - start < 1.5)
+        // STATUS= follows what the daemon does.
+        _ = try c.request(toggle(0, id: "s"))
+        let deadline = monotonicSeconds() + 5
+        var status: String?
+        while status == nil, monotonicSeconds() < deadline, let m = notify.receive(timeout: 1) {
+            if m.hasPrefix("STATUS=1 events, 1 clients") { status = m }
+        }
+        #expect(status != nil)
         d.signal(SIGTERM)
         #expect(notify.wait(for: "STOPPING=1") != nil)
         #expect(d.waitForExit() == 0)
