@@ -48,6 +48,7 @@ public struct TraceReplayer: Sendable {
     public private(set) var eventsApplied = 0
     /// `t` of the latest record that has one.
     public private(set) var lastT: UInt64
+    private var lastEventT: UInt64 = 0
     /// The last seq covered by a batch record, so batches never overlap; and the seq
     /// the file (or a gap) starts at, which the first batch may reach back across.
     private var lastBatchEnd: Int
@@ -83,10 +84,13 @@ public struct TraceReplayer: Sendable {
             guard e.seq == engine.seq + 1 else {
                 throw TraceError("event seq \(e.seq) does not follow seq \(engine.seq)", line: traced.line, offset: traced.offset)
             }
-            guard e.t >= lastT else {
-                throw TraceError("t \(e.t) goes back from \(lastT)", line: traced.line, offset: traced.offset)
+            // Events are stamped when their line is read, so their t never goes back; a mark or
+            // a rotation is stamped when handled, which may be after later events of the same read.
+            guard e.t >= lastEventT else {
+                throw TraceError("t \(e.t) goes back from the previous event's \(lastEventT)", line: traced.line, offset: traced.offset)
             }
-            lastT = e.t
+            lastEventT = e.t
+            lastT = max(lastT, e.t)
             do {
                 try engine.apply(e.envelope.event)
             } catch {
@@ -147,6 +151,13 @@ public struct ReplayOutcome: Sendable {
     public var eventsApplied: Int
     public var lastT: UInt64
     public var divergence: Divergence?
+
+    public init(engine: Engine, eventsApplied: Int, lastT: UInt64, divergence: Divergence?) {
+        self.engine = engine
+        self.eventsApplied = eventsApplied
+        self.lastT = lastT
+        self.divergence = divergence
+    }
 }
 
 public enum TraceReplay {
