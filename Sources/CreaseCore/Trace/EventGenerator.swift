@@ -190,14 +190,15 @@ public struct EventGenerator: Sendable {
         for _ in 0..<samples(ms: ms) { sample(angle) }
     }
 
-    /// Wanders slowly back and forth across `center`, ±4°, so the noise crosses the threshold many times.
+    /// Wanders slowly back and forth across `center`, ±1.2°: with the encoder's noise the
+    /// readings cross a threshold many times yet stay inside its hysteresis band (±3° by default).
     private mutating func dwell(around center: Double, ms: Double) {
         let n = samples(ms: ms)
         for i in 0..<n {
             let phase = Double(i) / Double(n) * 6
             let wave = phase - phase.rounded(.down)
             let tri = wave < 0.5 ? wave * 4 - 1 : 3 - wave * 4
-            sample(center + 4 * tri)
+            sample(center + 1.2 * tri)
         }
         angle = center
     }
