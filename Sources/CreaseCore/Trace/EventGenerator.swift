@@ -156,7 +156,11 @@ public struct EventGenerator: Sendable {
                 switch step % 5 {
                 case 0: send(.orientation(rng.unit() < 0.5 ? .landscapeLeft : .portrait), thenWait: 20)
                 case 1: send(.keyboard(visible: true, height: nil), thenWait: 20); send(.keyboard(visible: false, height: nil), thenWait: 20)
-                case 2: for n in [1, 2, 3, 4, 2, 0] { send(.liveActivities(count: n), thenWait: 5) }
+                case 2:
+                    // A storm: five updates at one instant, which the daemon coalesces into one batch
+                    // (published, and so recorded, when it ends on another count than it began).
+                    for n in [1, 2, 3, 4, 2 - (step / 5) % 3] { send(.liveActivities(count: n), thenWait: 0) }
+                    clockNs += 20_000_000
                 default: break
                 }
                 step += 1
