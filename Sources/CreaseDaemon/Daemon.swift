@@ -149,6 +149,12 @@ public final class Daemon {
     /// it. Returns when everything is closed.
     public func run() throws(StartupError) {
         signal(SIGPIPE, SIG_IGN)
+        // A parent may start us with signals blocked (posix_spawn passes on the caller's
+        // mask, as Foundation's Process does): unblock the ones we handle, or SIGTERM never arrives.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handled, s) }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         uv_loop_init(loop)
         defer { uv_loop_close(loop) }
         try listen()
