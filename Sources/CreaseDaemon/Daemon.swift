@@ -367,7 +367,9 @@ public final class Daemon {
     }
 
     private func finish(_ batch: PublishScheduler.Batch) {
-        if engine.digest != lastPublishedDigest {
+        // A batch that changed nothing leaves the published layout current; one whose
+        // changes cancel out (a keyboard up and down again) publishes nothing either.
+        if batch.changed, engine.digest != lastPublishedDigest {
             publish()
             counters.publishes += 1
             if batch.events > 1 {
