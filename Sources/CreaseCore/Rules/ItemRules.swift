@@ -20,6 +20,25 @@ public enum ItemAxisRule {
     /// Where an item of a screen goes when that screen's bars are vertical.
     public enum VerticalHome: Sendable, Equatable { case column, titleRow, menu }
 
+    /// A toolbar split by where each item goes when bars are vertical, keeping declaration order.
+    public struct VerticalPartition: Sendable {
+        public var menu: [String] = []
+        public var column: [Item] = []
+        public var titleRow: [Item] = []
+    }
+
+    public static func partition(_ items: [Item]) -> VerticalPartition {
+        var p = VerticalPartition()
+        for item in items {
+            switch verticalHome(of: item) {
+            case .menu: p.menu.append(item.id)
+            case .column: p.column.append(item)
+            case .titleRow: p.titleRow.append(item)
+            }
+        }
+        return p
+    }
+
     public static func verticalHome(of item: Item) -> VerticalHome {
         // Spacers shape the column they sit in; they have no axis of their own.
         if item.isSpacer { return .column }
@@ -52,15 +71,20 @@ public enum VerticalOrderRule {
     /// Orders items for a vertical bar: by rank, then by group (a group sits where its
     /// first member was declared), then by declaration order. Returns (item, group ordinal).
     public static func order(_ items: [Item]) -> [(item: Item, group: Int)] {
-        var groupKeys: [String] = []   // first-appearance order; a linear scan keeps it deterministic
+        // A group is (rank, name); ungrouped items are groups of their own. Groups are
+        // numbered by first appearance with a linear scan, which keeps it deterministic.
+        var groupKeys: [(rank: Rank, name: String?)] = []
         var keyed: [(rank: Rank, group: Int, position: Int, item: Item)] = []
         keyed.reserveCapacity(items.count)
         for (position, item) in items.enumerated() {
             let r = rank(of: item)
-            // Ungrouped items are groups of their own; grouped ones share a key per rank.
-            let key = item.group.map { "\(r.rawValue)|g|\($0)" } ?? "\(r.rawValue)|i|\(position)"
             let g: Int
-            if let existing = groupKeys.firstIndex(of: key) { g = existing } else { g = groupKeys.count; groupKeys.append(key) }
+            if let name = item.group, let existing = groupKeys.firstIndex(where: { $0.rank == r && $0.name == name }) {
+                g = existing
+            } else {
+                g = groupKeys.count
+                groupKeys.append((r, item.group))
+            }
             keyed.append((r, g, position, item))
         }
         keyed.sort { a, b in
