@@ -245,6 +245,8 @@ func text(_ value: JSONValue?) -> String? { if case .string(let s)? = value { s 
         let chrome = try runProgram(Built.crease, ["trace", "export", "--chrome", whole], in: scratch)
         #expect(chrome.status == 0)
         #expect(try JSON.parse(Array(chrome.stdout.utf8).dropLast())["traceEvents"] != nil)
+        let bench = try runProgram(Built.crease, ["trace", "bench", whole, "--repeat", "1"], in: scratch)
+        #expect(bench.status == 0 && bench.stdout.contains("replay --verify in process"), "\(bench.stdout)\(bench.stderr)")
         let info = try runProgram(Built.crease, ["trace", "info", whole], in: scratch)
         #expect(info.status == 0 && info.stdout.contains("select 6"), "\(info.stdout)")
 
