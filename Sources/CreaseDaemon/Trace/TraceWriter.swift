@@ -105,10 +105,11 @@ public final class TraceWriter: TraceSink {
             eventLine.withUnsafeBytes { TraceEncoding.appendEvent(seq: seq, t: t, client: client, event: $0, digest: digest, to: &out) }
             if let layout { TraceEncoding.appendLayout(seq: seq, layout: layout, to: &out) }
         }
-        if options.rotateBytes > 0, fileBytes >= options.rotateBytes {
-            rotate(reason: "size", t: t)
-        } else if options.rotateSeconds > 0, t - fileStartT >= options.rotateSeconds * 1_000_000_000 {
+        // A file begun by a command may carry a t later than events read in the same chunk.
+        if options.rotateSeconds > 0, t > fileStartT, t - fileStartT >= options.rotateSeconds * 1_000_000_000 {
             rotate(reason: "time", t: t)
+        } else if options.rotateBytes > 0, fileBytes >= options.rotateBytes {
+            rotate(reason: "size", t: t)
         }
     }
 
