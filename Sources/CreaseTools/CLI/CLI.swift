@@ -11,6 +11,7 @@ public enum CLI {
 
     static let commands: [Command] = [
         Command(name: "layout", usage: LayoutCommand.usage, summary: "apply events to the default state and print the layout", run: LayoutCommand.run),
+        Command(name: "render", usage: RenderCommand.usage, summary: "draw a layout as the device would show it (SVG)", run: RenderCommand.run),
         Command(name: "demo", usage: DemoCommand.usage, summary: "the built-in app through folding, rotating, keyboard and Live Activities", run: DemoCommand.run),
     ]
 
