@@ -172,7 +172,7 @@ private struct FrameDrawing {
         if let i = layout.inspector {
             w.begin("g", [("class", "inspector"), ("data-presentation", i.presentation.rawValue)])
             box(&w, i.frame, fill: Palette.role(.inspector), opacity: 0.08, stroke: Palette.role(.inspector), dash: nil)
-            label(&w, "inspector (\(i.presentation.rawValue))", at: i.frame, color: Palette.role(.inspector), below: true)
+            label(&w, "inspector (\(i.presentation.rawValue))", at: i.frame, color: Palette.role(.inspector))
             w.end()
         }
         for c in layout.custom { custom(&w, c) }
@@ -186,7 +186,7 @@ private struct FrameDrawing {
                             ("rx", "14"), ("fill", "#000000"), ("fill-opacity", "0.15")])
             w.leaf("rect", [("x", num(s.frame.x)), ("y", num(s.frame.y)), ("width", num(s.frame.w)), ("height", num(s.frame.h)),
                             ("rx", "14"), ("fill", Palette.screen), ("stroke", Palette.role(.sheet)), ("stroke-width", "1.5")])
-            label(&w, "sheet \(s.id) · \(s.placement.rawValue) · bars \(s.axis.rawValue)", at: s.frame, color: Palette.role(.sheet), below: true)
+            label(&w, "sheet \(s.id) · \(s.placement.rawValue) · bars \(s.axis.rawValue)", at: s.frame, color: Palette.role(.sheet))
             w.end()
             for bar in layout.bars where bar.role == .sheet { self.bar(&w, bar) }
         }
@@ -292,6 +292,7 @@ private struct FrameDrawing {
     func item(_ w: inout XMLWriter, _ item: PlacedItem, in bar: Bar) {
         let f = item.frame
         var attributes: XMLWriter.Attributes = [("class", "item"), ("data-id", item.id), ("data-shows", item.shows.rawValue)]
+        if !bar.frame.contains(f) { attributes.append(("data-outside-bar", "true")) }
         if let b = item.badge { attributes.append(("data-badge", String(b))) }
         if let tabs = item.tabs { attributes.append(("data-tabs", tabs.joined(separator: " "))) }
         w.begin("g", attributes)
@@ -302,11 +303,15 @@ private struct FrameDrawing {
         tip += " · shows \(item.shows.rawValue)"
         if let b = item.badge { tip += " · badge \(b)" }
         if let tabs = item.tabs { tip += " · holds " + tabs.map(catalog.name).joined(separator: ", ") }
-        w.element("title", text: tip)
         let spacer = title == nil && symbol == nil && !item.id.hasPrefix("system.")
-        w.leaf("rect", rect(f) + [("rx", "6"), ("fill", spacer ? "none" : Palette.screen), ("fill-opacity", "0.92"),
-                                  ("stroke", Palette.role(bar.role)), ("stroke-width", "1")]
-               + (spacer ? [("stroke-dasharray", "2 2")] : []))
+        // An item drawn outside its own bar is a glitch worth seeing at a glance.
+        let outside = !bar.frame.contains(f)
+        if outside { tip += " · OUTSIDE its bar" }
+        w.element("title", text: tip)
+        var box = rect(f) + [("rx", "6"), ("fill", spacer ? "none" : Palette.screen), ("fill-opacity", "0.92"),
+                             ("stroke", outside ? Palette.collision : Palette.role(bar.role)), ("stroke-width", outside ? "2" : "1")]
+        if spacer || outside { box.append(("stroke-dasharray", outside ? "4 2" : "2 2")) }
+        w.leaf("rect", box)
 
         // What the cell says: what the device shows (symbol, title or both), the symbol in
         // monospace; an overflow button or a compressed tab control names its list in the panel.
@@ -464,6 +469,7 @@ private struct FrameDrawing {
             ([("fill", Palette.otherApp)], "another app (Split View)"),
             ([("fill", Palette.badge), ("rx", "6")], "badge"),
             ([("fill", Palette.callout), ("rx", "6")], "diagnostic (numbered)"),
+            ([("fill", Palette.screen), ("stroke", Palette.collision), ("stroke-width", "2"), ("stroke-dasharray", "4 2")], "item outside its bar"),
         ]))
         let columnWidth = width / 2
         for section in sections {
@@ -532,9 +538,9 @@ private struct FrameDrawing {
         w.leaf("rect", a)
     }
 
-    /// A caption at a box's top (or just inside its top when `below`).
-    func label(_ w: inout XMLWriter, _ s: String, at r: Rect, color: String, below: Bool) {
-        w.element("text", [("x", num(r.x + 8)), ("y", num(below ? r.y + 14 : r.y - 4)), ("font-size", "10"), ("fill", color)],
+    /// A caption just inside a box's bottom edge (its top holds bars).
+    func label(_ w: inout XMLWriter, _ s: String, at r: Rect, color: String) {
+        w.element("text", [("x", num(r.x + 8)), ("y", num(r.maxY - 8)), ("font-size", "10"), ("fill", color)],
                   text: TextFit.fit(s, width: r.w - 16, size: 10))
     }
 
