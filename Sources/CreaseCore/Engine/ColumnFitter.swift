@@ -58,7 +58,13 @@ struct ColumnFitter {
             count += 1
             lastGroup = group
         }
-        for (i, e) in input.entries.enumerated() where e.bottom == bottom && isShown(i) { add(e.length, group: e.group) }
+        for (i, e) in input.entries.enumerated() where e.bottom == bottom && isShown(i) {
+            switch e.kind {
+            case .flexibleSpacer: continue                 // collapses to zero on the vertical axis
+            case .fixedSpacer: total += e.length           // keeps its minimum, adds no spacing of its own
+            default: add(e.length, group: e.group)
+            }
+        }
         if !bottom, menuNonEmpty, !overflowInRow { add(p.itemLength, group: Int.max) }
         if bottom, !input.tabs.isEmpty, !tabsInMenu {
             if compressed { add(p.tabLength, group: Int.max - 1) } else { for t in input.tabs { add(t.length, group: Int.max - 1) } }
@@ -123,11 +129,10 @@ struct ColumnFitter {
         var placedAny = false
         func place(_ id: String, length: Double, thickness: Double, group: Int, shows: Shows, badge: Int?, tabs: [String]? = nil,
                    into items: inout [PlacedItem]) {
+            if thickness == 0 { y += length; return }  // a spacer: its length only, no spacing (see sectionLength)
             if placedAny { y += p.itemSpacing + (group != lastGroup ? p.groupSpacing : 0) }
-            if thickness > 0 {  // spacers take length but are not controls
-                let frame = Rect(x: input.band.x + (input.band.w - thickness) / 2, y: y, w: thickness, h: length)
-                items.append(PlacedItem(id: id, frame: frame, shows: shows, badge: badge, tabs: tabs))
-            }
+            let frame = Rect(x: input.band.x + (input.band.w - thickness) / 2, y: y, w: thickness, h: length)
+            items.append(PlacedItem(id: id, frame: frame, shows: shows, badge: badge, tabs: tabs))
             y += length
             placedAny = true
             lastGroup = group

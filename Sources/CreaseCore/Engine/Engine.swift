@@ -30,8 +30,8 @@ public struct Engine: Sendable {
         self.seq = seq
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
         inputs = LayoutInputs(state, profile: profile)
-        sceneKey = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape)
-        scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape)
+        sceneKey = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
+        scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
         layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
         body = layout.encodeBody()
         digest = Digest.fnv1a(body)
@@ -63,10 +63,10 @@ public struct Engine: Sendable {
         if !force && newInputs == inputs { return false }
         inputs = newInputs
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
-        let key = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape)
+        let key = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
         if force || key != sceneKey {
             sceneKey = key
-            scene = Scene(app: app, ui: state.ui, display: g.display, portrait: key.portrait)
+            scene = Scene(app: app, ui: state.ui, display: g.display, portrait: key.portrait, compactWidth: key.compactWidth)
         }
         let newLayout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
         if newLayout == layout && !force { return false }
@@ -132,4 +132,5 @@ struct SceneKey: Equatable {
     var ui: UIState
     var display: Display
     var portrait: Bool
+    var compactWidth: Bool
 }

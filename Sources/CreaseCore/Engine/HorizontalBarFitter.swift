@@ -53,6 +53,10 @@ struct HorizontalBarFitter {
                 if needed() <= room { break }
             }
             if needed() > room { center = 0 }  // the title truncates before anything pinned moves
+            // Last resort: pinned entries leave too, trailing-most last, rather than overlap anything.
+            for (i, e) in input.entries.enumerated().reversed() where e.pinned && needed() > room {
+                demoted[i] = true
+            }
         }
         // Leading cluster from the leading end, trailing cluster against the trailing end.
         let leadingStart = free.0 + p.barInset

@@ -15,7 +15,7 @@ struct LayoutBuilder {
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
-        let scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape)
+        let scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
         return build(profile: profile, app: app, state: state, geometry: g, scene: scene)
     }
 
@@ -67,9 +67,6 @@ struct LayoutBuilder {
         if g.keyboardClamped {
             note("keyboardClamped", "keyboard", "the reported keyboard height was clamped to \(Int(ScreenGeometryRule.maxKeyboardShare * 100))% of the screen height")
         }
-        let accessoryShown = g.keyboardHeight > 0 && !primary.keyboardAccessory.isEmpty
-        let bottomLimit = g.keyboardHeight > 0 ? g.height - g.keyboardHeight - (accessoryShown ? p.accessoryBarHeight : 0) : g.height - p.homeIndicatorHeight
-
         // Tabs that go with the primary screen's bars.
         var tabs: [Tab] = []
         var tabContainer = ""
@@ -78,9 +75,24 @@ struct LayoutBuilder {
             tabContainer = spec.id
         }
 
+        // The bottom stack (keyboard accessory, then horizontal toolbar and tab bar) rests on
+        // the keyboard or the home indicator, and never on the fold: when it would cross a
+        // horizontal fold it sits above it instead.
+        let accessoryShown = state.keyboardVisible && !primary.keyboardAccessory.isEmpty
+        let accessoryHeight = accessoryShown ? p.accessoryBarHeight : 0
+        let onScreen = scene.columns.isEmpty ? [scene.primary] : scene.columns
+        let horizontalToolbar = onScreen.contains { s in
+            (s != scene.primary || !vertical) && app.screens[s].toolbar.contains { $0.placement.isBottom }
+        }
+        let bottomBarsHeight = (horizontalToolbar ? p.toolbarHeight : 0) + (!vertical && !tabs.isEmpty ? p.tabBarHeight : 0)
+        var floor = state.keyboardVisible ? g.height - g.keyboardHeight : g.height - p.homeIndicatorHeight
+        if let fold = regions.first(where: { $0.kind == .division }), fold.frame.w >= g.width,
+           floor - accessoryHeight - bottomBarsHeight < fold.frame.maxY, floor > fold.frame.y {
+            floor = fold.frame.y
+        }
+        let bottomLimit = floor - accessoryHeight
+
         // PiP sits above what occupies the bottom; in horizontal mode that includes the bottom bars.
-        let bottomBarsHeight: Double = vertical ? 0 :
-            (tabs.isEmpty ? 0 : p.tabBarHeight) + (primary.toolbar.contains { $0.placement.isBottom } ? p.toolbarHeight : 0)
         let pipBottom = max(g.height - bottomLimit, p.homeIndicatorHeight) + bottomBarsHeight
         if let pip = ReservedRegionRule.pip(g, active: state.pipActive, bottomInset: pipBottom, profile: p) { regions.append(pip) }
 
@@ -91,18 +103,27 @@ struct LayoutBuilder {
         for (i, screen) in scene.columns.enumerated() where screen != scene.primary {
             _ = layoutHorizontal(app.screens[screen], area: columnFrames[i], back: false, tabs: [], tabContainer: "", bottomLimit: bottomLimit)
         }
+        // The inspector is placed first: as a column it narrows the detail's horizontal bars.
+        var inspectorInfo: InspectorInfo?
+        if scene.inspector, primary.inspector != nil {
+            inspectorInfo = InspectorInfo(presentation: InspectorRule.presentation(window: g.sizeClass, collapsed: scene.collapsed),
+                                          frame: .zero)
+            inspectorInfo!.frame = inspectorFrame(inspectorInfo!.presentation, area: primaryArea, vertical: vertical)
+        }
+        let inspectorColumn = inspectorInfo?.presentation == .column ? inspectorInfo?.frame : nil
         var titleRow = false
         if vertical {
             titleRow = layoutVertical(primary, area: primaryArea, back: scene.back, tabs: tabs, tabContainer: tabContainer,
-                                      edge: preferredEdge ?? .trailing)
+                                      edge: preferredEdge ?? .trailing, beside: inspectorColumn)
         } else {
-            titleRow = layoutHorizontal(primary, area: primaryArea, back: scene.back, tabs: tabs, tabContainer: tabContainer, bottomLimit: bottomLimit)
+            titleRow = layoutHorizontal(primary, area: primaryArea, back: scene.back, tabs: tabs, tabContainer: tabContainer,
+                                        bottomLimit: bottomLimit, beside: inspectorColumn)
         }
 
-        // Inspector, sheet, keyboard accessory.
-        var inspectorInfo: InspectorInfo?
-        if scene.inspector, let items = primary.inspector {
-            inspectorInfo = layoutInspector(primary, items: items, area: primaryArea, vertical: vertical)
+        // Inspector bar, sheet, keyboard accessory.
+        if let info = inspectorInfo, let items = primary.inspector {
+            let band = Rect(x: info.frame.x, y: info.presentation == .column ? p.statusBarHeight : info.frame.y, w: info.frame.w, h: p.navigationBarHeight)
+            addHorizontalPanelBar(id: "\(primary.id).inspector", container: primary.id, role: .inspector, band: band, items: items)
         }
         var sheetInfo: SheetInfo?
         if let ref = scene.sheet {
@@ -113,7 +134,7 @@ struct LayoutBuilder {
         }
 
         // Safe area and margins (rule 10): a vertical bar adds a side inset, never top or bottom.
-        let keyboardBottom = g.keyboardHeight > 0 ? g.height - bottomLimit : 0
+        let keyboardBottom = state.keyboardVisible ? g.height - bottomLimit : 0
         var safe = Insets()
         var margins = Insets()
         let barEdge = BarSideRule.edge(for: g.appSide, direction: g.direction)
@@ -169,7 +190,8 @@ struct LayoutBuilder {
     // MARK: - Vertical: the side column and the title row
 
     /// Lays out a screen whose bars are vertical. Returns whether a title row exists.
-    mutating func layoutVertical(_ screen: Screen, area: Rect, back: Bool, tabs: [Tab], tabContainer: String, edge: HorizontalEdge) -> Bool {
+    mutating func layoutVertical(_ screen: Screen, area: Rect, back: Bool, tabs: [Tab], tabContainer: String, edge: HorizontalEdge,
+                                 beside inspector: Rect? = nil) -> Bool {
         var menu = OverflowMenu()
         var columnItems: [Item] = []
         var rowItems: [Item] = []
@@ -185,8 +207,8 @@ struct LayoutBuilder {
         for item in screen.overflowMenu { itemDiagnostics(item, vertical: true) }
 
         let band = Rect(x: g.appSide == .right ? area.maxX - p.columnWidth : area.x, y: 0, w: p.columnWidth, h: g.height)
-        let rowBand = Rect(x: g.appSide == .right ? area.x : area.x + p.columnWidth, y: p.statusBarHeight,
-                           w: area.w - p.columnWidth, h: p.navigationBarHeight)
+        let rowBand = excluding(Rect(x: g.appSide == .right ? area.x : area.x + p.columnWidth, y: p.statusBarHeight,
+                                     w: area.w - p.columnWidth, h: p.navigationBarHeight), inspector)
         let titleWidth = titleReserve(screen.title)
 
         // The row first: what it cannot hold joins the menu before the column is fitted.
@@ -268,7 +290,9 @@ struct LayoutBuilder {
     // MARK: - Horizontal: navigation bar, bottom toolbar, tab bar
 
     /// Lays out a screen whose bars are horizontal. Returns whether a navigation bar exists.
-    mutating func layoutHorizontal(_ screen: Screen, area: Rect, back: Bool, tabs: [Tab], tabContainer: String, bottomLimit: Double) -> Bool {
+    mutating func layoutHorizontal(_ screen: Screen, area fullArea: Rect, back: Bool, tabs: [Tab], tabContainer: String, bottomLimit: Double,
+                                   beside inspector: Rect? = nil) -> Bool {
+        let area = excluding(fullArea, inspector)
         var menu = OverflowMenu()
         var top: [BarEntry] = []
         var bottom: [BarEntry] = []
@@ -295,15 +319,17 @@ struct LayoutBuilder {
         if !tabs.isEmpty {
             y -= p.tabBarHeight
             let frame = Rect(x: area.x, y: y, w: area.w, h: p.tabBarHeight)
-            let fit = max(1, Int(frame.w / p.minTabWidth))
+            // Tabs share the bar's free width equally (a partly folded fold splits it).
+            let free = FreeSpace.largestInterval(in: frame, axis: .horizontal, avoiding: regions)
+            let fit = max(1, Int((free.1 - free.0) / p.minTabWidth))
             let shown = Array(tabs.prefix(fit))
             menu.tabs = tabs.dropFirst(fit).map(\.id)
-            let w = frame.w / Double(shown.count)
+            let w = (free.1 - free.0) / Double(shown.count)
             var items: [PlacedItem] = []
             for (i, tab) in shown.enumerated() {
                 let slot = g.direction == .ltr ? Double(i) : Double(shown.count - 1 - i)
                 let shows: Shows = tab.symbol == nil ? .title : .symbolAndTitle
-                items.append(PlacedItem(id: tab.id, frame: Rect(x: frame.x + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tab.badge))
+                items.append(PlacedItem(id: tab.id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tab.badge))
             }
             bars.append(Bar(id: "\(tabContainer).tabBar", container: tabContainer, role: .tabBar, axis: .horizontal, edge: .bottom,
                             frame: frame, background: false, items: items, overflow: [], tabBar: .expanded))
@@ -356,62 +382,44 @@ struct LayoutBuilder {
                         edge: .leading, frame: frame, background: false, items: items, overflow: overflow, tabBar: nil))
     }
 
-    mutating func layoutInspector(_ screen: Screen, items: [Item], area: Rect, vertical: Bool) -> InspectorInfo {
-        let presentation = InspectorRule.presentation(window: g.sizeClass, collapsed: scene.collapsed)
-        var frame: Rect
-        if presentation == .column {
-            // A trailing column inside the content, next to (never replacing) the detail's vertical bar.
-            let columnOnRight = g.direction == .ltr
-            let barRight = vertical && g.appSide == .right
-            let barLeft = vertical && g.appSide == .left
-            let w = min(p.inspectorWidth, area.w / 2)
-            let x = columnOnRight ? area.maxX - (barRight ? p.columnWidth : 0) - w : area.x + (barLeft ? p.columnWidth : 0)
-            frame = Rect(x: x, y: 0, w: w, h: g.height)
-        } else {
-            frame = Rect(x: g.window.x, y: p.sheetInset, w: g.window.w, h: g.height - p.sheetInset)
+    /// Where the inspector goes: a trailing column inside the content, next to (never
+    /// replacing) the detail's vertical bar, or a sheet.
+    func inspectorFrame(_ presentation: InspectorPresentation, area: Rect, vertical: Bool) -> Rect {
+        guard presentation == .column else {
+            return Rect(x: g.window.x, y: p.sheetInset, w: g.window.w, h: g.height - p.sheetInset)
         }
-        let band = Rect(x: frame.x, y: presentation == .column ? p.statusBarHeight : frame.y, w: frame.w, h: p.navigationBarHeight)
-        addHorizontalPanelBar(id: "\(screen.id).inspector", container: screen.id, role: .inspector, band: band, items: items)
-        return InspectorInfo(presentation: presentation, frame: frame)
+        let columnOnRight = g.direction == .ltr
+        let barRight = vertical && g.appSide == .right
+        let barLeft = vertical && g.appSide == .left
+        let w = min(p.inspectorWidth, area.w / 2)
+        let x = columnOnRight ? area.maxX - (barRight ? p.columnWidth : 0) - w : area.x + (barLeft ? p.columnWidth : 0)
+        return Rect(x: x, y: 0, w: w, h: g.height)
+    }
+
+    /// A horizontal band less an inspector column standing at one of its ends.
+    func excluding(_ band: Rect, _ column: Rect?) -> Rect {
+        guard let c = column, c.x < band.maxX, c.maxX > band.x else { return band }
+        if c.x - band.x >= band.maxX - c.maxX {
+            return Rect(x: band.x, y: band.y, w: c.x - band.x, h: band.h)
+        }
+        return Rect(x: c.maxX, y: band.y, w: band.maxX - c.maxX, h: band.h)
     }
 
     mutating func layoutSheet(_ sheet: Sheet) -> SheetInfo {
         let islandBottom = regions.first { $0.kind == .dynamicIsland }?.frame.maxY
         let frame = SheetRule.frame(sheet, geometry: g, pose: state.pose, islandBottom: islandBottom, profile: p)
-        let vertical = SheetRule.barVertical(sheet, geometry: g)
+        var vertical = SheetRule.barVertical(sheet, geometry: g)
         for item in sheet.toolbar { itemDiagnostics(item, vertical: vertical) }
-        if vertical {
-            var menu = OverflowMenu()
-            var columnItems: [Item] = []
-            for item in sheet.toolbar {
-                switch ItemAxisRule.verticalHome(of: item) {
-                case .menu: menu.secondary.append(item.id)
-                case .column: columnItems.append(item)
-                case .titleRow:
-                    // A sheet has no title row: a horizontal-only item has no horizontal bar here.
-                    if item.kind == .button {
-                        hidden.append(item.id)
-                        note("itemHidden", item.id, "\"\(item.id)\" can only be horizontal and sheet \"\(sheet.id)\" has a vertical bar only, so it is hidden")
-                    }
-                }
-            }
-            let side = SheetRule.side(of: sheet.placement, direction: g.direction) ?? g.appSide
-            let band = Rect(x: side == .right ? frame.maxX - p.columnWidth : frame.x, y: frame.y, w: p.columnWidth, h: frame.h)
-            let entries = VerticalOrderRule.order(columnItems).map {
-                EntryBuilder.item($0.item, group: $0.group, bottom: $0.item.placement.isBottom, vertical: true, profile: p)
-            }
-            var fitter = ColumnFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, tabs: [],
-                                                               tabsCompressFirst: false, menuPrefilled: !menu.isEmpty))
-            let out = fitter.fit()
-            menu.displaced = out.displaced + out.toRow
-            let edge = BarSideRule.edge(for: side, direction: g.direction)
-            bars.append(Bar(id: "\(sheet.id).sheet", container: sheet.id, role: .sheet, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
-                            frame: band, background: state.reduceTransparency, items: out.items,
-                            overflow: out.overflowButtonInColumn ? menu.ids : [], tabBar: nil))
+        if vertical, let bar = verticalSheetBar(sheet, frame: frame) {
+            bars.append(bar)
             if sheet.toolbar.filter({ $0.kind == .button }).count == 1 {
                 note("singleControlSheet", sheet.id, "sheet \"\(sheet.id)\" has a single control; a vertical bar costs width for little gain: consider toolbarVerticalBehavior(.disabled)")
             }
         } else {
+            if vertical {
+                vertical = false
+                note("columnTooShort", sheet.id, "sheet \"\(sheet.id)\" has no room for a vertical bar here, so its items stay horizontal")
+            }
             let band = Rect(x: frame.x, y: frame.y, w: frame.w, h: p.navigationBarHeight)
             addHorizontalPanelBar(id: "\(sheet.id).sheet", container: sheet.id, role: .sheet, band: band, items: sheet.toolbar)
         }
@@ -421,9 +429,46 @@ struct LayoutBuilder {
         return SheetInfo(id: sheet.id, placement: sheet.placement, frame: frame, axis: vertical ? .vertical : .horizontal)
     }
 
+    /// The sheet's own vertical bar, or nil when the column cannot hold even its minimum
+    /// (then the sheet keeps horizontal bars rather than hide anything).
+    mutating func verticalSheetBar(_ sheet: Sheet, frame: Rect) -> Bar? {
+        var menu = OverflowMenu()
+        var columnItems: [Item] = []
+        var hiddenHere: [Item] = []
+        for item in sheet.toolbar {
+            switch ItemAxisRule.verticalHome(of: item) {
+            case .menu: menu.secondary.append(item.id)
+            case .column: columnItems.append(item)
+            case .titleRow: if item.kind == .button { hiddenHere.append(item) }
+            }
+        }
+        let side = SheetRule.side(of: sheet.placement, direction: g.direction) ?? g.appSide
+        let band = Rect(x: side == .right ? frame.maxX - p.columnWidth : frame.x, y: frame.y, w: p.columnWidth, h: frame.h)
+        let entries = VerticalOrderRule.order(columnItems).map {
+            EntryBuilder.item($0.item, group: $0.group, bottom: $0.item.placement.isBottom, vertical: true, profile: p)
+        }
+        var fitter = ColumnFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, tabs: [],
+                                                           tabsCompressFirst: false, menuPrefilled: !menu.isEmpty))
+        let out = fitter.fit()
+        guard !out.lastResort else { return nil }
+        // A sheet has no title row: a horizontal-only item has no horizontal bar here.
+        for item in hiddenHere {
+            hidden.append(item.id)
+            note("itemHidden", item.id, "\"\(item.id)\" can only be horizontal and sheet \"\(sheet.id)\" has a vertical bar only, so it is hidden")
+        }
+        menu.displaced = out.displaced
+        let edge = BarSideRule.edge(for: side, direction: g.direction)
+        return Bar(id: "\(sheet.id).sheet", container: sheet.id, role: .sheet, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
+                   frame: band, background: state.reduceTransparency, items: out.items,
+                   overflow: out.overflowButtonInColumn ? menu.ids : [], tabBar: nil)
+    }
+
     /// A horizontal bar holding a panel's items (inspector, horizontal sheet): leading
     /// navigation items, the rest trailing, its own overflow menu.
-    mutating func addHorizontalPanelBar(id: String, container: String, role: BarRole, band: Rect, items: [Item]) {
+    mutating func addHorizontalPanelBar(id: String, container: String, role: BarRole, band requested: Rect, items: [Item]) {
+        // A panel that reaches the top of the screen keeps its bar below the status bar.
+        var band = requested
+        band.y = max(band.y, p.statusBarHeight)
         var menu = OverflowMenu()
         var entries: [BarEntry] = []
         for (position, item) in items.enumerated() {
@@ -450,7 +495,7 @@ struct LayoutBuilder {
             e.trailing = afterFlexible
             entries.append(e)
         }
-        let out = HorizontalBarFitter(profile: p, input: .init(band: band, regions: [], entries: entries, centerWidth: 0,
+        let out = HorizontalBarFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, centerWidth: 0,
                                                                hostsOverflowButton: true, menuPrefilled: false, direction: g.direction)).fit()
         bars.append(Bar(id: "\(screen.id).keyboardAccessory", container: screen.id, role: .keyboardAccessory, axis: .horizontal, edge: .bottom,
                         frame: band, background: false, items: out.items, overflow: out.hasOverflowButton ? out.displaced : [], tabBar: nil))

@@ -60,6 +60,7 @@ public struct DeviceProfile: Sendable, Equatable {
     // Containers.
     public var splitDivider = 13.0                // measured windows 469 + 469 of 951
     public var columnRegularMinWidth = 400.0      // [assumed] narrower columns report compact width
+    public var regularWidthMin = 500.0            // [assumed] narrower windows (Split View halves) are compact
     public var sidebarWidth = 280.0               // [assumed]
     public var inspectorWidth = 320.0             // [assumed]
     public var sheetInset = 10.0                  // [assumed] large sheet top offset
@@ -88,7 +89,7 @@ public struct DeviceProfile: Sendable, Equatable {
         ("foldWidth", \.foldWidth), ("outerKeyboardPortrait", \.outerKeyboardPortrait), ("outerKeyboardLandscape", \.outerKeyboardLandscape),
         ("innerKeyboardPortrait", \.innerKeyboardPortrait), ("innerKeyboardLandscape", \.innerKeyboardLandscape),
         ("accessoryBarHeight", \.accessoryBarHeight), ("pipWidth", \.pipWidth), ("pipHeight", \.pipHeight), ("pipMargin", \.pipMargin),
-        ("splitDivider", \.splitDivider), ("columnRegularMinWidth", \.columnRegularMinWidth), ("sidebarWidth", \.sidebarWidth),
+        ("splitDivider", \.splitDivider), ("columnRegularMinWidth", \.columnRegularMinWidth), ("regularWidthMin", \.regularWidthMin), ("sidebarWidth", \.sidebarWidth),
         ("inspectorWidth", \.inspectorWidth), ("sheetInset", \.sheetInset), ("centeredSheetWidth", \.centeredSheetWidth),
         ("sheetCameraClearance", \.sheetCameraClearance), ("layoutMarginOtherSide", \.layoutMarginOtherSide),
         ("floatingInset", \.floatingInset),

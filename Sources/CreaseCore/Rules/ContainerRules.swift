@@ -17,7 +17,7 @@ public struct Scene: Sendable, Equatable {
     public var sheet: UIState.SheetRef?
     public var inspector: Bool
 
-    public init(app: App, ui: UIState, display: Display, portrait: Bool) {
+    public init(app: App, ui: UIState, display: Display, portrait: Bool, compactWidth: Bool) {
         let path = VisiblePath(app: app, ui: ui)
         tabView = path.tabView
         selectedTab = path.selectedTab
@@ -35,7 +35,7 @@ public struct Scene: Sendable, Equatable {
         case .splitView(let s):
             splitId = s.id
             primary = s.detail
-            collapsed = SplitColumnRule.collapses(display: display)
+            collapsed = SplitColumnRule.collapses(display: display, compactWidth: compactWidth)
             back = collapsed
             columns = collapsed ? [s.detail] : SplitColumnRule.tiledColumns(s, portrait: portrait)
         case .tabView:
@@ -52,7 +52,8 @@ public struct Scene: Sendable, Equatable {
 /// adjusting their width into an even 50/50 split"); three columns tile in landscape,
 /// and in portrait the sidebar overlays (it is not on screen) while content and detail split.
 public enum SplitColumnRule {
-    public static func collapses(display: Display) -> Bool { display == .outer }
+    /// Closed, or in a compact-width window (a Split View half), the columns collapse.
+    public static func collapses(display: Display, compactWidth: Bool) -> Bool { display == .outer || compactWidth }
 
     public static func tiledColumns(_ s: SplitSpec, portrait: Bool) -> [Int] {
         guard let content = s.content else { return [s.sidebar, s.detail] }

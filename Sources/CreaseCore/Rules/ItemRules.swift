@@ -21,6 +21,8 @@ public enum ItemAxisRule {
     public enum VerticalHome: Sendable, Equatable { case column, titleRow, menu }
 
     public static func verticalHome(of item: Item) -> VerticalHome {
+        // Spacers shape the column they sit in; they have no axis of their own.
+        if item.isSpacer { return .column }
         // Seed 003 / duo-facts: `.secondaryAction` items start in the overflow menu.
         if item.placement == .secondaryAction { return .menu }
         // The principal item is the title's own place in the horizontal row.

@@ -27,7 +27,10 @@ public enum ReservedRegionRule {
         } else {
             out.append(Region(kind: .statusBar, frame: Rect(x: 0, y: 0, w: g.width, h: p.statusBarHeight)))
         }
-        if island > 0 {
+        if island > 0, !verticalStatus, g.display == .inner {
+            // No cutout inside: with horizontal bars the Live Activities pill sits in the status strip.
+            out.append(Region(kind: .dynamicIsland, frame: Rect(x: band.maxX - p.barInset - island, y: 0, w: island, h: p.statusBarHeight)))
+        } else if island > 0 {
             let y = g.cameraEndAtTop ? p.islandStart : g.height - p.islandStart - island
             out.append(Region(kind: .dynamicIsland, frame: Rect(x: band.x + (band.w - cameraWidth) / 2, y: y, w: cameraWidth, h: island)))
         }
@@ -54,7 +57,8 @@ public enum ReservedRegionRule {
     public static func pip(_ g: ScreenGeometry, active: Bool, bottomInset: Double, profile p: DeviceProfile) -> Region? {
         guard active else { return nil }
         let x = g.appSide == .right ? g.window.maxX - p.pipMargin - p.pipWidth : g.window.x + p.pipMargin
-        let y = max(0, g.height - bottomInset - p.pipMargin - p.pipHeight)
+        // Never above the title row: with a tall keyboard the window may overlap the keyboard instead.
+        let y = max(p.statusBarHeight + p.navigationBarHeight, g.height - bottomInset - p.pipMargin - p.pipHeight)
         return Region(kind: .pip, frame: Rect(x: x, y: y, w: p.pipWidth, h: p.pipHeight))
     }
 }

@@ -49,7 +49,7 @@ public enum ScreenGeometryRule {
         }
         return ScreenGeometry(
             display: display, orientation: s.orientation, width: width, height: height, window: window,
-            sizeClass: SizeClassRule.window(display: display, portrait: portrait),
+            sizeClass: SizeClassRule.window(display: display, portrait: portrait, width: window.w, profile: p),
             verticalPossible: BarAxisRule.verticalPossible(display: display, orientation: s.orientation),
             hardwareSide: hardware, appSide: appSide,
             cameraEndAtTop: BarSideRule.cameraEndAtTop(display: display, orientation: s.orientation),
@@ -97,12 +97,13 @@ public enum BarSideRule {
 }
 
 /// duo-facts §5: outer portrait compact×regular, outer landscape compact×compact,
-/// inner regular×regular in every orientation.
+/// inner regular×regular in every orientation. A Split View window narrower than the
+/// profile's `regularWidthMin` (the 469 pt halves) reports compact width, as on iPad.
 public enum SizeClassRule {
-    public static func window(display: Display, portrait: Bool) -> SizeClassPair {
+    public static func window(display: Display, portrait: Bool, width: Double, profile p: DeviceProfile) -> SizeClassPair {
         switch display {
         case .outer: SizeClassPair(horizontal: .compact, vertical: portrait ? .regular : .compact)
-        case .inner: SizeClassPair(horizontal: .regular, vertical: .regular)
+        case .inner: SizeClassPair(horizontal: width >= p.regularWidthMin ? .regular : .compact, vertical: .regular)
         }
     }
 

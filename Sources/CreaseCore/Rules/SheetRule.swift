@@ -20,6 +20,17 @@ public enum SheetRule {
     }
 
     public static func frame(_ sheet: Sheet, geometry g: ScreenGeometry, pose: Pose, islandBottom: Double?, profile p: DeviceProfile) -> Rect {
+        var f = placedFrame(sheet, geometry: g, pose: pose, islandBottom: islandBottom, profile: p)
+        // With the keyboard up a sheet rises to sit on it, keeping at least a bar's height.
+        if g.keyboardHeight > 0 {
+            let keyboardTop = g.height - g.keyboardHeight
+            let top = min(f.y, max(0, keyboardTop - 2 * p.navigationBarHeight))
+            f = Rect(x: f.x, y: top, w: f.w, h: max(0, min(f.maxY, keyboardTop) - top))
+        }
+        return f
+    }
+
+    static func placedFrame(_ sheet: Sheet, geometry g: ScreenGeometry, pose: Pose, islandBottom: Double?, profile p: DeviceProfile) -> Rect {
         let win = g.window
         if g.display == .outer {
             var y = sheet.detents.contains(.medium) ? g.height / 2 : p.sheetInset

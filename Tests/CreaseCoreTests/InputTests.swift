@@ -1,0 +1,123 @@
+import Testing
+@testable import CreaseCore
+
+@Suite struct JSONTests {
+    @Test("parses and writes canonically, keeping member order")
+    func roundTrip() throws {
+        let text = #"{"b":1,"a":[true,false,null,"x\"\n\u00e9\ud83d\ude00"],"c":{"z":-0.5,"y":1e3}}"#
+        let v = try JSON.parse(Array(text.utf8))
+        var w = JSONWriter()
+        w.value(v)
+        #expect(String(decoding: w.bytes, as: UTF8.self) == #"{"b":1,"a":[true,false,null,"x\"\né😀"],"c":{"z":-0.5,"y":1000}}"#)
+    }
+
+    @Test("rejects bad JSON with an offset", arguments: [
+        "{", "[1,]", #"{"a":1,"a":2}"#, "1e400", "-", "01", #""\ud800""#, "[1] x", "\"\u{01}\"", "tru",
+    ])
+    func rejects(text: String) {
+        #expect(throws: JSONError.self) { try JSON.parse(Array(text.utf8)) }
+    }
+
+    @Test("rejects invalid UTF-8 and nesting deeper than the limit")
+    func hostile() {
+        #expect(throws: JSONError.self) { try JSON.parse([0x22, 0xC3, 0x28, 0x22]) }
+        #expect(throws: JSONError.self) { try JSON.parse([0x22, 0xED, 0xA0, 0x80, 0x22]) }   // an encoded surrogate
+        let deep = Array(String(repeating: "[", count: 100_000).utf8)
+        #expect(throws: JSONError.self) { try JSON.parse(deep) }
+    }
+
+    @Test("numbers: the exact fast path agrees with the slow path")
+    func numbers() throws {
+        for text in ["0", "-0", "12.5", "0.1", "123456789012345678901234567890", "1e-7", "87.345678", "179.99999999999997"] {
+            guard case .number(let n) = try JSON.parse(Array(text.utf8)) else { Issue.record("not a number"); continue }
+            #expect(n == Double(text)!)
+        }
+    }
+
+    @Test("the digest is FNV-1a 64 of the body bytes")
+    func digest() {
+        #expect(Digest.fnv1a([]) == 0xcbf2_9ce4_8422_2325)
+        #expect(Digest.hex(Digest.fnv1a(Array("a".utf8))) == "af63dc4c8601ec8c")
+    }
+}
+
+@Suite struct EventDecodingTests {
+    func decode(_ text: String) throws(InputError) -> Inbound { try Wire.decode(line: Array(text.utf8)) }
+
+    @Test("every event of the contract decodes", arguments: [
+        #"{"event":"hinge","angle":90.5,"ts":123,"id":7}"#, #"{"event":"orientation","value":"landscapeLeft"}"#,
+        #"{"event":"keyboard","visible":true,"height":300}"#, #"{"event":"keyboard","visible":false}"#,
+        #"{"event":"pip","active":true}"#, #"{"event":"liveActivities","count":2}"#, #"{"event":"splitView","side":"left"}"#,
+        #"{"event":"layoutDirection","value":"rtl"}"#, #"{"event":"reduceTransparency","enabled":true}"#,
+        #"{"event":"select","tab":"plan"}"#, #"{"event":"push","screen":"x"}"#, #"{"event":"pop"}"#,
+        #"{"event":"present","sheet":"s"}"#, #"{"event":"dismiss"}"#, #"{"event":"inspector","presented":true}"#,
+    ])
+    func decodes(text: String) throws {
+        guard case .event(let env) = try decode(text) else { Issue.record("not an event"); return }
+        let again = try decode(String(decoding: env.event.jsonBytes(), as: UTF8.self))
+        guard case .event(let env2) = again else { Issue.record("re-encoding broke it"); return }
+        #expect(env2.event == env.event)
+    }
+
+    @Test("bad events name the field", arguments: [
+        (#"{"event":"hinge"}"#, "missingField", "angle"), (#"{"event":"hinge","angle":"90"}"#, "wrongType", "angle"),
+        (#"{"event":"hinge","angle":181}"#, "outOfRange", "angle"), (#"{"event":"hinge","angle":-1}"#, "outOfRange", "angle"),
+        (#"{"event":"fold"}"#, "unknownEvent", "event"), (#"{"event":"orientation","value":"sideways"}"#, "badValue", "value"),
+        (#"{"event":"keyboard","visible":true,"heigth":3}"#, "unknownField", "heigth"), (#"{"event":"liveActivities","count":1.5}"#, "wrongType", "count"),
+        (#"{"event":"liveActivities","count":-1}"#, "outOfRange", "count"), (#"{"event":"pip","active":1}"#, "wrongType", "active"),
+    ])
+    func errors(text: String, code: String, field: String) {
+        do {
+            _ = try decode(text)
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.code == code && error.field == field, "\(error)")
+        }
+    }
+
+    @Test("blank lines and comments are ignorable; commands are recognised; the id comes back on errors")
+    func framing() throws {
+        guard case .ignorable = try decode("   ") else { Issue.record("blank"); return }
+        guard case .ignorable = try decode("# a note") else { Issue.record("comment"); return }
+        guard case .command(let name, let id, _) = try decode(#"{"cmd":"hello","id":"a"}"#) else { Issue.record("command"); return }
+        #expect(name == "hello" && id == .string("a"))
+        do { _ = try decode(#"{"event":"hinge","angle":500,"id":42}"#) } catch { #expect(error.id == .number(42)) }
+    }
+}
+
+@Suite struct ManifestTests {
+    @Test("the built-in manifests decode", arguments: BuiltinApps.names)
+    func builtins(name: String) throws {
+        let a = try App.decode(json: Array(BuiltinApps.source(named: name)!.utf8))
+        #expect(!a.screens.isEmpty)
+    }
+
+    @Test("bad manifests are rejected naming the field or id", arguments: [
+        (#"{"name":"x","root":{"kind":"navigationStack","id":"a","screens":[{"id":"a","toolbar":[]}]}}"#, "duplicateId", "root.screens[0].id"),
+        (#"{"name":"x","root":{"kind":"navigationStack","id":"a","screens":[{"id":"s","toolbar":[{"id":"i","title":"I","placement":"top"}]}]}}"#, "badValue", "root.screens[0].toolbar[0].placement"),
+        (#"{"name":"x","root":{"kind":"tabView","id":"t","tabs":[],"selected":"q"}}"#, "badValue", "root.tabs"),
+        (#"{"name":"x","root":{"kind":"tabView","id":"t","tabs":[{"id":"a","title":"A","content":{"kind":"navigationStack","id":"n","screens":[{"id":"s","toolbar":[]}]}}],"selected":"q"}}"#, "unknownId", "root.selected"),
+        (#"{"name":"x","root":{"kind":"navigationStack","id":"a","screens":[{"id":"s","toolbar":[{"id":"system.back","symbol":"x"}]}]}}"#, "badValue", "root.screens[0].toolbar[0].id"),
+        (#"{"name":"x","root":{"kind":"navigationStack","id":"a","screens":[{"id":"s"}]}}"#, "missingField", "root.screens[0].toolbar"),
+        (#"{"name":"x","root":{"kind":"grid","id":"a"}}"#, "badValue", "root.kind"),
+        (#"{"name":"x","root":{"kind":"navigationStack","id":"a","screens":[{"id":"s","toolbar":[{"id":"i","title":"I","priority":"urgent"}]}]}}"#, "badValue", "root.screens[0].toolbar[0].priority"),
+    ])
+    func rejects(text: String, code: String, field: String) {
+        do {
+            _ = try App.decode(json: Array(text.utf8))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == code && error.field == field, "\(error)")
+        }
+    }
+
+    @Test("a profile loads partially over the built-in values and rejects unknown fields")
+    func profile() throws {
+        let p = try DeviceProfile.decode(json: Array(#"{"name":"rig 7","partialOpenThreshold":25}"#.utf8))
+        #expect(p.name == "rig 7" && p.partialOpenThreshold == 25 && p.columnWidth == 84)
+        #expect(throws: InputError.self) { try DeviceProfile.decode(json: Array(#"{"colWidth":80}"#.utf8)) }
+        var w = JSONWriter()
+        p.write(to: &w)
+        #expect(try DeviceProfile.decode(json: w.bytes) == p)
+    }
+}

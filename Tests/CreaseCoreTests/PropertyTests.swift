@@ -1,0 +1,119 @@
+import Testing
+@testable import CreaseCore
+
+/// Properties over random event sequences, on every built-in app.
+@Suite struct PropertyTests {
+    static let apps = BuiltinApps.names
+
+    /// Runs `sequences` random sequences of `length` events and calls `check` after each applied event.
+    /// `check` gets the engine and the applied events so far, so a failure can show how it got there.
+    func explore(app name: String, sequences: Int, length: Int, seed: UInt64, _ check: (Engine, History) throws -> Void) rethrows {
+        let a = builtin(name)
+        for s in 0..<sequences {
+            var gen = RandomEvents(seed: seed &+ UInt64(s) &* 7919, app: a)
+            var e = Engine(profile: .builtin, app: a)
+            var history = History()
+            for _ in 0..<length {
+                let ev = gen.next()
+                if (try? e.apply(ev)) != nil {
+                    history.events.append(ev)
+                    try check(e, history)
+                }
+            }
+        }
+    }
+
+    struct History: CustomStringConvertible {
+        var events: [Event] = []
+        var description: String { events.map { String(decoding: $0.jsonBytes(), as: UTF8.self) }.joined(separator: "\n") }
+    }
+
+    @Test("incremental relayout equals relayout from scratch, byte for byte (10,000 sequences)", arguments: apps)
+    func incrementalEqualsScratch(app name: String) {
+        var compared = 0
+        explore(app: name, sequences: 3400, length: 12, seed: 1) { e, ev in
+            let scratch = Engine.fromScratch(profile: e.profile, app: e.app, state: e.state, seq: e.seq)
+            #expect(e.layoutJSON() == scratch, "diverged at seq \(e.seq) after:\n\(ev)")
+            compared += 1
+        }
+        #expect(compared > 10_000)
+    }
+
+    @Test("every declared item stays reachable: in exactly one bar or overflow menu, or hidden with a diagnostic", arguments: apps)
+    func everyItemReachable(app name: String) {
+        explore(app: name, sequences: 400, length: 25, seed: 2) { e, ev in
+            let l = e.layout
+            var places: [String] = l.allItemIds + l.allOverflow
+            for item in l.bars.flatMap(\.items) { places += item.tabs ?? [] }
+            for id in reachableDeclaredIds(e) {
+                let count = places.filter { $0 == id }.count
+                let hidden = l.hasDiagnostic("itemHidden", id)
+                #expect(count == 1 || (count == 0 && hidden), "\(id) appears \(count) times after:\n\(ev)")
+            }
+        }
+    }
+
+    @Test("no visible item overlaps a reserved region, and every tap target is at least 44 pt", arguments: apps)
+    func noOverlapAndTapTargets(app name: String) {
+        explore(app: name, sequences: 400, length: 25, seed: 3) { e, ev in
+            let l = e.layout
+            for bar in l.bars {
+                for item in bar.items {
+                    #expect(item.frame.w >= 44 && item.frame.h >= 44, "\(item.id) is \(item.frame.w)×\(item.frame.h) after:\n\(ev)")
+                    for r in l.regions {
+                        #expect(!item.frame.intersects(r.frame), "\(item.id) in \(bar.id) overlaps \(r.kind) after:\n\(ev)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("identical input gives identical bytes, and seq counts the applied events", arguments: apps)
+    func replayIsIdentical(app name: String) throws {
+        let a = builtin(name)
+        for seed in UInt64(0)..<50 {
+            var gen = RandomEvents(seed: seed, app: a)
+            let events = (0..<60).map { _ in gen.next() }
+            var first = Engine(profile: .builtin, app: a), second = Engine(profile: .builtin, app: a)
+            var applied = 0
+            var firstLines: [[UInt8]] = [], secondLines: [[UInt8]] = []
+            for ev in events {
+                if (try? first.apply(ev)) != nil { applied += 1 }
+                firstLines.append(first.layoutJSON())
+            }
+            for ev in events {
+                _ = try? second.apply(ev)
+                secondLines.append(second.layoutJSON())
+            }
+            #expect(firstLines == secondLines)
+            #expect(first.seq == applied)
+        }
+    }
+
+    @Test("a rejected event changes nothing: state, seq and layout bytes stay put")
+    func rejectedEventsChangeNothing() {
+        let a = builtin("tabs")
+        var gen = RandomEvents(seed: 99, app: a)
+        var e = Engine(profile: .builtin, app: a)
+        var rejected = 0
+        for _ in 0..<3000 {
+            let before = e
+            let ev = gen.next()
+            do { try e.apply(ev) } catch {
+                rejected += 1
+                #expect(e.state == before.state && e.seq == before.seq && e.layoutJSON() == before.layoutJSON())
+            }
+        }
+        #expect(rejected > 100)
+    }
+
+    @Test("a hinge tick that keeps the pose changes nothing but seq")
+    func hingeTickWithinPose() throws {
+        var e = try engine(builtin("tabs"), Pose_.innerLandscape)
+        let digest = e.digest
+        for angle in stride(from: 170.0, through: 180, by: 0.25) {
+            #expect(try e.apply(.hinge(angle: angle)) == false)
+            #expect(e.digest == digest)
+        }
+    }
+}
