@@ -79,6 +79,10 @@ final class XMLTree {
             stack.last?.text += string
         }
 
+        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+            stack.last?.text += String(decoding: CDATABlock, as: UTF8.self)
+        }
+
         func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
             error = parseError
         }

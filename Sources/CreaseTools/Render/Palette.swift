@@ -51,7 +51,6 @@ enum Palette {
     static let callout = "#b45309"
     static let otherApp = "#cbd5e1"
 
-    static let pose: [(Pose, String)] = [(.closed, "#e2e8f0"), (.partiallyOpen, "#fde68a"), (.fullyOpen, "#bbf7d0")]
     static func pose(_ p: Pose) -> String {
         switch p {
         case .closed: "#e2e8f0"
