@@ -129,27 +129,55 @@ public struct JSONWriter: Sendable {
 
     public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        var s = s
-        s.withUTF8 { utf8 in
-            var runStart = 0
-            for i in 0..<utf8.count {
-                let b = utf8[i]
-                guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
-                runStart = i + 1
-                switch b {
-                case 0x22: out.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-                case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-                case 0x09: out.append(contentsOf: [0x5C, 0x74])
-                default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
-                }
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { appendEscaped($0, to: &out) }
+        if done == nil {
+            var copy = s
+            copy.withUTF8 { appendEscaped($0, to: &out) }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Copies UTF-8 bytes, escaping quotes, backslashes and control characters. Most
+    /// strings (ids, enum names) need no escape and are copied in one go.
+    static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var runStart = 0
+        for i in 0..<utf8.count {
+            let b = utf8[i]
+            guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+            runStart = i + 1
+            switch b {
+            case 0x22: out.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 0xF)]])
+            }
+        }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+    }
+
+    /// A layout number: quantized to 1/100 and printed without trailing zeros. For these
+    /// values the text equals Swift's shortest round-trip form, without its cost.
+    public mutating func centi(_ v: Double) {
+        separate()
+        JSONWriter.appendCenti(v, to: &bytes)
+        needsComma = true
+    }
+
+    public static func appendCenti(_ v: Double, to out: inout [UInt8]) {
+        guard v.isFinite, abs(v) < 1e13 else { appendNumber(v, to: &out); return }
+        let hundredths = Int((v * 100).rounded())
+        if hundredths < 0 { out.append(UInt8(ascii: "-")) }
+        let magnitude = UInt(hundredths.magnitude)
+        appendUInt(magnitude / 100, to: &out)
+        let fraction = magnitude % 100
+        guard fraction != 0 else { return }
+        out.append(UInt8(ascii: "."))
+        out.append(UInt8(48 + fraction / 10))
+        if fraction % 10 != 0 { out.append(UInt8(48 + fraction % 10)) }
     }
 }

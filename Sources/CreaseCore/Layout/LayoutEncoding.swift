@@ -1,5 +1,5 @@
-/// Canonical JSON for layouts: fixed key order, numbers rounded to 1/100 pt and
-/// printed by `JSONWriter.number`, optional members written as null where the
+/// Canonical JSON for layouts: fixed key order, geometry rounded to 1/100 pt and
+/// printed by `JSONWriter.centi` (no trailing zeros, -0 as 0), optional members written as null where the
 /// contract shows them nullable and omitted where it marks them optional (`?`).
 extension Layout {
     /// The canonical body: every member but `seq` and `digest`, as the members that
@@ -89,10 +89,10 @@ extension Layout {
 extension Rect {
     func write(_ w: inout JSONWriter) {
         w.beginObject()
-        w.key("x"); w.number(Geometry.round(self.x))
-        w.key("y"); w.number(Geometry.round(self.y))
-        w.key("w"); w.number(Geometry.round(self.w))
-        w.key("h"); w.number(Geometry.round(self.h))
+        w.key("x"); w.centi(self.x)
+        w.key("y"); w.centi(self.y)
+        w.key("w"); w.centi(self.w)
+        w.key("h"); w.centi(self.h)
         w.endObject()
     }
 }
@@ -100,10 +100,10 @@ extension Rect {
 extension Insets {
     func write(_ w: inout JSONWriter) {
         w.beginObject()
-        w.key("top"); w.number(Geometry.round(top))
-        w.key("leading"); w.number(Geometry.round(leading))
-        w.key("bottom"); w.number(Geometry.round(bottom))
-        w.key("trailing"); w.number(Geometry.round(trailing))
+        w.key("top"); w.centi(top)
+        w.key("leading"); w.centi(leading)
+        w.key("bottom"); w.centi(bottom)
+        w.key("trailing"); w.centi(trailing)
         w.endObject()
     }
 }
@@ -124,8 +124,8 @@ extension DeviceInfo {
         w.key("display"); w.string(display.rawValue)
         w.key("orientation"); w.string(orientation.rawValue)
         w.key("layoutDirection"); w.string(layoutDirection.rawValue)
-        w.key("width"); w.number(width)
-        w.key("height"); w.number(height)
+        w.key("width"); w.centi(width)
+        w.key("height"); w.centi(height)
         w.key("sizeClass"); sizeClass.write(&w)
         w.key("window"); window.write(&w)
         w.endObject()
@@ -159,10 +159,3 @@ extension Bar {
     }
 }
 
-public enum Geometry {
-    /// Layout numbers are quantized to 1/100 pt so that printing is exact and stable.
-    @inline(__always) public static func round(_ v: Double) -> Double {
-        let r = (v * 100).rounded() / 100
-        return r == 0 ? 0 : r
-    }
-}

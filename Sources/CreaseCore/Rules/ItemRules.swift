@@ -52,15 +52,20 @@ public enum VerticalOrderRule {
     /// Orders items for a vertical bar: by rank, then by group (a group sits where its
     /// first member was declared), then by declaration order. Returns (item, group ordinal).
     public static func order(_ items: [Item]) -> [(item: Item, group: Int)] {
-        var groupKeys: [String] = []   // first-appearance order; a linear scan keeps it deterministic
+        // A group is (rank, name); ungrouped items are groups of their own. Groups are
+        // numbered by first appearance with a linear scan, which keeps it deterministic.
+        var groupKeys: [(rank: Rank, name: String?)] = []
         var keyed: [(rank: Rank, group: Int, position: Int, item: Item)] = []
         keyed.reserveCapacity(items.count)
         for (position, item) in items.enumerated() {
             let r = rank(of: item)
-            // Ungrouped items are groups of their own; grouped ones share a key per rank.
-            let key = item.group.map { "\(r.rawValue)|g|\($0)" } ?? "\(r.rawValue)|i|\(position)"
             let g: Int
-            if let existing = groupKeys.firstIndex(of: key) { g = existing } else { g = groupKeys.count; groupKeys.append(key) }
+            if let name = item.group, let existing = groupKeys.firstIndex(where: { $0.rank == r && $0.name == name }) {
+                g = existing
+            } else {
+                g = groupKeys.count
+                groupKeys.append((r, item.group))
+            }
             keyed.append((r, g, position, item))
         }
         keyed.sort { a, b in

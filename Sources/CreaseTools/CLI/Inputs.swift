@@ -5,8 +5,10 @@ import Foundation
 public enum Inputs {
     public static func readFile(_ path: String) throws -> [UInt8] {
         if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read \(path)") }
-        return Array(data)
+        // FileHandle also reads pipes and process substitutions (/dev/fd/N).
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw UsageError("cannot read \(path)") }
+        defer { try? handle.close() }
+        return Array(handle.readDataToEndOfFile())
     }
 
     /// `--app FILE` or `--app builtin:NAME` (default: the built-in `tabs` app).

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+@Suite struct LayoutCommandTests {
+    @Test("crease layout prints the final layout for events on stdin")
+    func prints() throws {
+        let r = try CommandRunner.run(["layout", "--events", "-"], stdin: #"{"event":"hinge","angle":180}"# + "\n" + #"{"event":"orientation","value":"landscapeLeft"}"# + "\n")
+        #expect(r.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(json?["seq"] as? Int == 2)
+        #expect(json?["barAxis"] as? String == "vertical")
+        #expect((json?["digest"] as? String)?.count == 16)
+    }
+
+    @Test("a bad event exits 2 naming its line and field, and prints no layout")
+    func badEvent() throws {
+        let r = try CommandRunner.run(["layout", "--events", "-"], stdin: #"{"event":"hinge","angle":180}"# + "\n\n" + #"{"event":"hinge","angle":400}"# + "\n")
+        #expect(r.status == 2)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr.contains("stdin:3") && r.stderr.contains("angle"))
+    }
+
+    @Test("an event that cannot apply (pop at the root) exits 2 and prints nothing")
+    func stateError() throws {
+        let r = try CommandRunner.run(["layout", "--events", "-"], stdin: #"{"event":"pop"}"# + "\n")
+        #expect(r.status == 2 && r.stdout.isEmpty && r.stderr.contains("invalidState"))
+    }
+
+    @Test("a bad manifest exits 2 naming the field; an unknown built-in names the ones there are")
+    func badManifest() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("crease-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("app.json")
+        try Data(#"{"name":"x","root":{"kind":"navigationStack","id":"a","screens":[{"id":"a","toolbar":[]}]}}"#.utf8).write(to: file)
+        let r = try CommandRunner.run(["layout", "--app", file.path])
+        #expect(r.status == 2 && r.stderr.contains("duplicateId") && r.stderr.contains("root.screens[0].id"))
+        let b = try CommandRunner.run(["layout", "--app", "builtin:nope"])
+        #expect(b.status == 2 && b.stderr.contains("tabs, split, sidebar"))
+    }
+
+    @Test("usage errors exit 2")
+    func usage() throws {
+        #expect(try CommandRunner.run(["layout", "--bogus"]).status == 2)
+        #expect(try CommandRunner.run(["frobnicate"]).status == 2)
+        #expect(try CommandRunner.run(["layout", "--help"]).status == 0)
+    }
+
+    @Test("the same events give byte-identical output in two processes")
+    func deterministic() throws {
+        let events = (0..<200).map { i in #"{"event":"hinge","angle":\#(Double(i % 181))}"# }.joined(separator: "\n") + "\n"
+        let a = try CommandRunner.run(["layout", "--events", "-", "--each", "--app", "builtin:split"], stdin: events)
+        let b = try CommandRunner.run(["layout", "--events", "-", "--each", "--app", "builtin:split"], stdin: events)
+        #expect(a.status == 0 && a.stdout == b.stdout && a.stdout.split(separator: "\n").count == 200)
+    }
+
+    @Test("crease demo runs the scripted session and prints one line per layout change")
+    func demo() throws {
+        let r = try CommandRunner.run(["demo"])
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.contains("fullyOpen") && $0.contains("vertical") })
+        #expect(lines.contains { $0.contains("closed") && $0.contains("outer") })
+    }
+}
