@@ -1,8 +1,9 @@
 /// The pure engine: events in, state and layout out. Relayout is incremental: an
 /// event that leaves every layout input unchanged (a hinge tick inside a pose, a
-/// repeated value) does no layout work; the scene (which screens are visible) is
-/// cached on the UI state and display, so device-only events refit the bars without
-/// resolving containers again. `Engine.fromScratch` is the reference it is tested against.
+/// repeated value) does no layout work; inputs seen recently reuse their layout; the
+/// scene (which screens are visible) is cached on the UI state and display, so
+/// device-only events refit the bars without resolving containers again.
+/// `Engine.fromScratch` is the reference all of this is tested against.
 public struct Engine: Sendable {
     public let profile: DeviceProfile
     public private(set) var app: App
@@ -17,6 +18,18 @@ public struct Engine: Sendable {
     private var inputs: LayoutInputs
     private var sceneKey: SceneKey
     private var scene: Scene
+    /// Layouts of recently seen inputs, most recent last. A rig folding back and forth, a
+    /// keyboard going up and down or a Live Activity toggling revisits the same few
+    /// inputs; those relayouts are a lookup. Searched linearly: no hashing, no order questions.
+    private var recent: [RecentLayout] = []
+    static let recentCapacity = 8
+
+    private struct RecentLayout: Sendable {
+        var inputs: LayoutInputs
+        var layout: Layout
+        var body: [UInt8]
+        var digest: UInt64
+    }
 
     public init(profile: DeviceProfile = .builtin, app: App) {
         self.init(profile: profile, app: app, state: DeviceState(app: app), seq: 0)
@@ -35,6 +48,7 @@ public struct Engine: Sendable {
         layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
         body = layout.encodeBody()
         digest = Digest.fnv1a(body)
+        remember()
     }
 
     /// Applies one event. Returns whether the layout changed (a new digest). A rejected
@@ -62,6 +76,17 @@ public struct Engine: Sendable {
         let newInputs = LayoutInputs(state, profile: profile)
         if !force && newInputs == inputs { return false }
         inputs = newInputs
+        if force {
+            recent.removeAll()   // a new app: nothing seen before applies
+        } else if let hit = recent.lastIndex(where: { $0.inputs == newInputs }) {
+            let entry = recent.remove(at: hit)
+            recent.append(entry)
+            let old = digest
+            layout = entry.layout
+            body = entry.body
+            digest = entry.digest
+            return digest != old
+        }
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
         let key = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
         if force || key != sceneKey {
@@ -69,12 +94,18 @@ public struct Engine: Sendable {
             scene = Scene(app: app, ui: state.ui, display: g.display, portrait: key.portrait, compactWidth: key.compactWidth)
         }
         let newLayout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
+        defer { remember() }
         if newLayout == layout && !force { return false }
         layout = newLayout
         body = layout.encodeBody()
         let old = digest
         digest = Digest.fnv1a(body)
         return digest != old
+    }
+
+    private mutating func remember() {
+        if recent.count == Engine.recentCapacity { recent.removeFirst() }
+        recent.append(RecentLayout(inputs: inputs, layout: layout, body: body, digest: digest))
     }
 
     /// The layout line: canonical JSON with `seq` and `digest`, no newline.
