@@ -67,8 +67,10 @@ private struct FrameDrawing {
     static let panelGap = 40.0
     static let lineHeight = 15.0
 
-    var screenX = margin
-    var screenY = margin
+    let heading: [String]
+    let screenX = margin
+    /// Below the heading.
+    let screenY: Double
     var panelX: Double { screenX + layout.device.width + FrameDrawing.panelGap }
 
     /// Things listed in the panel that a mark on the screen points to.
@@ -85,6 +87,8 @@ private struct FrameDrawing {
         self.catalog = catalog
         self.appName = appName
         self.caption = caption
+        heading = FrameDrawing.headingLines(layout, appName: appName, caption: caption)
+        screenY = FrameDrawing.margin + Double(heading.count) * 18 + 14
         for bar in layout.bars where !bar.overflow.isEmpty {
             let button = bar.items.first { $0.id == "system.overflow" }
             menus.append((bar, Pointer(from: button?.frame ?? bar.frame, tag: "menu \(menus.count + 1)")))
@@ -97,8 +101,6 @@ private struct FrameDrawing {
     }
 
     mutating func draw() -> String {
-        let heading = headingLines()
-        screenY = FrameDrawing.margin + Double(heading.count) * 18 + 14
         var panel = XMLWriter(declaration: false)
         let panelBottom = drawPanel(&panel, top: screenY)
         let width = panelX + FrameDrawing.panelWidth + FrameDrawing.margin
@@ -126,7 +128,7 @@ private struct FrameDrawing {
         return w.finish()
     }
 
-    func headingLines() -> [String] {
+    static func headingLines(_ layout: Layout, appName: String, caption: FrameCaption) -> [String] {
         let d = layout.device
         var lines = ["\(appName) · seq \(caption.seq) · digest \(Digest.hex(caption.digest))"]
         var bars = "bars \(layout.barAxis.rawValue)"
