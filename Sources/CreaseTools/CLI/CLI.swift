@@ -13,7 +13,7 @@ public enum CLI {
         Command(name: "layout", usage: LayoutCommand.usage, summary: "apply events to the default state and print the layout", run: LayoutCommand.run),
         Command(name: "render", usage: RenderCommand.usage, summary: "draw a layout as the device would show it (SVG)", run: RenderCommand.run),
         Command(name: "demo", usage: DemoCommand.usage, summary: "the built-in app through folding, rotating, keyboard and Live Activities", run: DemoCommand.run),
-    ]
+    ] + clientCommands
 
     public static func main(_ argv: [String]) -> Int32 {
         guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
