@@ -253,6 +253,12 @@ func text(_ value: JSONValue?) -> String? { if case .string(let s)? = value { s 
         let layouts = paced.stdout.split(separator: "\n")
         #expect(layouts.count == 13, "the initial layout and one per change")
         #expect(layouts.allSatisfy { (try? JSON.parse(Array($0.utf8)))?["digest"] != nil })
+        // A recorded batch was published once, at its end: so does --each.
+        let burst = try runProgram(Built.crease, ["replay", "--each", Corpus.directory + "/burst-coalesced.jsonl"], in: scratch)
+        let published = burst.stdout.split(separator: "\n").compactMap { line -> Int? in
+            if case .number(let n)? = (try? JSON.parse(Array(line.utf8)))?["seq"] { Int(n) } else { nil }
+        }
+        #expect(published.contains(434) && !published.contains { (430..<434).contains($0) }, "\(published)")
         let bench = try runProgram(Built.crease, ["trace", "bench", whole, "--repeat", "1"], in: scratch)
         #expect(bench.status == 0 && bench.stdout.contains("replay --verify in process"), "\(bench.stdout)\(bench.stderr)")
         let info = try runProgram(Built.crease, ["trace", "info", whole], in: scratch)
