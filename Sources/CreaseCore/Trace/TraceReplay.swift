@@ -62,15 +62,6 @@ public struct TraceReplayer: Sendable {
         batchFloor = header.initialSeq
     }
 
-    /// Resumes from an engine (used when two replays run side by side).
-    public init(engine: Engine, t: UInt64, verify: Bool) {
-        self.engine = engine
-        self.verify = verify
-        lastT = t
-        lastBatchEnd = engine.seq
-        batchFloor = engine.seq
-    }
-
     /// Whether the header's recorded digest is the one this engine computes for its state.
     public func checkInitial(_ header: TraceHeader) -> Divergence? {
         guard engine.digest != header.initialDigest else { return nil }
