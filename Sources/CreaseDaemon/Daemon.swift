@@ -384,6 +384,7 @@ public final class Daemon {
                 trace?.recordBatch(firstSeq: batch.firstSeq, lastSeq: batch.lastSeq)
             }
         }
+        trace?.flush()
         let done = uv_hrtime()
         for r in batchReadNs { histogram.record(done &- r) }
         batchReadNs.removeAll(keepingCapacity: true)

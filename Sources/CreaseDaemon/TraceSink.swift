@@ -15,6 +15,9 @@ public protocol TraceSink: AnyObject {
     func recordBatch(firstSeq: Int, lastSeq: Int)
     /// A `mark` command, at the seq of the last applied event.
     func recordMark(seq: Int, tNs: UInt64, label: String)
+    /// A flush point (a batch was published): what is recorded so far may go to the disk.
+    /// Sinks that write from another thread wake it here, once per batch rather than per event.
+    func flush()
     /// Closes the current file and starts a new one (SIGHUP, `trace rotate`) whose
     /// header holds the state now; returns the new file's path.
     func reopen(reason: String) throws -> String

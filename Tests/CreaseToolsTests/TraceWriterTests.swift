@@ -53,6 +53,7 @@ final class FakeDaemon {
         var w = JSONWriter()
         event.write(to: &w, ts: Int64(now))
         sink.recordEvent(seq: engine.seq, tNs: now, client: 1, ts: Int64(now), eventLine: w.bytes[...], digest: engine.digest)
+        sink.flush()   // each event is a batch of its own here
     }
 
     func files() throws -> [String] {
