@@ -349,7 +349,7 @@ public final class Daemon {
         let seq = engine.seq
         let digest = engine.digest
         if let trace {
-            trace.recordEvent(seq: seq, tNs: readNs, client: c.id, ts: envelope.ts, eventLine: Array(line)[...], digest: digest)
+            trace.recordEvent(seq: seq, tNs: readNs, client: c.id, eventLine: line, digest: digest)
         }
         if case .app = envelope.event { log.notice("client \(c.id) replaced the app with \"\(engine.appName)\" at seq \(seq)") }
         batchReadNs.append(readNs)

@@ -52,7 +52,7 @@ final class FakeDaemon {
         now += 1_000_000
         var w = JSONWriter()
         event.write(to: &w, ts: Int64(now))
-        sink.recordEvent(seq: engine.seq, tNs: now, client: 1, ts: Int64(now), eventLine: w.bytes[...], digest: engine.digest)
+        w.bytes.withUnsafeBytes { sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: $0, digest: engine.digest) }
         sink.flush()   // each event is a batch of its own here
     }
 

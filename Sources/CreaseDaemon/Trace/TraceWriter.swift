@@ -94,7 +94,7 @@ public final class TraceWriter: TraceSink {
 
     // MARK: TraceSink
 
-    public func recordEvent(seq: Int, tNs: UInt64, client: Int, ts: Int64?, eventLine: ArraySlice<UInt8>, digest: UInt64) {
+    public func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, digest: UInt64) {
         let t = time(tNs)
         var layout: [UInt8]?
         if options.layouts, digest != lastLayoutDigest {
@@ -102,7 +102,7 @@ public final class TraceWriter: TraceSink {
             layout = context.currentEngine().layoutJSON()
         }
         append(t: t, seq: seq) { out in
-            eventLine.withUnsafeBytes { TraceEncoding.appendEvent(seq: seq, t: t, client: client, event: $0, digest: digest, to: &out) }
+            TraceEncoding.appendEvent(seq: seq, t: t, client: client, event: eventLine, digest: digest, to: &out)
             if let layout { TraceEncoding.appendLayout(seq: seq, layout: layout, to: &out) }
         }
         // A file begun by a command may carry a t later than events read in the same chunk.
