@@ -85,7 +85,9 @@ final class LiveDaemon {
         traces = "\(scratch.path)/\(name)-traces"
         launched = try launch(Built.creased, ["--socket", socket, "--trace-dir", traces, "--log-level", "warning"] + extra, in: scratch,
                               environment: environment)
-        try waitUntil("creased to listen on \(socket)") { FileManager.default.fileExists(atPath: socket) }
+        // The file appears at bind(), a moment before listen(): wait until a connection is accepted.
+        let path = socket
+        try waitUntil("creased to listen on \(socket)") { (try? DaemonConnection(path: path)) != nil }
     }
 
     func signal(_ s: Int32) { kill(launched.process.processIdentifier, s) }
