@@ -97,6 +97,12 @@ enum ReplayCommand {
         var sent = 0
         var previousT: UInt64?
         while let traced = try cursor.next() {
+            if case .gap(let g) = traced.record {
+                // A daemon cannot be set to the state a gap resumes from: what follows would not match.
+                let message = "line \(traced.line): \(g.lost) records were lost before seq \(g.seq); the daemon's layouts part from the trace's here"
+                if verify { throw CheckFailed(message + " (replay in process to verify across the gap)") }
+                Console.err("warning: \(message)")
+            }
             guard case .event(let e) = traced.record else { continue }
             // Events read together by the recording daemon go out together, each instant when due.
             if speed > 0, e.t != previousT {
