@@ -155,13 +155,12 @@ public struct AccessPolicy: Sendable, Equatable {
         return publish == nil ? .publish : .read
     }
 
-    /// Why a peer at `level` may not do what it asked (for the `forbidden` error).
-    public func refusal(_ level: AccessLevel, peer: PeerCredentials, wanted: String) -> String {
+    /// Why a peer at `level` may not do what it asked (`wanted`), for the `forbidden` error.
+    public func refusal(_ level: AccessLevel, peer: PeerCredentials?, wanted: String) -> String {
+        let who = peer.map { "uid \($0.uid) (gid \($0.gid))" } ?? "a peer whose credentials are unknown"
         switch level {
-        case .none:
-            return "uid \(peer.uid) (gid \(peer.gid)) may not use this daemon; see --allow-read and --allow-publish"
-        case .read, .publish:
-            return "uid \(peer.uid) (gid \(peer.gid)) may only read; \(wanted) needs a peer named by --allow-publish"
+        case .none: return "\(who) may not use this daemon; see --allow-read and --allow-publish"
+        case .read, .publish: return "\(who) may only read; \(wanted) needs a peer named by --allow-publish"
         }
     }
 }

@@ -14,6 +14,12 @@ final class Connection {
     /// Topic bits (Topic.bit).
     var topics: UInt8 = 0
     var state = State.open
+    /// Who connected (SO_PEERCRED), read once at accept; nil when the kernel would not say.
+    var peer: PeerCredentials?
+    /// What the access policy lets this peer do, decided once at accept; `mayPublish`
+    /// is the one check on the event path.
+    var access = AccessLevel.publish
+    var mayPublish = true
 
     init(id: Int, daemon: Daemon, loop: UnsafeMutablePointer<uv_loop_t>, lineLimit: Int, queueLimit: Int) {
         self.id = id

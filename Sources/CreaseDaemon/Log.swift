@@ -86,8 +86,8 @@ public final class Logger {
         sink = LogSink.open(loop: loop, fd: 2, limit: LogQueue.defaultLimit, format: format)
     }
 
-    /// Back to direct writes: what is still queued gets one more non-blocking try,
-    /// then the handle closes (its close callback runs on the loop's next turn).
+    /// Back to direct writes: what is still queued gets a moment to go out, then the
+    /// handle closes (its close callback runs on the loop's next turn).
     func detach() {
         sink?.close()
         sink = nil
@@ -267,10 +267,26 @@ final class LogSink {
         }
     }
 
-    /// One more try at what is queued, the fd's flags as they were, the handle closed.
-    func close() {
+    /// At exit: what is queued gets up to `graceMs` to go out (a slow journal catches
+    /// up; a stalled pipe does not hold the exit longer), the fd's flags are put back
+    /// as they were, the handle is closed.
+    func close(graceMs: Int = 250) {
         guard !closed else { return }
-        if !broken { queue.drain { writeSome($0) } }
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let deadline = Int(ts.tv_sec) * 1000 + Int(ts.tv_nsec) / 1_000_000 + graceMs
+        while !broken, !queue.isEmpty {
+            var wrote = 0
+            queue.drain { bytes in
+                wrote = writeSome(bytes)
+                return wrote
+            }
+            if wrote > 0 { continue }
+            clock_gettime(CLOCK_MONOTONIC, &ts)
+            let left = deadline - (Int(ts.tv_sec) * 1000 + Int(ts.tv_nsec) / 1_000_000)
+            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            if left <= 0 || poll(&p, 1, Int32(left)) <= 0 { break }
+        }
         closed = true
         _ = fcntl(fd, F_SETFL, savedFlags)
         uv_close(asHandle(handle)) { h in

@@ -16,6 +16,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var maxQueueBytes = 1 << 20
     /// How often subscribers of the `stats` topic get a push, in milliseconds.
     public var statsIntervalMs: UInt64 = 1000
+    /// The socket's mode and group, and who may read or publish.
+    public var access = AccessOptions()
 
     public init() {}
 
@@ -41,6 +43,7 @@ public struct DaemonOptions: Sendable, Equatable {
           --trace-dir DIR        where trace files go
           --no-trace             record no trace
           --log-level LEVEL      debug, info, notice, warning or error (default info)
+        \(AccessOptions.usage)
           --version, --help
         A socket-activated start (LISTEN_FDS/LISTEN_PID) uses the passed socket instead.
         """
@@ -85,6 +88,7 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--stats-interval-ms": o.statsIntervalMs = try number(arg, min: 10)
             case "--trace-dir": o.traceDirectory = try value(arg)
             case "--no-trace": o.trace = false
+            case _ where AccessOptions.valueFlags.contains(arg): try o.access.set(arg, try value(arg))
             case "--log-level":
                 let l = try value(arg)
                 guard let level = LogLevel(name: l) else {
