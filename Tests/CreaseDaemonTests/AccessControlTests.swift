@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CreaseCore
+import CreaseDaemon
 import Foundation
 import Testing
 
@@ -144,5 +145,33 @@ let asRoot = ConditionTrait.enabled(if: getuid() == 0, "setpriv and chown need r
         #expect(unknown.status == 1 && unknown.err.contains("no user named \"no-such-user-here\""))
         let group = try run(try creasedBinary(), ["--socket", "/tmp/creased-never.sock", "--socket-group", "no-such-group-here"])
         #expect(group.status == 1 && group.err.contains("no group named"))
+    }
+
+    @Test func theLabDropInsPassSystemdAnalyzeAndTheirFlagsParse() throws {
+        let (dir, _) = try stagedUnits()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var execStart = ""
+        for unit in ["creased.socket", "creased.service"] {
+            let source = packageRoot.appendingPathComponent("systemd/lab/\(unit).d/lab.conf")
+            let text = try String(contentsOf: source, encoding: .utf8)
+            try FileManager.default.createDirectory(atPath: "\(dir)/\(unit).d", withIntermediateDirectories: true)
+            try text.replacingOccurrences(of: "/usr/local/bin/creased", with: try creasedBinary())
+                .write(toFile: "\(dir)/\(unit).d/lab.conf", atomically: true, encoding: .utf8)
+            if let line = text.split(separator: "\n").last(where: { $0.hasPrefix("ExecStart=/") }) { execStart = String(line) }
+        }
+        let verify = try run(try findTool("systemd-analyze"), ["verify", "--man=no", "\(dir)/creased.socket", "\(dir)/creased.service"])
+        #expect(verify.status == 0 && verify.err.isEmpty, "\(verify.err)")
+        // The drop-ins are read: a mistake in one is reported.
+        try "[Service]\nPrivateUserz=no\n".write(toFile: "\(dir)/creased.service.d/typo.conf", atomically: true, encoding: .utf8)
+        let broken = try run(try findTool("systemd-analyze"), ["verify", "--man=no", "\(dir)/creased.service"])
+        #expect(broken.err.contains("PrivateUserz"))
+
+        let args = execStart.split(separator: " ").dropFirst().map(String.init)
+        guard case .run(let o) = try DaemonOptions.parse(args) else {
+            Issue.record("\(execStart) does not parse")
+            return
+        }
+        #expect(o.access.allowPublish == [.user("rig")])
+        #expect(o.access.allowRead == [.group("crease")])
     }
 }
