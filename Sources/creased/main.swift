@@ -26,7 +26,14 @@ do {
 }
 
 do {
-    let daemon = try Daemon(options: options, environment: ProcessInfo.processInfo.environment, traceFactory: nil)
+    let environment = ProcessInfo.processInfo.environment
+    let traceDirectory = TraceDirectory.resolve(explicit: options.traceDirectory, environment: environment)
+    // Fault injection for tests: every trace write takes this long.
+    let slowDisk = environment["CREASE_TRACE_SLOW_DISK_MS"].flatMap { UInt32($0) }
+    let files: any TraceFileSystem = slowDisk.map { SlowTraceFileSystem(delayMs: $0) } ?? PosixTraceFileSystem()
+    let daemon = try Daemon(options: options, environment: environment) { context in
+        try TraceWriter(context: context, options: options.traceWriter, directory: traceDirectory, files: files)
+    }
     try daemon.run()
 } catch {
     fail(error.description, status: 1)
