@@ -288,7 +288,7 @@ public final class Daemon {
             counters.forbidden += 1
             Reply.appendError(InputError("forbidden", policy.refusal(.none, peer: c.peer, wanted: "")), to: &c.pending)
             c.flushPending()
-            c.closeAfterWrites()
+            c.refuse()
             return
         }
         connections.append(c)
@@ -313,12 +313,11 @@ public final class Daemon {
         }
         c.mayPublish = c.access == .publish
         let who = c.peer.map(\.description) ?? "unknown peer (no SO_PEERCRED)"
-        let what = switch c.access {
-        case .publish: "may publish"
-        case .read: "may read"
-        case .none: "refused: no --allow-read or --allow-publish rule names it"
+        switch c.access {
+        case .publish: log.info("client \(c.id) connected: \(who); may publish (\(connections.count + 1) open)")
+        case .read: log.info("client \(c.id) connected: \(who); may read (\(connections.count + 1) open)")
+        case .none: log.warning("client \(c.id) connected: \(who); refused: no --allow-read or --allow-publish rule names it")
         }
-        log.log(c.access == .none ? .warning : .info, "client \(c.id) connected: \(who); \(what) (\(connections.count + 1) open)")
     }
 
     /// Answers a line the connection's access level does not allow; nothing changes.
