@@ -241,22 +241,21 @@ public final class Daemon {
         } else {
             let mode = options.access.socketMode
             try SocketSetup.prepare(socketPath, socketMode: mode, group: socketGroup, log: log)
+            // Bound under a staging name and renamed into place once it listens, so
+            // whoever sees the path can connect (when the name fits; else bound in place).
+            let bindPath = SocketSetup.stagingPath(for: socketPath, pid: getpid()) ?? socketPath
             // Bound with no more than `mode` allows, so there is no moment of a wider mode.
             let old = umask(mode_t(~mode & 0o777))
-            let rc = uv_pipe_bind(server, socketPath)
+            let rc = uv_pipe_bind(server, bindPath)
             umask(old)
-            guard rc == 0 else { throw StartupError("cannot bind \(socketPath): \(uvErrorName(rc))") }
-            boundPath = socketPath
-            chmod(socketPath, mode_t(mode))
-            if let g = socketGroup, chown(socketPath, uid_t.max, g) != 0 {
+            guard rc == 0 else { throw StartupError("cannot bind \(bindPath): \(uvErrorName(rc))") }
+            boundPath = bindPath
+            chmod(bindPath, mode_t(mode))
+            if let g = socketGroup, chown(bindPath, uid_t.max, g) != 0 {
                 let why = SocketSetup.errnoText()
-                unlink(socketPath)
+                unlink(bindPath)
                 throw StartupError("cannot give \(socketPath) to group \(g): \(why)")
             }
-        }
-        if !policy.isOpen {
-            let list = { (l: [Principal]?) in l.map { $0.map(\.description).joined(separator: ", ") } ?? "anyone who can open the socket" }
-            log.notice("access: publish: \(policy.publish == nil ? "whoever may read" : list(policy.publish)); read: \(list(policy.read))")
         }
         let rc = uv_listen(asStream(server), 128) { s, status in
             let d = Unmanaged<Daemon>.fromOpaque(s!.pointee.data).takeUnretainedValue()
@@ -265,6 +264,21 @@ public final class Daemon {
         guard rc == 0 else {
             if let p = boundPath { unlink(p) }
             throw StartupError("cannot listen on \(socketPath): \(uvErrorName(rc))")
+        }
+        if let staged = boundPath, staged != socketPath {
+            // link, not rename: a daemon that took the path meanwhile is not replaced.
+            let linked = link(staged, socketPath) == 0
+            let e = errno
+            unlink(staged)
+            boundPath = linked ? socketPath : nil
+            guard linked else {
+                throw StartupError(e == EEXIST ? "another daemon took \(socketPath) while this one started; refusing to replace it"
+                                               : "cannot put the socket in place at \(socketPath): \(SocketSetup.errnoText(e))")
+            }
+        }
+        if !policy.isOpen {
+            let list = { (l: [Principal]?) in l.map { $0.map(\.description).joined(separator: ", ") } ?? "anyone who can open the socket" }
+            log.notice("access: publish: \(policy.publish == nil ? "whoever may read" : list(policy.publish)); read: \(list(policy.read))")
         }
     }
 

@@ -87,6 +87,16 @@ enum SocketSetup {
         }
     }
 
+    /// A name beside `path` to bind before the socket listens (`.NAME.PID.new`), or
+    /// nil when that would not fit in a socket address.
+    static func stagingPath(for path: String, pid: Int32) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let staged = "\(dir).\(name).\(pid).new"
+        return staged.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) ? staged : nil
+    }
+
     /// The listening socket passed by systemd (LISTEN_FDS/LISTEN_PID), if any for
     /// this process; the variables are removed so children do not inherit them.
     static func activatedSocket(environment env: [String: String], log: Logger) throws(StartupError) -> Int32? {
