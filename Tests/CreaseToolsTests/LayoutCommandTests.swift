@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Testing
 
@@ -98,5 +101,33 @@ import Testing
         #expect(r.status == 1)
         #expect(r.stderr.contains("no creased next to crease"))
         #expect(try CommandRunner.run(["demo", "--rate", "0"]).status == 2)
+    }
+
+    @Test("crease demo whose reader goes away stops its daemon, removes its directory and ends quietly")
+    func demoIntoAClosedPipe() throws {
+        let p = Process()
+        p.executableURL = CommandRunner.productsDirectory.appendingPathComponent("crease")
+        p.arguments = ["demo", "--rate", "100"]  // a second and a half: the pipe closes long before the end
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        var first = Data()
+        while !first.contains(0x0A) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first.append(chunk)
+        }
+        try out.fileHandleForReading.close()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 141, "\(String(decoding: e, as: UTF8.self))")
+        #expect(e.isEmpty)
+        // "crease demo: creased 0.1.0 (pid N) on /tmp/crease-demo-XXXXXX/creased.sock"
+        let words = String(decoding: first, as: UTF8.self).split(separator: "\n")[0].split(separator: " ")
+        let socket = try #require(words.last.map(String.init))
+        let pid = try #require(words.first { $0.hasSuffix(")") }.flatMap { Int32($0.dropLast()) })
+        #expect(!FileManager.default.fileExists(atPath: (socket as NSString).deletingLastPathComponent))
+        #expect(kill(pid, 0) != 0)
     }
 }

@@ -91,10 +91,15 @@ final class LocalDaemon {
         pid = child
     }
 
+    /// A daemon still running (the demo failed half way) is stopped the regular way,
+    /// killed if that takes more than two seconds.
     deinit {
-        if exit == nil {
-            kill(pid, SIGKILL)
-            _ = waitForExit(timeout: 5)
+        if reap() == nil {
+            kill(pid, SIGTERM)
+            if waitForExit(timeout: 2) == nil {
+                kill(pid, SIGKILL)
+                _ = waitForExit(timeout: 5)
+            }
         }
         Self.removeDirectory(directory)
     }

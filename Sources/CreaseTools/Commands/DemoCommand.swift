@@ -23,6 +23,8 @@ enum DemoCommand {
         do {
             try demo.run(app: app, appSpec: appSpec)
             return ExitStatus.success
+        } catch is DemoSession.OutputClosed {
+            return 141  // as if by SIGPIPE, once the daemon is stopped and its directory gone
         } catch {
             Console.err("crease demo: \(error)")
             return ExitStatus.checkFailed
@@ -42,6 +44,9 @@ enum DemoCommand {
 
 /// One run of the demo against its own creased.
 struct DemoSession {
+    /// Whoever read stdout went away (`crease demo | head`).
+    struct OutputClosed: Error {}
+
     let json: Bool
     let intervalNs: UInt64
     private var rejected = 0
@@ -53,8 +58,12 @@ struct DemoSession {
     }
 
     /// Narration: stdout, or stderr when stdout carries the raw pushes.
-    private func say(_ s: String) {
-        if json { Console.err(s) } else { Console.out(s) }
+    private func say(_ s: String) throws {
+        if json { Console.err(s) } else { try show(Array(s.utf8)) }
+    }
+
+    private func show(_ bytes: [UInt8]) throws {
+        guard Console.line(bytes, to: 1) else { throw OutputClosed() }
     }
 
     mutating func run(app: App, appSpec: String) throws {
@@ -65,18 +74,18 @@ struct DemoSession {
 
         let watcher = try daemon.connect()
         let hello = try watcher.command(#"{"cmd":"hello","id":"hello"}"#)
-        say("crease demo: \(text(hello["daemon"])) (pid \(daemon.pid)) on \(daemon.socketPath)")
-        say("app \"\(text(hello["app"]))\" on \(text(hello["profile"])), latency budget \(text(hello["budgetUs"])) us; "
+        try say("crease demo: \(text(hello["daemon"])) (pid \(daemon.pid)) on \(daemon.socketPath)")
+        try say("app \"\(text(hello["app"]))\" on \(text(hello["profile"])), latency budget \(text(hello["budgetUs"])) us; "
             + (intervalNs == 0 ? "events as fast as the socket takes them" : "one event every \(Double(intervalNs / 1000) / 1000) ms"))
         try watcher.writeLine(#"{"cmd":"subscribe","topics":["layout"],"id":"subscribe"}"#)
-        say("-- subscribed: the layout as the daemon starts")
+        try say("-- subscribed: the layout as the daemon starts")
         try drain(watcher)
         let publisher = try daemon.connect()
 
         let start = DemoClock.now()
         var next = start
         for step in DemoScript.steps(for: app) {
-            if let caption = step.caption { say("-- \(caption)") }
+            if let caption = step.caption { try say("-- \(caption)") }
             for event in step.events {
                 var w = JSONWriter()
                 event.write(to: &w, ts: Int64(DemoClock.now() &- start))
@@ -92,12 +101,12 @@ struct DemoSession {
         }
         if rejected > 0 { throw LocalDaemon.Failure(description: "creased rejected \(rejected) of the demo's events") }
 
-        say("-- latency, from creased's stats (read to layout queued to every subscriber)")
+        try say("-- latency, from creased's stats (read to layout queued to every subscriber)")
         let stats = try publisher.command(#"{"cmd":"stats","id":"stats"}"#)
         guard let s = stats["stats"] else { throw LocalDaemon.Failure(description: "creased answered stats with \(line(stats))") }
-        say(StatsText.render(s))
+        try say(StatsText.render(s))
 
-        say("-- stop creased with SIGTERM")
+        try say("-- stop creased with SIGTERM")
         publisher.close()
         daemon.signal(SIGTERM)
         try awaitShutdown(watcher)
@@ -108,7 +117,7 @@ struct DemoSession {
         guard access(daemon.socketPath, F_OK) != 0 else {
             throw LocalDaemon.Failure(description: "creased exited but left its socket \(daemon.socketPath)")
         }
-        say("creased pushed shutdown, exited 0 and removed its socket")
+        try say("creased pushed shutdown, exited 0 and removed its socket")
     }
 
     /// Sends `sync` on `c` and handles every line before its reply: layout pushes are
@@ -149,9 +158,9 @@ struct DemoSession {
         }
         switch v["push"] {
         case .string("layout")?:
-            if json { Console.out(bytes: raw) } else { Console.out(LayoutSummary.line(push: v)) }
+            try show(json ? raw : Array(LayoutSummary.line(push: v).utf8))
         case .string("shutdown")?:
-            if json { Console.out(bytes: raw) }
+            if json { try show(raw) }
             throw LocalDaemon.Failure(description: "creased shut down before the demo finished")
         default:
             break
@@ -165,7 +174,7 @@ struct DemoSession {
             let v = try parse(raw)
             if v["push"] == .string("shutdown") {
                 pushed = true
-                if json { Console.out(bytes: raw) }
+                if json { try show(raw) }
             }
         }
         guard pushed else { throw LocalDaemon.Failure(description: "creased closed the watcher's connection without a shutdown push") }
