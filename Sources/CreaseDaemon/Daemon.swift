@@ -433,7 +433,7 @@ public final class Daemon {
         let seq = engine.seq
         let digest = engine.digest
         if let trace {
-            trace.recordEvent(seq: seq, tNs: readNs, client: c.id, ts: envelope.ts, eventLine: Array(line)[...], digest: digest)
+            trace.recordEvent(seq: seq, tNs: readNs, client: c.id, eventLine: line, digest: digest)
         }
         if case .app = envelope.event { log.notice("client \(c.id) replaced the app with \"\(engine.appName)\" at seq \(seq)") }
         batchReadNs.append(readNs)
@@ -468,6 +468,7 @@ public final class Daemon {
                 trace?.recordBatch(firstSeq: batch.firstSeq, lastSeq: batch.lastSeq)
             }
         }
+        trace?.flush()
         let done = uv_hrtime()
         for r in batchReadNs { histogram.record(done &- r) }
         batchReadNs.removeAll(keepingCapacity: true)

@@ -75,6 +75,7 @@ import Testing
         #expect(stems.all("path", class: "over").first?["data-columns"] == String(over))
         #expect(stems.all("path", class: "within").first?["data-columns"] == String(story.points.count - over))
         #expect(latency.all("g", class: "budget").first?["data-ns"] == "1000000")
+        #expect(latency.all("text", class: "summary").first?.text == "\(story.points.count) measured · max 1500 µs · \(over) over budget")
         #expect(root.first(id: "axis")?.all("text", class: "tick").isEmpty == false)
         #expect(root.first(id: "legend") != nil)
     }

@@ -277,6 +277,9 @@ private struct TimelineDrawing {
         }
         w.end()
         if let b = story.budgetNs { budgetLine(&w, b, y: y(b)) }
+        var summary = "\(measured.count) measured · max \(micros(Double(highest)))"
+        if story.budgetNs != nil { summary += " · \(over) over budget" }
+        w.element("text", [("class", "summary"), ("x", num(L + 6)), ("y", num(top + 14)), ("font-size", "10"), ("fill", Palette.ink)], text: summary)
         w.end()
     }
 

@@ -10,8 +10,7 @@ public struct TraceStory: Sendable {
         public var seq: Int
         /// Nanoseconds on the run's clock.
         public var t: UInt64
-        /// The event's short name (`hinge`), and the event as one line for captions.
-        public var event: String
+        /// The event as one line for captions (empty for the start).
         public var eventText: String
         public var angle: Double
         public var pose: Pose
@@ -85,7 +84,7 @@ public struct TraceStory: Sendable {
 
     static func point(_ e: Engine, t: UInt64, event: Event?, changed: Bool, latency: UInt64?) -> Point {
         let s = e.state
-        return Point(seq: e.seq, t: t, event: event?.name ?? "", eventText: event.map(EventLabel.text) ?? "",
+        return Point(seq: e.seq, t: t, eventText: event.map(EventLabel.text) ?? "",
                      angle: s.hingeAngle, pose: s.pose, orientation: s.orientation, keyboard: s.keyboardVisible,
                      pip: s.pipActive, liveActivities: s.liveActivities, digest: e.digest, layoutChanged: changed, latencyNs: latency)
     }
