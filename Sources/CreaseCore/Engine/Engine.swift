@@ -67,11 +67,6 @@ public struct Engine: Sendable {
         return relayout(force: false)
     }
 
-    /// Applies events in order, as one batch; results are per event.
-    public mutating func applyBatch(_ events: [Event]) -> [Result<Bool, InputError>] {
-        events.map { event in Result { () throws(InputError) in try apply(event) } }
-    }
-
     private mutating func relayout(force: Bool) -> Bool {
         let newInputs = LayoutInputs(state, profile: profile)
         if !force && newInputs == inputs { return false }
