@@ -333,9 +333,11 @@ private func flap(_ i: Int) -> String {
             let half = try Client(d.socketPath)
             half.send(#"{"event":"hinge","angle":4"#)
             half.close()
-            // Fifty layouts asked for, none read: the replies meet a closed socket.
+            // 200 layouts asked for (about 550 KB, more than the socket buffer holds),
+            // one read, then gone: the daemon's queued writes meet a closed socket.
             let rude = try Client(d.socketPath)
-            rude.send(String(repeating: #"{"cmd":"layout"}"# + "\n", count: 50))
+            rude.send(String(repeating: #"{"cmd":"layout"}"# + "\n", count: 200))
+            #expect(rude.readLine() != nil)
             rude.close()
             // A subscriber that leaves while a push is on its way.
             let leaver = try Client(d.socketPath)
