@@ -264,8 +264,12 @@ while !sentAt.isEmpty && now() < settle && publisher.open {
         sentAt.removeValue(forKey: id)
     }
 }
-minute += 1
-report(final: true)
+// A partial last minute, if the run did not end on a whole one.
+let partial = sent + acked + rejected > 0
+if partial {
+    minute += 1
+    report(final: true)
+}
 
 let unanswered = sentAt.count
 if unanswered > 0 { print("unanswered ids (first 10): \(sentAt.keys.sorted().prefix(10).map(String.init).joined(separator: " "))") }
@@ -274,7 +278,7 @@ let mib = { (k: Int) in String(format: "%.1f", Double(k) / 1024) }
 print("rss by minute (MiB): " + rssByMinute.map(mib).joined(separator: " "))
 if unanswered > 0 { failed = true }
 // Growth: from the end of minute 1 (warm) to the end, and the trend over whole minutes.
-let whole = Array(rssByMinute.dropLast())
+let whole = partial ? Array(rssByMinute.dropLast()) : rssByMinute
 if whole.count >= 3 {
     let base = whole[1]
     let growth = whole.last! - base
