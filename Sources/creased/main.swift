@@ -1,1 +1,34 @@
-print("creased: not built yet")
+#if canImport(Glibc)
+import Glibc
+#endif
+import CreaseDaemon
+import Foundation
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("creased: \(message)\n".utf8))
+    exit(status)
+}
+
+let options: DaemonOptions
+do {
+    switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+    case .help:
+        print(DaemonOptions.usage)
+        exit(0)
+    case .version:
+        print("creased \(DaemonInfo.version)")
+        exit(0)
+    case .run(let o):
+        options = o
+    }
+} catch {
+    fail("\(error)\n\(DaemonOptions.usage)", status: 2)
+}
+
+do {
+    let daemon = try Daemon(options: options, environment: ProcessInfo.processInfo.environment, traceFactory: nil)
+    try daemon.run()
+} catch {
+    fail(error.description, status: 1)
+}
+exit(0)

@@ -1,0 +1,101 @@
+/// The daemon's commands (contract section 5), decoded from a `{"cmd": ...}` line.
+/// Pure: the daemon shell performs them.
+public enum Command: Sendable, Equatable {
+    case hello
+    case layout
+    case state
+    /// Add topics. Subscribing to `layout` also pushes the current layout at once.
+    case subscribe([Topic])
+    /// Remove topics; an empty list (or no `"topics"`) removes all.
+    case unsubscribe([Topic])
+    case stats
+    /// An annotation written into the trace at the current seq.
+    case mark(label: String)
+    /// Replies once every earlier event is applied and published.
+    case sync
+    case trace(TraceAction)
+
+    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "mark", "sync", "trace"]
+
+    /// Decodes the command `name` whose whole message is `body`. Unknown fields are
+    /// rejected so a typo is reported; errors carry the message's id.
+    public static func decode(name: String, body: JSONValue) throws(InputError) -> Command {
+        do {
+            return try decodeFields(name: name, body: body)
+        } catch {
+            var e = error
+            e.id = body["id"]
+            throw e
+        }
+    }
+
+    private static func decodeFields(name: String, body: JSONValue) throws(InputError) -> Command {
+        let r = try FieldReader(body, path: "", what: "command \"\(name)\"")
+        let common: Set<String> = ["cmd", "id"]
+        func fields(_ extra: Set<String>) throws(InputError) { try r.rejectUnknown(allowed: common.union(extra)) }
+        switch name {
+        case "hello": try fields([]); return .hello
+        case "layout": try fields([]); return .layout
+        case "state": try fields([]); return .state
+        case "stats": try fields([]); return .stats
+        case "sync": try fields([]); return .sync
+        case "subscribe":
+            try fields(["topics"])
+            let topics = try decodeTopics(r, required: true)
+            return .subscribe(topics)
+        case "unsubscribe":
+            try fields(["topics"])
+            return .unsubscribe(try decodeTopics(r, required: false))
+        case "mark":
+            try fields(["label"])
+            return .mark(label: try r.string("label"))
+        case "trace":
+            try fields(["action"])
+            let action = try r.string("action")
+            guard let a = TraceAction(rawValue: action) else {
+                throw InputError.badValue("action", action, allowed: TraceAction.allCases.map(\.rawValue))
+            }
+            return .trace(a)
+        default:
+            throw InputError("unknownCommand", "unknown command \"\(name)\"; expected one of \(names.joined(separator: ", "))", field: "cmd")
+        }
+    }
+
+    private static func decodeTopics(_ r: FieldReader, required: Bool) throws(InputError) -> [Topic] {
+        guard let v = r.optional("topics") else {
+            if required { throw InputError.missing("topics", in: "command") }
+            return []
+        }
+        guard case .array(let elements) = v else {
+            throw InputError.wrongType("topics", expected: "an array of topic names", got: v)
+        }
+        var topics: [Topic] = []
+        for (i, e) in elements.enumerated() {
+            guard case .string(let s) = e else {
+                throw InputError.wrongType("topics[\(i)]", expected: "a topic name", got: e)
+            }
+            guard let t = Topic(rawValue: s) else {
+                throw InputError.badValue("topics[\(i)]", s, allowed: Topic.allCases.map(\.rawValue))
+            }
+            if !topics.contains(t) { topics.append(t) }
+        }
+        if required, topics.isEmpty { throw InputError.outOfRange("topics", "must name at least one topic") }
+        return topics
+    }
+}
+
+/// What a subscriber can ask to be pushed.
+public enum Topic: String, Sendable, CaseIterable {
+    case layout, diagnostics, stats
+
+    /// One bit per topic, for a subscriber's set.
+    public var bit: UInt8 {
+        switch self {
+        case .layout: 1
+        case .diagnostics: 2
+        case .stats: 4
+        }
+    }
+}
+
+public enum TraceAction: String, Sendable, CaseIterable { case rotate }

@@ -1,0 +1,128 @@
+/// Encoders for the daemon's replies and pushes (contract section 5). Each appends
+/// one complete NDJSON line, newline included, to a caller-owned buffer, so the
+/// shell can reuse one buffer per connection and encode without allocating.
+public enum Reply {
+    public static let protocolVersion = 1
+
+    /// `{"id","ok":true,"seq","changed","digest","latencyUs"}`: the answer to an event with an id.
+    public static func appendEventAck(id: JSONValue, seq: Int, changed: Bool, digest: UInt64, latencyNs: UInt64,
+                                      to out: inout [UInt8]) {
+        appendLiteral("{\"id\":", to: &out)
+        appendValue(id, to: &out)
+        appendLiteral(",\"ok\":true,\"seq\":", to: &out)
+        JSONWriter.appendInt(seq, to: &out)
+        appendLiteral(changed ? ",\"changed\":true,\"digest\":\"" : ",\"changed\":false,\"digest\":\"", to: &out)
+        appendHex(digest, to: &out)
+        appendLiteral("\",\"latencyUs\":", to: &out)
+        appendMicros(latencyNs, to: &out)
+        appendLiteral("}\n", to: &out)
+    }
+
+    /// `{"id"?,"ok":false,"error":{"code","message","field"?}}`.
+    public static func appendError(_ error: InputError, to out: inout [UInt8]) {
+        appendLiteral("{", to: &out)
+        if let id = error.id {
+            appendLiteral("\"id\":", to: &out)
+            appendValue(id, to: &out)
+            appendLiteral(",", to: &out)
+        }
+        appendLiteral("\"ok\":false,\"error\":{\"code\":", to: &out)
+        JSONWriter.appendQuoted(error.code, to: &out)
+        appendLiteral(",\"message\":", to: &out)
+        JSONWriter.appendQuoted(error.message, to: &out)
+        if let field = error.field {
+            appendLiteral(",\"field\":", to: &out)
+            JSONWriter.appendQuoted(field, to: &out)
+        }
+        appendLiteral("}}\n", to: &out)
+    }
+
+    /// `{"id"?,"ok":true, <members>}`: a successful command reply. `members` writes
+    /// the reply's own members into the open object.
+    public static func appendOK(id: JSONValue?, to out: inout [UInt8], _ members: (inout JSONWriter) -> Void) {
+        var w = JSONWriter(capacity: 0)
+        swap(&w.bytes, &out)
+        w.beginObject()
+        if let id {
+            w.key("id")
+            w.value(id)
+        }
+        w.key("ok")
+        w.bool(true)
+        members(&w)
+        w.endObject()
+        w.bytes.append(0x0A)
+        swap(&w.bytes, &out)
+    }
+
+    /// `{"push": topic, "seq", <members>}`.
+    public static func appendPush(_ topic: String, seq: Int, to out: inout [UInt8], _ members: (inout JSONWriter) -> Void) {
+        var w = JSONWriter(capacity: 0)
+        swap(&w.bytes, &out)
+        w.beginObject()
+        w.key("push")
+        w.string(topic)
+        w.key("seq")
+        w.int(seq)
+        members(&w)
+        w.endObject()
+        w.bytes.append(0x0A)
+        swap(&w.bytes, &out)
+    }
+
+    /// `{"push":"layout","seq","digest","layout":{...}}` around the engine's layout bytes.
+    public static func appendLayoutPush(seq: Int, digest: UInt64, layout: [UInt8], to out: inout [UInt8]) {
+        appendLiteral("{\"push\":\"layout\",\"seq\":", to: &out)
+        JSONWriter.appendInt(seq, to: &out)
+        appendLiteral(",\"digest\":\"", to: &out)
+        appendHex(digest, to: &out)
+        appendLiteral("\",\"layout\":", to: &out)
+        out.append(contentsOf: layout)
+        appendLiteral("}\n", to: &out)
+    }
+
+    /// A scalar id is echoed in its canonical form; anything else is written as JSON.
+    @inline(__always)
+    static func appendValue(_ v: JSONValue, to out: inout [UInt8]) {
+        switch v {
+        case .string(let s): JSONWriter.appendQuoted(s, to: &out)
+        case .number(let n): JSONWriter.appendNumber(n, to: &out)
+        case .bool(let b): appendLiteral(b ? "true" : "false", to: &out)
+        case .null: appendLiteral("null", to: &out)
+        case .array, .object:
+            var w = JSONWriter(capacity: 0)
+            swap(&w.bytes, &out)
+            w.value(v)
+            swap(&w.bytes, &out)
+        }
+    }
+
+    /// 16 lowercase hex digits, as `Digest.hex`, without allocating.
+    @inline(__always)
+    public static func appendHex(_ value: UInt64, to out: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        var shift: UInt64 = 60
+        while true {
+            out.append(digits.utf8Start[Int((value >> shift) & 0xF)])
+            if shift == 0 { break }
+            shift -= 4
+        }
+    }
+
+    /// Nanoseconds as microseconds with one decimal (`12.3`), without Double formatting.
+    @inline(__always)
+    public static func appendMicros(_ ns: UInt64, to out: inout [UInt8]) {
+        let tenths = (ns + 50) / 100
+        JSONWriter.appendUInt(UInt(tenths / 10), to: &out)
+        let frac = tenths % 10
+        if frac != 0 {
+            out.append(UInt8(ascii: "."))
+            out.append(UInt8(48 + frac))
+        }
+    }
+
+    @inline(__always)
+    static func appendLiteral(_ s: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+}

@@ -1,0 +1,112 @@
+/// `creased`'s command line, parsed purely.
+public struct DaemonOptions: Sendable, Equatable {
+    public enum AppSource: Sendable, Equatable {
+        case builtin(String)
+        case file(String)
+    }
+
+    public var socketPath: String?
+    public var app: AppSource = .builtin("tabs")
+    public var profilePath: String?
+    public var budgetUs: UInt64 = 1000
+    public var logLevel: LogLevel = .info
+    public var trace = true
+    public var traceDirectory: String?
+    /// Bytes a connection may have queued, unsent, before it is dropped.
+    public var maxQueueBytes = 1 << 20
+    /// How often subscribers of the `stats` topic get a push, in milliseconds.
+    public var statsIntervalMs: UInt64 = 1000
+
+    public init() {}
+
+    public enum Parsed: Sendable, Equatable {
+        case run(DaemonOptions)
+        case help
+        case version
+    }
+
+    public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static let usage = """
+        usage: creased [options]
+          --socket PATH          Unix socket to listen on (default: $CREASE_SOCKET,
+                                 else $XDG_RUNTIME_DIR/crease/creased.sock, else /run/crease/creased.sock)
+          --app FILE|builtin:NAME  app manifest (default builtin:tabs; builtins: tabs, split)
+          --profile FILE         device profile (default: the built-in one)
+          --budget-us N          latency budget per event in microseconds (default 1000)
+          --max-queue-bytes N    unsent bytes a client may accumulate before it is dropped (default 1048576)
+          --stats-interval-ms N  period of `stats` pushes (default 1000)
+          --trace-dir DIR        where trace files go
+          --no-trace             record no trace
+          --log-level LEVEL      debug, info, notice, warning or error (default info)
+          --version, --help
+        A socket-activated start (LISTEN_FDS/LISTEN_PID) uses the passed socket instead.
+        """
+
+    public static func parse(_ arguments: [String]) throws(UsageError) -> Parsed {
+        // --flag=value is accepted too.
+        let args = arguments.flatMap { a -> [String] in
+            guard a.hasPrefix("--"), let eq = a.firstIndex(of: "=") else { return [a] }
+            return [String(a[..<eq]), String(a[a.index(after: eq)...])]
+        }
+        var o = DaemonOptions()
+        var i = 0
+        func value(_ flag: String) throws(UsageError) -> String {
+            i += 1
+            guard i < args.count else { throw UsageError(description: "\(flag) needs a value") }
+            return args[i]
+        }
+        func number(_ flag: String, min: UInt64) throws(UsageError) -> UInt64 {
+            let s = try value(flag)
+            guard let n = UInt64(s), n >= min else { throw UsageError(description: "\(flag) needs an integer >= \(min), not \"\(s)\"") }
+            return n
+        }
+        while i < args.count {
+            let arg = args[i]
+            switch arg {
+            case "-h", "--help": return .help
+            case "--version": return .version
+            case "--socket":
+                let p = try value(arg)
+                guard !p.isEmpty else { throw UsageError(description: "--socket needs a path") }
+                o.socketPath = p
+            case "--app":
+                let a = try value(arg)
+                if a.hasPrefix("builtin:") {
+                    o.app = .builtin(String(a.dropFirst("builtin:".count)))
+                } else {
+                    o.app = .file(a)
+                }
+            case "--profile": o.profilePath = try value(arg)
+            case "--budget-us": o.budgetUs = try number(arg, min: 1)
+            case "--max-queue-bytes": o.maxQueueBytes = Int(try number(arg, min: 1024))
+            case "--stats-interval-ms": o.statsIntervalMs = try number(arg, min: 10)
+            case "--trace-dir": o.traceDirectory = try value(arg)
+            case "--no-trace": o.trace = false
+            case "--log-level":
+                let l = try value(arg)
+                guard let level = LogLevel(name: l) else {
+                    throw UsageError(description: "--log-level must be one of \(LogLevel.allCases.map(\.name).joined(separator: ", ")), not \"\(l)\"")
+                }
+                o.logLevel = level
+            default:
+                throw UsageError(description: "unknown argument \"\(arg)\"")
+            }
+            i += 1
+        }
+        return .run(o)
+    }
+}
+
+/// Where clients and the daemon find the socket: `--socket`, else `$CREASE_SOCKET`,
+/// else `$XDG_RUNTIME_DIR/crease/creased.sock`, else `/run/crease/creased.sock`.
+public enum SocketPath {
+    public static func resolve(explicit: String?, environment env: [String: String]) -> String {
+        if let p = explicit, !p.isEmpty { return p }
+        if let p = env["CREASE_SOCKET"], !p.isEmpty { return p }
+        if let d = env["XDG_RUNTIME_DIR"], !d.isEmpty { return "\(d)/crease/creased.sock" }
+        return "/run/crease/creased.sock"
+    }
+}

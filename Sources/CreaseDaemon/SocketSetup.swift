@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct StartupError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
+}
+
+/// Readying the socket path before bind, and socket activation.
+enum SocketSetup {
+    /// What is at the socket path now.
+    enum Existing: Equatable {
+        case nothing
+        case notASocket
+        /// A socket nobody accepts on: left by a crashed run.
+        case stale
+        /// A socket something answers on.
+        case live
+        case unreachable(String)
+    }
+
+    static func errnoText(_ e: Int32 = errno) -> String { String(cString: strerror(e)) }
+
+    /// Creates the socket's directory (and missing parents) when absent; the
+    /// directory itself gets mode 0750. An existing directory is left as it is.
+    static func makeDirectory(for path: String) throws(StartupError) {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
+        let dir = String(path[..<slash])
+        var st = stat()
+        if stat(dir, &st) == 0 {
+            guard st.st_mode & S_IFMT == S_IFDIR else { throw StartupError("\(dir) is not a directory") }
+            return
+        }
+        try makeDirectory(for: dir)
+        if mkdir(dir, 0o750) != 0, errno != EEXIST {
+            throw StartupError("cannot create \(dir): \(errnoText())")
+        }
+        chmod(dir, 0o750)  // whatever the umask
+    }
+
+    static func inspect(_ path: String) -> Existing {
+        var st = stat()
+        guard lstat(path, &st) == 0 else {
+            return errno == ENOENT ? .nothing : .unreachable(errnoText())
+        }
+        guard st.st_mode & S_IFMT == S_IFSOCK else { return .notASocket }
+        guard let (addr, len) = Notifier.address(for: path) else { return .unreachable("path too long") }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return .unreachable(errnoText()) }
+        defer { close(fd) }
+        var a = addr
+        let rc = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, len) }
+        }
+        if rc == 0 { return .live }
+        switch errno {
+        case ECONNREFUSED, ENOENT: return .stale
+        case EAGAIN: return .live  // listening, backlog full
+        default: return .unreachable(errnoText())
+        }
+    }
+
+    /// Makes `path` free to bind, or says why it must not be.
+    static func prepare(_ path: String, log: Logger) throws(StartupError) {
+        guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
+            throw StartupError("socket path \(path) is too long for a Unix socket (\(path.utf8.count) bytes)")
+        }
+        try makeDirectory(for: path)
+        switch inspect(path) {
+        case .nothing: return
+        case .notASocket:
+            throw StartupError("\(path) exists and is not a socket; refusing to replace it")
+        case .live:
+            throw StartupError("another daemon is answering on \(path); refusing to take it over")
+        case .unreachable(let why):
+            throw StartupError("cannot check \(path): \(why)")
+        case .stale:
+            guard unlink(path) == 0 else { throw StartupError("cannot remove stale socket \(path): \(errnoText())") }
+            log.notice("replaced stale socket \(path)")
+        }
+    }
+
+    /// The listening socket passed by systemd (LISTEN_FDS/LISTEN_PID), if any for
+    /// this process; the variables are removed so children do not inherit them.
+    static func activatedSocket(environment env: [String: String], log: Logger) throws(StartupError) -> Int32? {
+        guard let fdsText = env["LISTEN_FDS"] else { return nil }
+        defer {
+            unsetenv("LISTEN_FDS")
+            unsetenv("LISTEN_PID")
+            unsetenv("LISTEN_FDNAMES")
+        }
+        guard let pidText = env["LISTEN_PID"], let pid = Int32(pidText), pid == getpid() else {
+            log.info("LISTEN_FDS is set for another process; ignoring it")
+            return nil
+        }
+        guard let n = Int(fdsText), n >= 1 else { return nil }
+        if n > 1 { log.warning("\(n) sockets passed; using the first (fd 3)") }
+        let fd: Int32 = 3
+        var type: Int32 = 0
+        var len = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 else {
+            throw StartupError("LISTEN_FDS: fd 3 is not a socket: \(errnoText())")
+        }
+        var listening: Int32 = 0
+        len = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len)
+        var addr = sockaddr_un()
+        var alen = socklen_t(MemoryLayout<sockaddr_un>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &alen) }
+        }
+        guard type == Int32(SOCK_STREAM.rawValue), addr.sun_family == sa_family_t(AF_UNIX), listening == 1 else {
+            throw StartupError("LISTEN_FDS: fd 3 is not a listening Unix stream socket")
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return fd
+    }
+
+    /// The path a socket is bound to, for logs ("" for an unnamed one).
+    static func boundPath(of fd: Int32) -> String {
+        var addr = sockaddr_un()
+        var alen = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let rc = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &alen) }
+        }
+        guard rc == 0 else { return "" }
+        return withUnsafeBytes(of: &addr.sun_path) { buf in
+            let bytes = buf.prefix(while: { $0 != 0 })
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,308 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CreaseCore
+@testable import CreaseDaemon
+import Testing
+
+/// The pure pieces of the shell, without sockets.
+
+private func feed(_ framer: inout LineFramer, _ text: String, into lines: inout [String]) -> LineFramer.Outcome {
+    Array(text.utf8).withUnsafeBytes { raw in
+        framer.feed(raw) { line in lines.append(String(decoding: line, as: UTF8.self)); return true }
+    }
+}
+
+@Suite struct LineFramerTests {
+    @Test func splitsLinesAcrossChunksAndStripsCR() {
+        var f = LineFramer()
+        var lines: [String] = []
+        #expect(feed(&f, "a\nbc", into: &lines) == .ok)
+        #expect(lines == ["a"])
+        #expect(f.partial == Array("bc".utf8))
+        #expect(feed(&f, "d\r\n\ne", into: &lines) == .ok)
+        #expect(lines == ["a", "bcd", "", ])
+        #expect(feed(&f, "f\n", into: &lines) == .ok)
+        #expect(lines == ["a", "bcd", "", "ef"])
+        #expect(f.partial.isEmpty)
+    }
+
+    @Test func scansEachByteOnceHoweverTheLineIsSplit() {
+        var f = LineFramer()
+        var lines: [String] = []
+        let line = String(repeating: "x", count: 60_000)
+        for ch in line { _ = feed(&f, String(ch), into: &lines) }
+        _ = feed(&f, "\n", into: &lines)
+        #expect(lines == [line])
+        #expect(f.scannedBytes == 60_001)
+    }
+
+    @Test func lineAtTheLimitPassesOneByteMoreFails() {
+        var f = LineFramer(limit: 8)
+        var lines: [String] = []
+        #expect(feed(&f, "12345678\n", into: &lines) == .ok)
+        #expect(feed(&f, "123456789\n", into: &lines) == .lineTooLong(length: 9))
+        var g = LineFramer(limit: 8)
+        #expect(feed(&g, "1234", into: &lines) == .ok)
+        #expect(feed(&g, "5678", into: &lines) == .ok)
+        // No newline yet, but already too long: reported without waiting for one.
+        #expect(feed(&g, "9", into: &lines) == .lineTooLong(length: 9))
+        #expect(lines == ["12345678"])
+    }
+
+    @Test func stopsWhenTheHandlerSaysSo() {
+        var f = LineFramer()
+        var seen: [String] = []
+        let outcome = Array("a\nb\nc\n".utf8).withUnsafeBytes { raw in
+            f.feed(raw) { line in seen.append(String(decoding: line, as: UTF8.self)); return seen.count < 2 }
+        }
+        #expect(outcome == .stopped)
+        #expect(seen == ["a", "b"])
+    }
+}
+
+@Suite struct LatencyHistogramTests {
+    @Test func bucketsAreContiguousAndBounded() {
+        var previous = -1
+        for v: UInt64 in Array(0..<5000) + [1 << 20, (1 << 20) + 1, 1 << 30, 1 << 40] {
+            let i = LatencyHistogram.index(of: v)
+            #expect(i >= 0 && i < LatencyHistogram.bucketCount)
+            #expect(LatencyHistogram.highestValue(inBucket: i) >= v)
+            // Relative error at most 1/64.
+            #expect(Double(LatencyHistogram.highestValue(inBucket: i) - v) <= Double(v) / 64 + 1)
+            if v < 5000 { #expect(i == previous || i == previous + 1); previous = i }
+        }
+        #expect(LatencyHistogram.index(of: .max) == LatencyHistogram.bucketCount - 1)
+    }
+
+    @Test func percentilesOfAUniformSpread() {
+        var h = LatencyHistogram(budgetNs: 900_000)
+        for us in 1...1000 { h.record(UInt64(us) * 1000) }
+        #expect(h.count == 1000)
+        #expect(h.overBudget == 100)
+        #expect(h.maxNs == 1_000_000)
+        let p50 = Double(h.value(atQuantile: 0.5)), p99 = Double(h.value(atQuantile: 0.99))
+        #expect(p50 >= 500_000 && p50 <= 500_000 * 1.016)
+        #expect(p99 >= 990_000 && p99 <= 990_000 * 1.016)
+        #expect(h.value(atQuantile: 0.999) <= h.maxNs)
+        #expect(h.value(atQuantile: 1) == 1_000_000)
+    }
+
+    @Test func writesTheStatsObject() {
+        var h = LatencyHistogram(budgetNs: 1000)
+        h.record(500); h.record(2500)
+        var w = JSONWriter()
+        h.write(to: &w)
+        let v = try? JSON.parse(w.bytes)
+        #expect(v?["count"] == .number(2))
+        #expect(v?["overBudget"] == .number(1))
+        #expect(v?["maxUs"] == .number(2.5))
+        #expect(v?["p50Us"] == .number(0.5))
+        #expect(v?["budgetUs"] == .number(1))
+        let empty = LatencyHistogram(budgetNs: 1)
+        #expect(empty.value(atQuantile: 0.99) == 0)
+    }
+}
+
+@Suite struct OutboundQueueTests {
+    @Test func writesDirectlyWhileNothingIsQueued() {
+        var q = OutboundQueue(limit: 100)
+        #expect(q.plan(40) == .tryWrite)
+        #expect(q.wrote(40, of: 40) == .done)
+        #expect(q.queuedBytes == 0)
+    }
+
+    @Test func queuesTheRestAndKeepsOrder() {
+        var q = OutboundQueue(limit: 100)
+        #expect(q.plan(50) == .tryWrite)
+        #expect(q.wrote(20, of: 50) == .enqueue(30))
+        // Something is queued: later bytes must queue behind it.
+        #expect(q.plan(10) == .enqueue(10))
+        #expect(q.queuedBytes == 40)
+        q.completed(30)
+        q.completed(10)
+        #expect(q.queuedBytes == 0)
+        #expect(q.highWater == 40)
+        #expect(q.plan(5) == .tryWrite)
+    }
+
+    @Test func dropsWithAReasonPastTheBound() {
+        var q = OutboundQueue(limit: 100)
+        #expect(q.plan(80) == .tryWrite)
+        #expect(q.wrote(0, of: 80) == .enqueue(80))
+        guard case .drop(let reason) = q.plan(30) else { Issue.record("expected a drop"); return }
+        #expect(reason.contains("80 bytes already queued"))
+        #expect(reason.contains("100-byte limit"))
+        // Once dropped, always dropped.
+        q.completed(80)
+        if case .drop = q.plan(1) {} else { Issue.record("a dropped queue accepted more") }
+    }
+}
+
+@Suite struct PublishSchedulerTests {
+    @Test func eventsOfOneIterationFormOneBatch() {
+        var s = PublishScheduler(budgetNs: 1_000_000)
+        #expect(s.applied(seq: 1, changed: true, readNs: 100, nowNs: 200) == nil)
+        #expect(s.applied(seq: 2, changed: false, readNs: 100, nowNs: 300) == nil)
+        #expect(s.applied(seq: 3, changed: false, readNs: 150, nowNs: 400) == nil)
+        #expect(s.flush() == PublishScheduler.Batch(firstSeq: 1, lastSeq: 3, changed: true))
+        #expect(s.flush() == nil)
+    }
+
+    @Test func aBatchIsCutOnceItsOldestEventWaitedHalfTheBudget() {
+        var s = PublishScheduler(budgetNs: 1000)
+        #expect(s.applied(seq: 1, changed: false, readNs: 0, nowNs: 100) == nil)
+        #expect(s.applied(seq: 2, changed: false, readNs: 0, nowNs: 499) == nil)
+        let cut = s.applied(seq: 3, changed: true, readNs: 0, nowNs: 500)
+        #expect(cut == PublishScheduler.Batch(firstSeq: 1, lastSeq: 3, changed: true))
+        #expect(cut?.events == 3)
+        // The next batch starts afresh from its own first event.
+        #expect(s.applied(seq: 4, changed: false, readNs: 600, nowNs: 700) == nil)
+        #expect(s.flush() == PublishScheduler.Batch(firstSeq: 4, lastSeq: 4, changed: false))
+    }
+}
+
+@Suite struct NotifyTests {
+    @Test func messages() {
+        #expect(NotifyMessage.ready(status: "up").hasPrefix("READY=1\nSTATUS=up\nMAINPID="))
+        #expect(NotifyMessage.stopping(status: "bye") == "STOPPING=1\nSTATUS=bye")
+        #expect(NotifyMessage.watchdog == "WATCHDOG=1")
+    }
+
+    @Test func watchdogIntervalIsHalfTheTimeoutForThisProcessOnly() {
+        #expect(NotifyMessage.watchdogIntervalMs(environment: ["WATCHDOG_USEC": "10000000"], pid: 7) == 5000)
+        #expect(NotifyMessage.watchdogIntervalMs(environment: ["WATCHDOG_USEC": "10000000", "WATCHDOG_PID": "7"], pid: 7) == 5000)
+        #expect(NotifyMessage.watchdogIntervalMs(environment: ["WATCHDOG_USEC": "10000000", "WATCHDOG_PID": "8"], pid: 7) == nil)
+        #expect(NotifyMessage.watchdogIntervalMs(environment: ["WATCHDOG_USEC": "0"], pid: 7) == nil)
+        #expect(NotifyMessage.watchdogIntervalMs(environment: [:], pid: 7) == nil)
+    }
+
+    @Test func addressesForPathsAndTheAbstractNamespace() throws {
+        let base = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)!
+        let (p, plen) = try #require(Notifier.address(for: "/run/n"))
+        #expect(Int(plen) == base + 7)
+        let pathBytes = withUnsafeBytes(of: p.sun_path) { Array($0.prefix(7)) }
+        #expect(pathBytes == Array("/run/n".utf8) + [0])
+        let (a, alen) = try #require(Notifier.address(for: "@abs"))
+        #expect(Int(alen) == base + 4)
+        let absBytes = withUnsafeBytes(of: a.sun_path) { Array($0.prefix(4)) }
+        #expect(absBytes == [0] + Array("abs".utf8))
+        #expect(Notifier.address(for: "@") == nil)
+        #expect(Notifier.address(for: "/" + String(repeating: "x", count: 200)) == nil)
+    }
+}
+
+@Suite struct LogAndOptionsTests {
+    @Test func journalLinesCarryTheSyslogPriority() {
+        #expect(LogFormat(journal: true).line(.warning, "a\nb") == "<4>a | b\n")
+        #expect(LogFormat(journal: false).line(.notice, "up") == "creased: notice: up\n")
+        #expect(LogFormat.stderrIsJournal(nil) == false)
+        #expect(LogFormat.stderrIsJournal("garbage") == false)
+    }
+
+    @Test func parsesTheCommandLine() throws {
+        guard case .run(let o) = try DaemonOptions.parse(["--socket", "/x.sock", "--app", "builtin:split", "--budget-us=250",
+                                                           "--log-level", "debug", "--no-trace", "--max-queue-bytes", "4096"]) else {
+            Issue.record("expected run"); return
+        }
+        #expect(o.socketPath == "/x.sock")
+        #expect(o.app == .builtin("split"))
+        #expect(o.budgetUs == 250)
+        #expect(o.logLevel == .debug)
+        #expect(o.trace == false)
+        #expect(o.maxQueueBytes == 4096)
+        guard case .run(let f) = try DaemonOptions.parse(["--app", "my.json"]) else { Issue.record("expected run"); return }
+        #expect(f.app == .file("my.json"))
+        #expect(try DaemonOptions.parse(["--help"]) == .help)
+        #expect(throws: DaemonOptions.UsageError.self) { try DaemonOptions.parse(["--budget-us", "0"]) }
+        #expect(throws: DaemonOptions.UsageError.self) { try DaemonOptions.parse(["--log-level", "loud"]) }
+        #expect(throws: DaemonOptions.UsageError.self) { try DaemonOptions.parse(["--socket"]) }
+        #expect(throws: DaemonOptions.UsageError.self) { try DaemonOptions.parse(["--frobnicate"]) }
+    }
+
+    @Test func socketPathPrecedence() {
+        #expect(SocketPath.resolve(explicit: "/a", environment: ["CREASE_SOCKET": "/b", "XDG_RUNTIME_DIR": "/c"]) == "/a")
+        #expect(SocketPath.resolve(explicit: nil, environment: ["CREASE_SOCKET": "/b", "XDG_RUNTIME_DIR": "/c"]) == "/b")
+        #expect(SocketPath.resolve(explicit: nil, environment: ["XDG_RUNTIME_DIR": "/c"]) == "/c/crease/creased.sock")
+        #expect(SocketPath.resolve(explicit: nil, environment: ["XDG_RUNTIME_DIR": ""]) == "/run/crease/creased.sock")
+    }
+}
+
+@Suite struct ProtocolCodecTests {
+    private func line(_ f: (inout [UInt8]) -> Void) -> String {
+        var out: [UInt8] = []
+        f(&out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @Test func eventAckEchoesTheIdVerbatim() {
+        #expect(line { Reply.appendEventAck(id: .number(7), seq: 3, changed: true, digest: 0xAB, latencyNs: 12_345, to: &$0) }
+                == "{\"id\":7,\"ok\":true,\"seq\":3,\"changed\":true,\"digest\":\"00000000000000ab\",\"latencyUs\":12.3}\n")
+        #expect(line { Reply.appendEventAck(id: .string("a\"b"), seq: 1, changed: false, digest: .max, latencyNs: 1000, to: &$0) }
+                == "{\"id\":\"a\\\"b\",\"ok\":true,\"seq\":1,\"changed\":false,\"digest\":\"ffffffffffffffff\",\"latencyUs\":1}\n")
+        #expect(line { Reply.appendEventAck(id: .bool(true), seq: 1, changed: false, digest: 0, latencyNs: 49, to: &$0) }
+                .hasPrefix("{\"id\":true,"))
+        #expect(line { Reply.appendEventAck(id: .number(1.5), seq: 1, changed: false, digest: 0, latencyNs: 0, to: &$0) }
+                .hasPrefix("{\"id\":1.5,"))
+    }
+
+    @Test func errorsWithAndWithoutIdAndField() {
+        #expect(line { Reply.appendError(InputError("badValue", "no", field: "angle", id: .string("x")), to: &$0) }
+                == "{\"id\":\"x\",\"ok\":false,\"error\":{\"code\":\"badValue\",\"message\":\"no\",\"field\":\"angle\"}}\n")
+        #expect(line { Reply.appendError(InputError("badJSON", "bad"), to: &$0) }
+                == "{\"ok\":false,\"error\":{\"code\":\"badJSON\",\"message\":\"bad\"}}\n")
+    }
+
+    @Test func okRepliesAndPushes() {
+        #expect(line { Reply.appendOK(id: .number(2), to: &$0) { w in w.key("seq"); w.int(4) } }
+                == "{\"id\":2,\"ok\":true,\"seq\":4}\n")
+        #expect(line { Reply.appendOK(id: nil, to: &$0) { _ in } } == "{\"ok\":true}\n")
+        #expect(line { Reply.appendPush("shutdown", seq: 9, to: &$0) { _ in } } == "{\"push\":\"shutdown\",\"seq\":9}\n")
+        #expect(line { Reply.appendLayoutPush(seq: 2, digest: 1, layout: Array("{\"a\":1}".utf8), to: &$0) }
+                == "{\"push\":\"layout\",\"seq\":2,\"digest\":\"0000000000000001\",\"layout\":{\"a\":1}}\n")
+        // Appending keeps what was there.
+        var out = Array("x".utf8)
+        Reply.appendOK(id: nil, to: &out) { _ in }
+        #expect(String(decoding: out, as: UTF8.self) == "x{\"ok\":true}\n")
+    }
+
+    @Test func hexAndMicros() {
+        var out: [UInt8] = []
+        Reply.appendHex(0x0123_4567_89ab_cdef, to: &out)
+        #expect(out == Array(Digest.hex(0x0123_4567_89ab_cdef).utf8))
+        for (ns, text) in [(0, "0"), (49, "0"), (50, "0.1"), (999, "1"), (1_234_567, "1234.6")] as [(UInt64, String)] {
+            var o: [UInt8] = []
+            Reply.appendMicros(ns, to: &o)
+            #expect(String(decoding: o, as: UTF8.self) == text)
+        }
+    }
+
+    private func command(_ json: String) throws(InputError) -> Command {
+        let v = try! JSON.parse(Array(json.utf8))
+        guard case .string(let name) = v["cmd"]! else { fatalError() }
+        return try Command.decode(name: name, body: v)
+    }
+
+    @Test func decodesCommands() throws {
+        #expect(try command(#"{"cmd":"hello","id":1}"#) == .hello)
+        #expect(try command(#"{"cmd":"subscribe","topics":["layout","stats","layout"]}"#) == .subscribe([.layout, .stats]))
+        #expect(try command(#"{"cmd":"unsubscribe"}"#) == .unsubscribe([]))
+        #expect(try command(#"{"cmd":"mark","label":"fold"}"#) == .mark(label: "fold"))
+        #expect(try command(#"{"cmd":"trace","action":"rotate"}"#) == .trace(.rotate))
+        #expect(try command(#"{"cmd":"sync"}"#) == .sync)
+    }
+
+    @Test func commandErrorsNameTheFieldAndKeepTheId() {
+        func error(_ json: String) -> InputError? {
+            do { _ = try command(json); return nil } catch { return error }
+        }
+        #expect(error(#"{"cmd":"nope","id":4}"#)?.code == "unknownCommand")
+        #expect(error(#"{"cmd":"nope","id":4}"#)?.id == .number(4))
+        #expect(error(#"{"cmd":"subscribe","topics":["weather"]}"#)?.field == "topics[0]")
+        #expect(error(#"{"cmd":"subscribe","topics":[]}"#)?.field == "topics")
+        #expect(error(#"{"cmd":"subscribe"}"#)?.field == "topics")
+        #expect(error(#"{"cmd":"mark"}"#)?.field == "label")
+        #expect(error(#"{"cmd":"trace","action":"spin"}"#)?.field == "action")
+        #expect(error(#"{"cmd":"hello","extra":1}"#)?.field == "extra")
+    }
+}
