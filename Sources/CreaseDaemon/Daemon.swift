@@ -60,6 +60,9 @@ public final class Daemon {
     /// Replies owed for events of the open batch that carried an id.
     private var batchAcks: [Ack] = []
     private var dirty: [Connection] = []
+    /// Replies waiting for their events' trace records to reach the disk (`--fsync always`).
+    private var heldAcks: [Ack] = []
+    private var traceWake: UVAsync?
     private var lastPublishedDigest: UInt64
     private var lastDiagnostics: [UInt8] = []
     private var pushBuffer: [UInt8] = []
@@ -151,9 +154,13 @@ public final class Daemon {
         try listen()
 
         if options.trace, let factory = traceFactory {
+            let wake = UVAsync(loop: loop) { [unowned self] in self.releaseHeldAcks() }
+            traceWake = wake
             do {
                 trace = try factory(TraceContext(daemonVersion: DaemonInfo.version, engine: engine,
-                                                 configJSON: configJSON(), directory: options.traceDirectory))
+                                                 currentEngine: { [unowned self] in self.engine },
+                                                 configJSON: configJSON(), directory: options.traceDirectory,
+                                                 log: log, wake: { wake.send() }))
             } catch {
                 log.error("cannot open the trace: \(error); running without one")
             }
@@ -321,7 +328,6 @@ public final class Daemon {
         let digest = engine.digest
         if let trace {
             trace.recordEvent(seq: seq, tNs: readNs, client: c.id, ts: envelope.ts, eventLine: Array(line)[...], digest: digest)
-            if case .app(let app) = envelope.event { trace.recordApp(seq: seq, tNs: readNs, app: app) }
         }
         if case .app = envelope.event { log.notice("client \(c.id) replaced the app with \"\(engine.appName)\" at seq \(seq)") }
         batchReadNs.append(readNs)
@@ -357,14 +363,34 @@ public final class Daemon {
         let done = uv_hrtime()
         for r in batchReadNs { histogram.record(done &- r) }
         batchReadNs.removeAll(keepingCapacity: true)
-        for ack in batchAcks where ack.connection.state == .open {
+        if trace?.durableSeq != nil, !batchAcks.isEmpty {
+            heldAcks.append(contentsOf: batchAcks)
+            batchAcks.removeAll(keepingCapacity: true)
+            releaseHeldAcks()
+            return
+        }
+        sendAcks(batchAcks, done: done)
+        batchAcks.removeAll(keepingCapacity: true)
+    }
+
+    /// Sends the replies whose trace records are now on disk.
+    private func releaseHeldAcks() {
+        guard !heldAcks.isEmpty else { return }
+        let durable = trace?.durableSeq ?? Int.max
+        let ready = heldAcks.prefix { $0.seq <= durable }
+        guard !ready.isEmpty else { return }
+        sendAcks(ready, done: uv_hrtime())
+        heldAcks.removeFirst(ready.count)
+    }
+
+    private func sendAcks<S: Sequence>(_ acks: S, done: UInt64) where S.Element == Ack {
+        for ack in acks where ack.connection.state == .open {
             Reply.appendEventAck(id: ack.id, seq: ack.seq, changed: ack.changed, digest: ack.digest,
                                  latencyNs: done &- ack.readNs, to: &ack.connection.pending)
             if !dirty.contains(where: { $0 === ack.connection }) {
                 dirty.append(ack.connection)
             }
         }
-        batchAcks.removeAll(keepingCapacity: true)
         for c in dirty { c.flushPending() }
         dirty.removeAll(keepingCapacity: true)
     }
@@ -522,6 +548,7 @@ public final class Daemon {
         w.key("bytesOut"); w.int(Int(counters.bytesOut))
         w.key("rssKiB"); w.int(Daemon.residentKiB())
         w.key("latency"); histogram.write(to: &w)
+        if let trace { w.key("trace"); trace.writeStats(to: &w) }
         w.endObject()
     }
 
@@ -556,7 +583,7 @@ public final class Daemon {
             return nil
         }
         do {
-            let path = try trace.reopen()
+            let path = try trace.reopen(reason: reason)
             log.notice("\(reason): trace reopened as \(path)")
             return path
         } catch {
@@ -604,9 +631,13 @@ public final class Daemon {
         pushBuffer.withUnsafeBytes { bytes in
             for s in subscribers { s.send(bytes) }
         }
-        for c in connections { c.closeAfterWrites() }
+        // The trace is flushed before the last replies go out, so none is held back.
         trace?.close()
         trace = nil
+        releaseHeldAcks()
+        traceWake?.close()
+        traceWake = nil
+        for c in connections { c.closeAfterWrites() }
         check?.close()
         check = nil
         for s in signals { s.close() }

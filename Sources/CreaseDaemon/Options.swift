@@ -12,6 +12,7 @@ public struct DaemonOptions: Sendable, Equatable {
     public var logLevel: LogLevel = .info
     public var trace = true
     public var traceDirectory: String?
+    public var traceWriter = TraceWriterOptions()
     /// Bytes a connection may have queued, unsent, before it is dropped.
     public var maxQueueBytes = 1 << 20
     /// How often subscribers of the `stats` topic get a push, in milliseconds.
@@ -40,6 +41,7 @@ public struct DaemonOptions: Sendable, Equatable {
           --stats-interval-ms N  period of `stats` pushes (default 1000)
           --trace-dir DIR        where trace files go
           --no-trace             record no trace
+        \(TraceWriterOptions.usage)
           --log-level LEVEL      debug, info, notice, warning or error (default info)
           --version, --help
         A socket-activated start (LISTEN_FDS/LISTEN_PID) uses the passed socket instead.
@@ -85,6 +87,8 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--stats-interval-ms": o.statsIntervalMs = try number(arg, min: 10)
             case "--trace-dir": o.traceDirectory = try value(arg)
             case "--no-trace": o.trace = false
+            case "--trace-layouts": o.traceWriter.layouts = true
+            case _ where TraceWriterOptions.valueFlags.contains(arg): try o.traceWriter.set(arg, try value(arg))
             case "--log-level":
                 let l = try value(arg)
                 guard let level = LogLevel(name: l) else {

@@ -6,7 +6,8 @@ import CreaseCore
 public protocol TraceSink: AnyObject {
     /// One applied event: `tNs` is the monotonic time its line was read, `client`
     /// the connection's number, `ts` the sender's clock, `eventLine` the line as
-    /// received, `digest` the layout digest after it.
+    /// received, `digest` the layout digest after it. An `app` event's line holds
+    /// the new manifest, so a replay needs nothing more to follow the replacement.
     func recordEvent(seq: Int, tNs: UInt64, client: Int, ts: Int64?, eventLine: ArraySlice<UInt8>, digest: UInt64)
     /// Events `firstSeq...lastSeq` were published as one layout (only for batches
     /// of two or more; a seq not covered by a batch was published alone, if it
@@ -14,24 +15,44 @@ public protocol TraceSink: AnyObject {
     func recordBatch(firstSeq: Int, lastSeq: Int)
     /// A `mark` command, at the seq of the last applied event.
     func recordMark(seq: Int, tNs: UInt64, label: String)
-    /// An `app` event replaced the manifest as `seq` (recorded after its recordEvent).
-    func recordApp(seq: Int, tNs: UInt64, app: App)
-    /// Closes the current file and starts a new one (SIGHUP, `trace rotate`);
-    /// returns the new file's path.
-    func reopen() throws -> String
+    /// Closes the current file and starts a new one (SIGHUP, `trace rotate`) whose
+    /// header holds the state now; returns the new file's path.
+    func reopen(reason: String) throws -> String
+    /// With `--fsync always`, the highest seq whose record is on disk (or counted
+    /// lost): the daemon holds each event's reply until its seq is covered, and
+    /// checks again when the sink calls `TraceContext.wake`. Nil: replies need not wait.
+    var durableSeq: Int? { get }
+    /// The sink's counters (file, records, lost records, state) as one JSON object for `stats`.
+    func writeStats(to w: inout JSONWriter)
     /// Flushes and closes, at shutdown.
     func close()
 }
 
-/// What a trace writer needs to write its header.
+/// What a trace writer needs to write its header, and its ways back into the daemon.
 public struct TraceContext {
     public let daemonVersion: String
     /// The engine as the daemon starts: profile, app and initial state.
     public let engine: Engine
+    /// The engine now (loop thread only): the header of a rotated file holds its state.
+    public let currentEngine: () -> Engine
     /// The daemon's configuration as a JSON object.
     public let configJSON: [UInt8]
     /// `--trace-dir`, if given.
     public let directory: String?
+    public let log: Logger
+    /// Thread-safe: tells the loop that `durableSeq` moved.
+    public let wake: @Sendable () -> Void
+
+    public init(daemonVersion: String, engine: Engine, currentEngine: @escaping () -> Engine, configJSON: [UInt8],
+                directory: String?, log: Logger, wake: @escaping @Sendable () -> Void) {
+        self.daemonVersion = daemonVersion
+        self.engine = engine
+        self.currentEngine = currentEngine
+        self.configJSON = configJSON
+        self.directory = directory
+        self.log = log
+        self.wake = wake
+    }
 }
 
 public typealias TraceSinkFactory = (TraceContext) throws -> any TraceSink

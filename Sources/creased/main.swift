@@ -26,7 +26,11 @@ do {
 }
 
 do {
-    let daemon = try Daemon(options: options, environment: ProcessInfo.processInfo.environment, traceFactory: nil)
+    let environment = ProcessInfo.processInfo.environment
+    let traceDirectory = TraceDirectory.resolve(explicit: options.traceDirectory, environment: environment)
+    let daemon = try Daemon(options: options, environment: environment) { context in
+        try TraceWriter(context: context, options: options.traceWriter, directory: traceDirectory)
+    }
     try daemon.run()
 } catch {
     fail(error.description, status: 1)

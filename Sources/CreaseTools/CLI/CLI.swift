@@ -11,6 +11,9 @@ public enum CLI {
 
     static let commands: [Command] = [
         Command(name: "layout", usage: LayoutCommand.usage, summary: "apply events to the default state and print the layout", run: LayoutCommand.run),
+        Command(name: "replay", usage: ReplayCommand.usage, summary: "replay a trace in process or into a daemon; --verify checks every digest", run: ReplayCommand.run),
+        Command(name: "trace", usage: TraceCommand.usage, summary: "check, info, slice, diff, export and bench trace files", run: TraceCommand.run),
+        Command(name: "gen", usage: GenCommand.usage, summary: "synthesize rig-like event streams (stdout or --to SOCKET)", run: GenCommand.run),
         Command(name: "demo", usage: DemoCommand.usage, summary: "the built-in app through folding, rotating, keyboard and Live Activities", run: DemoCommand.run),
     ]
 

@@ -1,0 +1,204 @@
+/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator whose output depends
+/// on the seed alone, never on the process or the machine.
+public struct SplitMix64: Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1), from the top 53 bits.
+    public mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
+
+    /// Roughly bell-shaped in [-1, 1]: the mean of three uniforms, as an encoder's noise looks.
+    public mutating func jitter() -> Double { (unit() + unit() + unit()) * (2.0 / 3.0) - 1 }
+}
+
+/// An event and when, in nanoseconds from the stream's start, a rig would send it.
+public struct GeneratedEvent: Sendable, Equatable {
+    public var offsetNs: UInt64
+    public var event: Event
+}
+
+/// The rig-like streams of `crease gen`. Every scenario but `app-replace`'s second half
+/// drives the built-in `tabs` app (Trailhead); `app-replace` switches to the `split` app.
+public enum GenScenario: String, Sendable, CaseIterable {
+    case unfold, flap, outerLandscape = "outer-landscape", splitView = "split-view", rtl, sheet, tabs,
+         appReplace = "app-replace", rig
+
+    public var summary: String {
+        switch self {
+        case .unfold: "a slow unfold, dwelling with encoder noise around both pose thresholds"
+        case .flap: "the hinge flapped open and shut at 1 kHz, fast"
+        case .outerLandscape: "closed, outer display in landscape, keyboard up, three Live Activities arriving"
+        case .splitView: "open flat in landscape, Split View on the left, then the right, then none"
+        case .rtl: "right-to-left through an unfold and a rotation"
+        case .sheet: "a trailing sheet presented on a partly folded device while the hinge moves"
+        case .tabs: "switching between a browse screen and a task screen, folded and open"
+        case .appReplace: "the app replaced mid-run (tabs, then split), then the new app's inspector and keyboard"
+        case .rig: "a long hinge-heavy rig session with the odd rotation, keyboard and Live Activity storm"
+        }
+    }
+}
+
+public struct EventGenerator: Sendable {
+    public private(set) var events: [GeneratedEvent] = []
+    private var rng: SplitMix64
+    private var clockNs: UInt64 = 0
+    private let periodNs: UInt64
+    /// Peak encoder noise in degrees.
+    private let noise: Double
+    private var angle = 0.0
+
+    public init(seed: UInt64, rateHz: Double, noise: Double = 1.5) {
+        rng = SplitMix64(seed: seed)
+        periodNs = UInt64((1e9 / max(1, min(rateHz, 100_000))).rounded())
+        self.noise = noise
+    }
+
+    /// A scenario's events; `seconds` scales the hinge-driven scenarios (`unfold`, `flap`, `rig`).
+    public static func generate(_ scenario: GenScenario, seed: UInt64, rateHz: Double = 1000, seconds: Double = 2) -> [GeneratedEvent] {
+        var g = EventGenerator(seed: seed, rateHz: rateHz)
+        g.run(scenario, seconds: max(0.1, seconds))
+        return g.events
+    }
+
+    private mutating func run(_ scenario: GenScenario, seconds: Double) {
+        let ms = seconds * 1000
+        switch scenario {
+        case .unfold:
+            sweep(to: 14, ms: ms * 0.15)
+            dwell(around: 20, ms: ms * 0.2)       // the closed / partly-open threshold
+            sweep(to: 150, ms: ms * 0.2)
+            dwell(around: 160, ms: ms * 0.25)     // the partly-open / fully-open threshold
+            sweep(to: 180, ms: ms * 0.1)
+            hold(ms: ms * 0.1)
+        case .flap:
+            let cycles = max(1, Int(seconds * 4))
+            for _ in 0..<cycles {
+                sweep(to: 180, ms: 110)
+                sweep(to: 0, ms: 110)
+                hold(ms: 30)
+            }
+        case .outerLandscape:
+            hold(ms: 100)
+            send(.orientation(.landscapeLeft), thenWait: 150)
+            send(.keyboard(visible: true, height: nil), thenWait: 150)
+            for n in 1...3 { send(.liveActivities(count: n), thenWait: 120) }
+            hold(ms: 200)                          // the closed device still reports the hinge
+            send(.keyboard(visible: false, height: nil), thenWait: 100)
+            send(.liveActivities(count: 0), thenWait: 100)
+            send(.orientation(.portrait), thenWait: 50)
+        case .splitView:
+            sweep(to: 180, ms: 300)
+            send(.orientation(.landscapeLeft), thenWait: 150)
+            for side in [SplitSide.left, .right, .left, .none] {
+                send(.splitView(side), thenWait: 150)
+                hold(ms: 60)
+            }
+            send(.orientation(.portrait), thenWait: 50)
+        case .rtl:
+            send(.layoutDirection(.rtl), thenWait: 100)
+            sweep(to: 95, ms: 250)
+            hold(ms: 100)
+            sweep(to: 180, ms: 150)
+            send(.orientation(.landscapeRight), thenWait: 150)
+            send(.keyboard(visible: true, height: 320), thenWait: 150)
+            send(.keyboard(visible: false, height: nil), thenWait: 100)
+            send(.orientation(.portrait), thenWait: 100)
+            sweep(to: 0, ms: 250)
+            send(.layoutDirection(.ltr), thenWait: 50)
+        case .sheet:
+            sweep(to: 90, ms: 250)
+            send(.present(sheet: "trailInfo"), thenWait: 100)
+            dwell(around: 90, ms: 150)
+            sweep(to: 150, ms: 150)
+            sweep(to: 70, ms: 150)
+            send(.orientation(.landscapeLeft), thenWait: 150)
+            send(.dismiss, thenWait: 100)
+            send(.present(sheet: "filters"), thenWait: 150)
+            send(.dismiss, thenWait: 50)
+            send(.orientation(.portrait), thenWait: 50)
+        case .tabs:
+            send(.select(tab: "plan"), thenWait: 150)
+            send(.keyboard(visible: true, height: nil), thenWait: 150)
+            send(.keyboard(visible: false, height: nil), thenWait: 100)
+            send(.select(tab: "browse"), thenWait: 150)
+            send(.push(screen: "trailDetail"), thenWait: 150)
+            sweep(to: 180, ms: 250)
+            send(.select(tab: "plan"), thenWait: 150)
+            send(.select(tab: "browse"), thenWait: 150)
+            send(.pop, thenWait: 100)
+            send(.select(tab: "saved"), thenWait: 100)
+            send(.select(tab: "browse"), thenWait: 50)
+        case .appReplace:
+            sweep(to: 180, ms: 200)
+            send(.select(tab: "plan"), thenWait: 150)
+            if let split = BuiltinApps.app(named: "split") { send(.app(split), thenWait: 150) }
+            send(.orientation(.landscapeLeft), thenWait: 150)
+            send(.inspector(presented: true), thenWait: 150)
+            send(.keyboard(visible: true, height: nil), thenWait: 150)
+            send(.keyboard(visible: false, height: nil), thenWait: 100)
+            send(.inspector(presented: false), thenWait: 100)
+            sweep(to: 0, ms: 200)
+        case .rig:
+            var remaining = ms
+            var step = 0
+            while remaining > 0 {
+                sweep(to: 10 + rng.unit() * 170, ms: 150 + rng.unit() * 250)
+                hold(ms: 50)
+                switch step % 5 {
+                case 0: send(.orientation(rng.unit() < 0.5 ? .landscapeLeft : .portrait), thenWait: 20)
+                case 1: send(.keyboard(visible: true, height: nil), thenWait: 20); send(.keyboard(visible: false, height: nil), thenWait: 20)
+                case 2: for n in [1, 2, 3, 4, 2, 0] { send(.liveActivities(count: n), thenWait: 5) }
+                default: break
+                }
+                step += 1
+                remaining = ms - Double(clockNs) / 1e6
+            }
+        }
+    }
+
+    private mutating func send(_ event: Event, thenWait ms: Double) {
+        events.append(GeneratedEvent(offsetNs: clockNs, event: event))
+        clockNs += UInt64(ms * 1e6)
+    }
+
+    /// One encoder sample: the true angle plus noise, clamped and quantised to 0.01°.
+    private mutating func sample(_ trueAngle: Double) {
+        let reading = min(180, max(0, trueAngle + noise * rng.jitter()))
+        events.append(GeneratedEvent(offsetNs: clockNs, event: .hinge(angle: (reading * 100).rounded() / 100)))
+        clockNs += periodNs
+    }
+
+    private mutating func samples(ms: Double) -> Int { max(1, Int(ms * 1e6 / Double(periodNs))) }
+
+    private mutating func sweep(to target: Double, ms: Double) {
+        let n = samples(ms: ms)
+        let from = angle
+        for i in 1...n { sample(from + (target - from) * Double(i) / Double(n)) }
+        angle = target
+    }
+
+    private mutating func hold(ms: Double) {
+        for _ in 0..<samples(ms: ms) { sample(angle) }
+    }
+
+    /// Wanders slowly back and forth across `center`, ±4°, so the noise crosses the threshold many times.
+    private mutating func dwell(around center: Double, ms: Double) {
+        let n = samples(ms: ms)
+        for i in 0..<n {
+            let phase = Double(i) / Double(n) * 6
+            let wave = phase - phase.rounded(.down)
+            let tri = wave < 0.5 ? wave * 4 - 1 : 3 - wave * 4
+            sample(center + 4 * tri)
+        }
+        angle = center
+    }
+}

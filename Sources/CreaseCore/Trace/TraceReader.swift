@@ -1,0 +1,107 @@
+/// A trace file read into memory: its header, where its complete lines end, and
+/// what follows them. A record is complete once its newline is written, so bytes
+/// after the last newline are a cut tail (a crash, kill -9, a full disk): they are
+/// reported, never read. A complete line that does not decode is damage, reported
+/// by the cursor with its line number and byte offset.
+public struct TraceFile: Sendable {
+    public let bytes: [UInt8]
+    public let header: TraceHeader
+    /// Offset of the first record (just past the header's newline).
+    public let recordsStart: Int
+    /// Offset just past the last complete line.
+    public let completeEnd: Int
+    /// Number of complete lines, the header included.
+    public let completeLines: Int
+
+    /// The unterminated bytes at the end, if any.
+    public struct Cut: Sendable, Equatable {
+        /// Byte offset where the incomplete line starts.
+        public var offset: Int
+        /// Its line number.
+        public var line: Int
+        public var length: Int
+    }
+    public var cut: Cut? {
+        completeEnd < bytes.count ? Cut(offset: completeEnd, line: completeLines + 1, length: bytes.count - completeEnd) : nil
+    }
+
+    public init(bytes: [UInt8]) throws(TraceError) {
+        self.bytes = bytes
+        guard let headerEnd = bytes.firstIndex(of: 0x0A) else {
+            throw TraceError(bytes.isEmpty ? "the file is empty" : "the header is incomplete: the file ends at byte \(bytes.count) before its first newline",
+                             line: 1, offset: 0)
+        }
+        var headerLine = bytes[0..<headerEnd]
+        if headerLine.last == 0x0D { headerLine = headerLine.dropLast() }
+        header = try TraceHeader.decode(headerLine)
+        recordsStart = headerEnd + 1
+        var lines = 0
+        var end = 0
+        bytes.withUnsafeBufferPointer { b in
+            for i in 0..<b.count where b[i] == 0x0A {
+                lines += 1
+                end = i + 1
+            }
+        }
+        completeEnd = end
+        completeLines = lines
+    }
+
+    public func cursor() -> TraceCursor { TraceCursor(file: self) }
+
+    /// A warning for a cut tail, naming its byte offset; nil when the file ends cleanly.
+    public var cutWarning: String? {
+        guard let c = cut else { return nil }
+        return "the trace is cut at byte \(c.offset) (line \(c.line), \(c.length) byte\(c.length == 1 ? "" : "s") of an incomplete record ignored)"
+    }
+}
+
+/// One record with where it is in the file.
+public struct TracedRecord: Sendable {
+    public var record: TraceRecord
+    /// 1-based line number.
+    public var line: Int
+    /// Byte offset of the line's start, and its length without the newline.
+    public var offset: Int
+    public var length: Int
+}
+
+/// Walks the complete records of a file in order. Blank lines are skipped.
+public struct TraceCursor: Sendable {
+    public let file: TraceFile
+    public private(set) var offset: Int
+    public private(set) var line: Int
+
+    init(file: TraceFile) {
+        self.file = file
+        offset = file.recordsStart
+        line = 1
+    }
+
+    public mutating func next() throws(TraceError) -> TracedRecord? {
+        let end = file.completeEnd
+        var position = offset
+        var number = line
+        defer { offset = position; line = number }
+        return try file.bytes.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) throws(TraceError) -> TracedRecord? in
+            while position < end {
+                let lineStart = position
+                var nl = lineStart
+                while b[nl] != 0x0A { nl += 1 }
+                number += 1
+                position = nl + 1
+                var lineEnd = nl
+                if lineEnd > lineStart, b[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                if lineEnd == lineStart { continue }
+                let text = UnsafeBufferPointer(rebasing: b[lineStart..<lineEnd])
+                do throws(TraceError) {
+                    let record = try TraceRecord.decode(text)
+                    return TracedRecord(record: record, line: number, offset: lineStart, length: lineEnd - lineStart)
+                } catch {
+                    throw TraceError(error.message, line: number, offset: lineStart)
+                }
+            }
+            return nil
+        }
+    }
+}

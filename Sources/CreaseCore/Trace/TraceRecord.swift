@@ -1,0 +1,303 @@
+/// One line after the header. Which member a line has says what it is:
+///
+///     {"seq":12,"t":48211904,"client":3,"event":{"event":"hinge","angle":91.5,"ts":77},"digest":"…"}
+///     {"seq":12,"t":48300000,"mark":"label"}
+///     {"seq":12,"batch":[9,12]}                       events 9…12 were published as one layout
+///     {"seq":12,"layout":{…}}                        the layout after seq 12 (--trace-layouts)
+///     {"seq":40,"t":…,"gap":{"lost":27,"reason":"…"},"state":{…},"digest":"…"}
+///
+/// `t` is monotonic nanoseconds since the run began; `seq` counts applied events.
+public enum TraceRecord: Sendable, Equatable {
+    case event(TraceEvent)
+    case mark(seq: Int, t: UInt64, label: String)
+    case batch(first: Int, last: Int)
+    /// The layout line as recorded, re-encoded canonically (equal to what the engine prints).
+    case layout(seq: Int, json: [UInt8])
+    /// Records were lost (a full disk, a failed write); writing resumed at `seq` with this state.
+    case gap(TraceGap)
+
+    public var seq: Int {
+        switch self {
+        case .event(let e): e.seq
+        case .mark(let seq, _, _): seq
+        case .batch(_, let last): last
+        case .layout(let seq, _): seq
+        case .gap(let g): g.seq
+        }
+    }
+}
+
+public struct TraceEvent: Sendable, Equatable {
+    public var seq: Int
+    public var t: UInt64
+    /// The daemon's number for the connection the event came from.
+    public var client: Int?
+    /// The event with the sender's `ts` (and `id`, if it had one).
+    public var envelope: EventEnvelope
+    /// The layout digest after the event.
+    public var digest: UInt64
+
+    public init(seq: Int, t: UInt64, client: Int?, envelope: EventEnvelope, digest: UInt64) {
+        self.seq = seq
+        self.t = t
+        self.client = client
+        self.envelope = envelope
+        self.digest = digest
+    }
+}
+
+public struct TraceGap: Sendable, Equatable {
+    public var seq: Int
+    public var t: UInt64
+    public var lost: Int
+    public var reason: String
+    /// The state as written by `DeviceState.write(to:app:)`; it is read against the app of the moment.
+    public var state: JSONValue
+    public var digest: UInt64
+}
+
+/// Appends records as lines (each with its newline). Pure: the trace writer and
+/// `crease trace slice` share it.
+public enum TraceEncoding {
+    /// `event` is the event object as the client sent it (already validated by the daemon);
+    /// surrounding whitespace is dropped so the record stays one canonical-looking line.
+    public static func appendEvent(seq: Int, t: UInt64, client: Int?, event: UnsafeRawBufferPointer, digest: UInt64,
+                                   to out: inout [UInt8]) {
+        let bytes = event.bindMemory(to: UInt8.self)
+        var lo = 0, hi = bytes.count
+        while lo < hi, isSpace(bytes[lo]) { lo += 1 }
+        while hi > lo, isSpace(bytes[hi - 1]) { hi -= 1 }
+        appendASCII(#"{"seq":"#, to: &out)
+        JSONWriter.appendInt(seq, to: &out)
+        appendASCII(#","t":"#, to: &out)
+        JSONWriter.appendUInt(UInt(t), to: &out)
+        if let client {
+            appendASCII(#","client":"#, to: &out)
+            JSONWriter.appendInt(client, to: &out)
+        }
+        appendASCII(#","event":"#, to: &out)
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[lo..<hi]))
+        appendDigestTail(digest, to: &out)
+    }
+
+    public static func appendEvent(_ e: TraceEvent, to out: inout [UInt8]) {
+        var w = JSONWriter(capacity: 96)
+        e.envelope.event.write(to: &w, ts: e.envelope.ts, id: e.envelope.id)
+        w.bytes.withUnsafeBytes { appendEvent(seq: e.seq, t: e.t, client: e.client, event: $0, digest: e.digest, to: &out) }
+    }
+
+    public static func appendMark(seq: Int, t: UInt64, label: String, to out: inout [UInt8]) {
+        appendASCII(#"{"seq":"#, to: &out)
+        JSONWriter.appendInt(seq, to: &out)
+        appendASCII(#","t":"#, to: &out)
+        JSONWriter.appendUInt(UInt(t), to: &out)
+        appendASCII(#","mark":"#, to: &out)
+        JSONWriter.appendQuoted(label, to: &out)
+        appendASCII("}\n", to: &out)
+    }
+
+    public static func appendBatch(first: Int, last: Int, to out: inout [UInt8]) {
+        appendASCII(#"{"seq":"#, to: &out)
+        JSONWriter.appendInt(last, to: &out)
+        appendASCII(#","batch":["#, to: &out)
+        JSONWriter.appendInt(first, to: &out)
+        out.append(UInt8(ascii: ","))
+        JSONWriter.appendInt(last, to: &out)
+        appendASCII("]}\n", to: &out)
+    }
+
+    /// `layout` is `Engine.layoutJSON()`.
+    public static func appendLayout(seq: Int, layout: [UInt8], to out: inout [UInt8]) {
+        appendASCII(#"{"seq":"#, to: &out)
+        JSONWriter.appendInt(seq, to: &out)
+        appendASCII(#","layout":"#, to: &out)
+        out.append(contentsOf: layout)
+        appendASCII("}\n", to: &out)
+    }
+
+    /// A gap: `lost` records were not written; the engine is as it is when writing resumed.
+    public static func appendGap(engine: Engine, t: UInt64, lost: Int, reason: String, to out: inout [UInt8]) {
+        var w = JSONWriter(capacity: 512)
+        w.beginObject()
+        w.key("seq"); w.int(engine.seq)
+        w.key("t"); w.int(Int(t))
+        w.key("gap"); w.beginObject(); w.key("lost"); w.int(lost); w.key("reason"); w.string(reason); w.endObject()
+        w.key("state"); engine.state.write(to: &w, app: engine.app)
+        w.key("digest"); w.string(Digest.hex(engine.digest))
+        w.endObject()
+        out.append(contentsOf: w.bytes)
+        out.append(0x0A)
+    }
+
+    public static func appendRecord(_ record: TraceRecord, to out: inout [UInt8]) {
+        switch record {
+        case .event(let e): appendEvent(e, to: &out)
+        case .mark(let seq, let t, let label): appendMark(seq: seq, t: t, label: label, to: &out)
+        case .batch(let first, let last): appendBatch(first: first, last: last, to: &out)
+        case .layout(let seq, let json): appendLayout(seq: seq, layout: json, to: &out)
+        case .gap(let g):
+            var w = JSONWriter(capacity: 512)
+            w.beginObject()
+            w.key("seq"); w.int(g.seq)
+            w.key("t"); w.int(Int(g.t))
+            w.key("gap"); w.beginObject(); w.key("lost"); w.int(g.lost); w.key("reason"); w.string(g.reason); w.endObject()
+            w.key("state"); w.value(g.state)
+            w.key("digest"); w.string(Digest.hex(g.digest))
+            w.endObject()
+            out.append(contentsOf: w.bytes)
+            out.append(0x0A)
+        }
+    }
+
+    private static func appendDigestTail(_ digest: UInt64, to out: inout [UInt8]) {
+        appendASCII(#","digest":""#, to: &out)
+        out.append(contentsOf: Digest.hexBytes(digest))
+        appendASCII("\"}\n", to: &out)
+    }
+
+    @inline(__always) static func appendASCII(_ s: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+}
+
+extension TraceRecord {
+    /// Decodes one record line (without its newline). The message of the error says what is wrong;
+    /// the caller adds the line and offset.
+    public static func decode(_ line: UnsafeBufferPointer<UInt8>) throws(TraceError) -> TraceRecord {
+        if let fast = TraceFastPath.hingeEvent(line) { return .event(fast) }
+        let value: JSONValue
+        do { value = try JSON.parse(UnsafeRawBufferPointer(line)) } catch {
+            throw TraceError("not valid JSON: \(error.message) at byte \(error.offset) of the line", line: 0, offset: 0)
+        }
+        do { return try decode(value) } catch {
+            throw TraceError("bad record: \(error)", line: 0, offset: 0)
+        }
+    }
+
+    public static func decode(_ value: JSONValue) throws(InputError) -> TraceRecord {
+        let r = try FieldReader(value, path: "", what: "record")
+        let seq = try r.integer("seq", min: 0, max: TraceHeader.maxInteger)
+        func time() throws(InputError) -> UInt64 { UInt64(try r.integer("t", min: 0, max: TraceHeader.maxInteger)) }
+        func digest() throws(InputError) -> UInt64 {
+            guard let d = Digest.parseHex(try r.string("digest")) else {
+                throw InputError("badValue", "digest must be 16 hex digits", field: "digest")
+            }
+            return d
+        }
+        if let event = r.optional("event") {
+            try r.rejectUnknown(allowed: ["seq", "t", "client", "event", "digest"])
+            let envelope: EventEnvelope
+            do { envelope = try Event.decode(event) } catch {
+                var e = error
+                e.field = e.field.map { "event.\($0)" } ?? "event"
+                throw e
+            }
+            return .event(TraceEvent(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
+                                     envelope: envelope, digest: try digest()))
+        }
+        if r.optional("mark") != nil {
+            try r.rejectUnknown(allowed: ["seq", "t", "mark"])
+            return .mark(seq: seq, t: try time(), label: try r.string("mark"))
+        }
+        if r.optional("batch") != nil {
+            try r.rejectUnknown(allowed: ["seq", "batch"])
+            let range = try r.array("batch")
+            guard range.count == 2, case .number(let f) = range[0], case .number(let l) = range[1] else {
+                throw InputError("wrongType", "batch must be [first, last]", field: "batch")
+            }
+            let first = try FieldReader.checkInteger(f, field: "batch[0]", min: 1, max: TraceHeader.maxInteger)
+            let last = try FieldReader.checkInteger(l, field: "batch[1]", min: first, max: TraceHeader.maxInteger)
+            guard last == seq else { throw InputError("badValue", "a batch record's seq is the batch's last event", field: "seq") }
+            return .batch(first: first, last: last)
+        }
+        if let layout = r.optional("layout") {
+            try r.rejectUnknown(allowed: ["seq", "layout"])
+            guard case .object = layout else { throw InputError.wrongType("layout", expected: "an object", got: layout) }
+            var w = JSONWriter(capacity: 4096)
+            w.value(layout)
+            return .layout(seq: seq, json: w.bytes)
+        }
+        if r.optional("gap") != nil {
+            try r.rejectUnknown(allowed: ["seq", "t", "gap", "state", "digest"])
+            let g = try FieldReader(try r.required("gap"), path: "gap", what: "gap")
+            try g.rejectUnknown(allowed: ["lost", "reason"])
+            return .gap(TraceGap(seq: seq, t: try time(), lost: try g.integer("lost", min: 0, max: TraceHeader.maxInteger),
+                                 reason: try g.string("reason"), state: try r.required("state"), digest: try digest()))
+        }
+        throw InputError("unknownRecord", "a record has one of \"event\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
+    }
+}
+
+/// The common case, parsed without building a JSONValue: a hinge event in the exact
+/// shape the trace writer produces from a rig's line,
+/// `{"seq":N,"t":N,"client":N,"event":{"event":"hinge","angle":X[,"ts":N]},"digest":"HEX"}`.
+/// Anything else (other spacing, an `id`, another event) returns nil and takes the general path,
+/// which accepts the same records; the two are tested to agree.
+enum TraceFastPath {
+    static func hingeEvent(_ b: UnsafeBufferPointer<UInt8>) -> TraceEvent? {
+        var i = 0
+        guard expect(b, &i, #"{"seq":"#), let seq = unsigned(b, &i),
+              expect(b, &i, #","t":"#), let t = unsigned(b, &i),
+              expect(b, &i, #","client":"#), let client = unsigned(b, &i),
+              expect(b, &i, #","event":{"event":"hinge","angle":"#) else { return nil }
+        var parser = JSONParser(b)
+        parser.index = i
+        guard i < b.count, b[i] != UInt8(ascii: "-"), let angle = try? parser.parseNumber() else { return nil }
+        i = parser.index
+        // Exactly what Event.decode accepts; anything else is left to it to reject with a message.
+        guard angle >= 0, angle <= EventLimits.maxAngle else { return nil }
+        var ts: Int64?
+        if expect(b, &i, #","ts":"#) {
+            var negative = false
+            if i < b.count, b[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+            guard let magnitude = unsigned(b, &i), magnitude < 1 << 53 else { return nil }
+            ts = negative ? -Int64(magnitude) : Int64(magnitude)
+        }
+        guard expect(b, &i, #"},"digest":""#), i + 18 == b.count, let digest = hex16(b, i),
+              b[i + 16] == UInt8(ascii: "\""), b[i + 17] == UInt8(ascii: "}") else { return nil }
+        guard seq <= TraceHeader.maxInteger, t <= TraceHeader.maxInteger, client <= TraceHeader.maxInteger else { return nil }
+        return TraceEvent(seq: seq, t: UInt64(t), client: client, envelope: EventEnvelope(event: .hinge(angle: angle), ts: ts),
+                          digest: digest)
+    }
+
+    @inline(__always) static func expect(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ s: StaticString) -> Bool {
+        let n = s.utf8CodeUnitCount
+        guard i + n <= b.count else { return false }
+        let p = s.utf8Start
+        for k in 0..<n where b[i + k] != p[k] { return false }
+        i += n
+        return true
+    }
+
+    /// A JSON non-negative integer of at most 16 digits, no leading zeros.
+    @inline(__always) static func unsigned(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Int? {
+        let start = i
+        var v = 0
+        while i < b.count, b[i] &- 48 < 10, i - start < 16 {
+            v = v * 10 + Int(b[i] &- 48)
+            i += 1
+        }
+        guard i > start, i - start == 1 || b[start] != UInt8(ascii: "0") else { return nil }
+        guard i >= b.count || b[i] &- 48 >= 10 else { return nil }
+        return v
+    }
+
+    @inline(__always) static func hex16(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt64? {
+        guard i + 16 <= b.count else { return nil }
+        var v: UInt64 = 0
+        for k in 0..<16 {
+            let c = b[i + k]
+            let d: UInt8
+            switch c {
+            case 48...57: d = c - 48
+            case 97...102: d = c - 87
+            case 65...70: d = c - 55
+            default: return nil
+            }
+            v = v << 4 | UInt64(d)
+        }
+        return v
+    }
+}

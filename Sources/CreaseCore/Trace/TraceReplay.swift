@@ -1,0 +1,182 @@
+/// Where a replay stopped agreeing with the trace.
+public struct Divergence: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// The header's state gives another layout than the one it records.
+        case initialDigest
+        /// The event applied but the layout digest differs.
+        case digest
+        /// The event was rejected, though the daemon had applied it.
+        case rejected(InputError)
+        /// The digests agree but the recorded layout (--trace-layouts) differs.
+        case layout
+        /// The state a gap record resumes from gives another layout than it records.
+        case gapDigest
+    }
+    public var kind: Kind
+    public var seq: Int
+    public var line: Int
+    /// The event, as canonical JSON (nil for the header and gaps).
+    public var event: [UInt8]?
+    public var expected: UInt64
+    public var actual: UInt64
+    /// Field by field, where the trace holds the layout for this seq.
+    public var differences: [LayoutDifference]
+
+    public var summary: String {
+        let eventText = event.map { " " + String(decoding: $0, as: UTF8.self) } ?? ""
+        switch kind {
+        case .initialDigest:
+            return "the initial state (seq \(seq)) gives digest \(Digest.hex(actual)), the header records \(Digest.hex(expected))"
+        case .digest:
+            return "seq \(seq) (line \(line)):\(eventText): expected digest \(Digest.hex(expected)), got \(Digest.hex(actual))"
+        case .rejected(let error):
+            return "seq \(seq) (line \(line)):\(eventText): the event was rejected: \(error)"
+        case .layout:
+            return "seq \(seq) (line \(line)): digest \(Digest.hex(actual)) matches but the recorded layout differs"
+        case .gapDigest:
+            return "seq \(seq) (line \(line)): after a gap, the recorded state gives digest \(Digest.hex(actual)), the trace records \(Digest.hex(expected))"
+        }
+    }
+}
+
+/// Applies a trace's records to an engine, checking each digest when verifying.
+/// Structural problems (seqs out of order, a batch that names unapplied events)
+/// throw a TraceError; disagreements with the engine are returned as a Divergence.
+public struct TraceReplayer: Sendable {
+    public private(set) var engine: Engine
+    public let verify: Bool
+    public private(set) var eventsApplied = 0
+    /// `t` of the latest record that has one.
+    public private(set) var lastT: UInt64
+    private var lastEventT: UInt64 = 0
+    /// The last seq covered by a batch record, so batches never overlap; and the seq
+    /// the file (or a gap) starts at, which the first batch may reach back across.
+    private var lastBatchEnd: Int
+    private var batchFloor: Int
+
+    public init(header: TraceHeader, verify: Bool) {
+        engine = header.makeEngine()
+        self.verify = verify
+        lastT = header.initialT
+        lastBatchEnd = header.initialSeq
+        batchFloor = header.initialSeq
+    }
+
+    /// Resumes from an engine (used when two replays run side by side).
+    public init(engine: Engine, t: UInt64, verify: Bool) {
+        self.engine = engine
+        self.verify = verify
+        lastT = t
+        lastBatchEnd = engine.seq
+        batchFloor = engine.seq
+    }
+
+    /// Whether the header's recorded digest is the one this engine computes for its state.
+    public func checkInitial(_ header: TraceHeader) -> Divergence? {
+        guard engine.digest != header.initialDigest else { return nil }
+        return Divergence(kind: .initialDigest, seq: header.initialSeq, line: 1, event: nil,
+                          expected: header.initialDigest, actual: engine.digest, differences: [])
+    }
+
+    public mutating func apply(_ traced: TracedRecord) throws(TraceError) -> Divergence? {
+        switch traced.record {
+        case .event(let e):
+            guard e.seq == engine.seq + 1 else {
+                throw TraceError("event seq \(e.seq) does not follow seq \(engine.seq)", line: traced.line, offset: traced.offset)
+            }
+            // Events are stamped when their line is read, so their t never goes back; a mark or
+            // a rotation is stamped when handled, which may be after later events of the same read.
+            guard e.t >= lastEventT else {
+                throw TraceError("t \(e.t) goes back from the previous event's \(lastEventT)", line: traced.line, offset: traced.offset)
+            }
+            lastEventT = e.t
+            lastT = max(lastT, e.t)
+            do {
+                try engine.apply(e.envelope.event)
+            } catch {
+                return Divergence(kind: .rejected(error), seq: e.seq, line: traced.line, event: e.envelope.event.jsonBytes(),
+                                  expected: e.digest, actual: engine.digest, differences: [])
+            }
+            eventsApplied += 1
+            if verify, engine.digest != e.digest {
+                return Divergence(kind: .digest, seq: e.seq, line: traced.line, event: e.envelope.event.jsonBytes(),
+                                  expected: e.digest, actual: engine.digest, differences: [])
+            }
+        case .mark(let seq, let t, _):
+            guard seq == engine.seq else {
+                throw TraceError("a mark at seq \(seq) where the replay is at seq \(engine.seq)", line: traced.line, offset: traced.offset)
+            }
+            lastT = max(lastT, t)
+        case .batch(let first, let last):
+            guard last == engine.seq, first <= last, first > lastBatchEnd || lastBatchEnd == batchFloor else {
+                throw TraceError("batch [\(first), \(last)] does not end at the last applied event (seq \(engine.seq)) or overlaps the one before",
+                                 line: traced.line, offset: traced.offset)
+            }
+            lastBatchEnd = last
+        case .layout(let seq, let json):
+            guard seq == engine.seq else {
+                throw TraceError("a layout for seq \(seq) where the replay is at seq \(engine.seq)", line: traced.line, offset: traced.offset)
+            }
+            if verify {
+                let actual = engine.layoutJSON()
+                if actual != json {
+                    return Divergence(kind: .layout, seq: seq, line: traced.line, event: nil, expected: engine.digest,
+                                      actual: engine.digest, differences: LayoutDiff.differences(expected: json, actual: actual))
+                }
+            }
+        case .gap(let g):
+            guard g.seq >= engine.seq else {
+                throw TraceError("a gap resuming at seq \(g.seq) is behind the replay (seq \(engine.seq))", line: traced.line, offset: traced.offset)
+            }
+            let state: DeviceState
+            do { state = try DeviceState.decode(g.state, app: engine.app) } catch {
+                throw TraceError("the gap's state does not fit the app: \(error)", line: traced.line, offset: traced.offset)
+            }
+            engine = Engine(profile: engine.profile, app: engine.app, state: state, seq: g.seq)
+            lastT = max(lastT, g.t)
+            lastBatchEnd = g.seq
+            batchFloor = g.seq
+            if verify, engine.digest != g.digest {
+                return Divergence(kind: .gapDigest, seq: g.seq, line: traced.line, event: nil, expected: g.digest,
+                                  actual: engine.digest, differences: [])
+            }
+        }
+        return nil
+    }
+}
+
+/// What replaying a whole file found.
+public struct ReplayOutcome: Sendable {
+    public var engine: Engine
+    public var eventsApplied: Int
+    public var lastT: UInt64
+    public var divergence: Divergence?
+
+    public init(engine: Engine, eventsApplied: Int, lastT: UInt64, divergence: Divergence?) {
+        self.engine = engine
+        self.eventsApplied = eventsApplied
+        self.lastT = lastT
+        self.divergence = divergence
+    }
+}
+
+public enum TraceReplay {
+    /// Replays every complete record, stopping at the first divergence when verifying.
+    /// A divergent event followed by its recorded layout gets a field-by-field difference.
+    public static func run(_ file: TraceFile, verify: Bool) throws(TraceError) -> ReplayOutcome {
+        var replayer = TraceReplayer(header: file.header, verify: verify)
+        if verify, let d = replayer.checkInitial(file.header) {
+            return ReplayOutcome(engine: replayer.engine, eventsApplied: 0, lastT: replayer.lastT, divergence: d)
+        }
+        var cursor = file.cursor()
+        while let traced = try cursor.next() {
+            if var d = try replayer.apply(traced) {
+                if d.kind == .digest, let next = try? cursor.next(), case .layout(let seq, let json) = next.record, seq == d.seq {
+                    d.differences = LayoutDiff.differences(expected: json, actual: replayer.engine.layoutJSON())
+                }
+                return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: d)
+            }
+        }
+        return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: nil)
+    }
+}

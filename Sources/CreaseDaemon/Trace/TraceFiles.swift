@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed file operation, with errno's name and text.
+public struct TraceIOError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: Int32
+    public var operation: String
+    public init(code: Int32, operation: String) {
+        self.code = code
+        self.operation = operation
+    }
+    public var description: String { "\(operation): \(String(cString: strerror(code)))" }
+}
+
+/// The few file operations the writer thread makes, so tests can fill the disk at will.
+public protocol TraceFileSystem: Sendable {
+    /// Creates a new file (never replacing one) for writing.
+    func create(_ path: String) -> Result<Int32, TraceIOError>
+    /// Writes every byte, or fails.
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> TraceIOError?
+    func sync(_ fd: Int32) -> TraceIOError?
+    /// Cuts the file back to `length` and moves the write position there.
+    func truncate(_ fd: Int32, to length: Int) -> TraceIOError?
+    func close(_ fd: Int32)
+}
+
+public struct PosixTraceFileSystem: TraceFileSystem {
+    public init() {}
+
+    public func create(_ path: String) -> Result<Int32, TraceIOError> {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
+        return fd >= 0 ? .success(fd) : .failure(TraceIOError(code: errno, operation: "create \(path)"))
+    }
+
+    public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> TraceIOError? {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return TraceIOError(code: errno, operation: "write")
+            }
+            offset += n
+        }
+        return nil
+    }
+
+    public func sync(_ fd: Int32) -> TraceIOError? {
+        fdatasync(fd) == 0 ? nil : TraceIOError(code: errno, operation: "fdatasync")
+    }
+
+    public func truncate(_ fd: Int32, to length: Int) -> TraceIOError? {
+        guard ftruncate(fd, off_t(length)) == 0 else { return TraceIOError(code: errno, operation: "ftruncate") }
+        guard lseek(fd, off_t(length), SEEK_SET) >= 0 else { return TraceIOError(code: errno, operation: "lseek") }
+        return nil
+    }
+
+    public func close(_ fd: Int32) { _ = Glibc.close(fd) }
+}
+
+/// Names and clocks for trace files.
+public enum TraceFileName {
+    /// `creased-20261130T011154Z-4242-0.jsonl`: the run's start time (UTC), the process, the part.
+    /// Names sort in the order the files were begun within a run.
+    public static func make(startSeconds: Int, pid: Int32, part: Int) -> String {
+        "creased-\(compactUTC(startSeconds))-\(pid)-\(part).jsonl"
+    }
+
+    static func utcFields(_ seconds: Int) -> tm {
+        var t = time_t(seconds)
+        var fields = tm()
+        gmtime_r(&t, &fields)
+        return fields
+    }
+
+    static func pad(_ v: Int32, _ width: Int) -> String {
+        let s = String(v)
+        return String(repeating: "0", count: max(0, width - s.count)) + s
+    }
+
+    static func compactUTC(_ seconds: Int) -> String {
+        let f = utcFields(seconds)
+        return "\(pad(f.tm_year + 1900, 4))\(pad(f.tm_mon + 1, 2))\(pad(f.tm_mday, 2))T\(pad(f.tm_hour, 2))\(pad(f.tm_min, 2))\(pad(f.tm_sec, 2))Z"
+    }
+
+    /// ISO 8601 with milliseconds, for the header's `started`.
+    public static func iso8601(seconds: Int, millis: Int) -> String {
+        let f = utcFields(seconds)
+        return "\(pad(f.tm_year + 1900, 4))-\(pad(f.tm_mon + 1, 2))-\(pad(f.tm_mday, 2))T\(pad(f.tm_hour, 2)):\(pad(f.tm_min, 2)):\(pad(f.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+    }
+
+    /// The wall clock now: (seconds, milliseconds).
+    public static func now() -> (seconds: Int, millis: Int) {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return (Int(ts.tv_sec), Int(ts.tv_nsec / 1_000_000))
+    }
+}

@@ -1,0 +1,485 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLibUV
+import CreaseCore
+import Foundation
+
+/// The trace file writer (contract section 6). The loop thread only encodes records
+/// into a queue; a writer thread writes, fsyncs and rotates, so a slow or full disk
+/// never blocks the loop. When writing fails the daemon keeps serving: records are
+/// counted lost, the failure is logged once, and about once a second a probe carries
+/// the engine's state to the writer, which, once a write succeeds, marks the gap with
+/// a `gap` record holding that state, so the rest of the file replays on from there.
+public final class TraceWriter: TraceSink {
+    public let directory: String
+    /// The file records go to now.
+    public private(set) var path: String
+    private let options: TraceWriterOptions
+    private let context: TraceContext
+    private let daemon: String
+    private let config: JSONValue
+    private let queue: TraceQueue
+    private let clock: () -> UInt64
+    /// The monotonic clock at `t = 0`.
+    private let origin: UInt64
+    private let startSeconds: Int
+    private let pid: Int32
+    private var part = 0
+    private var fileBytes: UInt64
+    private var fileStartT: UInt64 = 0
+    private var lastLayoutDigest: UInt64
+    private var health = Health.writing
+
+    enum Health {
+        case writing
+        case failing(epoch: Int, lastProbeT: UInt64)
+        /// A probe is queued; records go after it.
+        case probing(epoch: Int)
+    }
+
+    /// Creates the directory and the first file, synchronously (this is startup), and starts the writer thread.
+    public init(context: TraceContext, options: TraceWriterOptions, directory: String,
+                files: any TraceFileSystem = PosixTraceFileSystem(), clock: @escaping () -> UInt64 = { uv_hrtime() }) throws {
+        self.context = context
+        self.options = options
+        self.directory = directory
+        self.clock = clock
+        let origin = clock()
+        self.origin = origin
+        startSeconds = TraceFileName.now().seconds
+        pid = getpid()
+        lastLayoutDigest = context.engine.digest
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        path = "\(directory)/\(TraceFileName.make(startSeconds: startSeconds, pid: pid, part: 0))"
+        let daemon = "creased \(context.daemonVersion)"
+        let config = (try? JSON.parse(context.configJSON)) ?? .object([])
+        self.daemon = daemon
+        self.config = config
+        var first = TraceWriter.header(daemon: daemon, config: config, part: 0, reason: "start", layouts: options.layouts, origin: origin, t: 0,
+                                       engine: context.engine)
+        if options.layouts { TraceEncoding.appendLayout(seq: context.engine.seq, layout: context.engine.layoutJSON(), to: &first) }
+        let fd: Int32
+        switch files.create(path) {
+        case .success(let f): fd = f
+        case .failure(let e): throw e
+        }
+        if let e = first.withUnsafeBytes({ files.write(fd, $0) }) {
+            files.close(fd)
+            throw e
+        }
+        fileBytes = UInt64(first.count)
+        queue = TraceQueue(path: path, durableSeq: context.engine.seq)
+        let worker = TraceWriterThread(queue: queue, files: files, options: options, fd: fd, length: first.count,
+                                       wake: context.wake, headerFor: { engine, t, reason, part in
+                                           TraceWriter.header(daemon: daemon, config: config, part: part, reason: reason, layouts: options.layouts,
+                                                              origin: origin, t: t, engine: engine)
+                                       })
+        let thread = Thread { worker.run() }
+        thread.name = "trace writer"
+        thread.start()
+    }
+
+    static func header(daemon: String, config: JSONValue, part: Int, reason: String, layouts: Bool, origin: UInt64, t: UInt64,
+                       engine: Engine) -> [UInt8] {
+        let now = TraceFileName.now()
+        var bytes = TraceHeader(daemon: daemon, started: TraceFileName.iso8601(seconds: now.seconds, millis: now.millis),
+                                part: part, reason: reason, config: config, layouts: layouts, monotonicOrigin: origin,
+                                t: t, engine: engine).encode()
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    private func time(_ tNs: UInt64) -> UInt64 { tNs >= origin ? tNs - origin : 0 }
+
+    // MARK: TraceSink
+
+    public func recordEvent(seq: Int, tNs: UInt64, client: Int, ts: Int64?, eventLine: ArraySlice<UInt8>, digest: UInt64) {
+        let t = time(tNs)
+        var layout: [UInt8]?
+        if options.layouts, digest != lastLayoutDigest {
+            lastLayoutDigest = digest
+            layout = context.currentEngine().layoutJSON()
+        }
+        append(t: t, seq: seq) { out in
+            eventLine.withUnsafeBytes { TraceEncoding.appendEvent(seq: seq, t: t, client: client, event: $0, digest: digest, to: &out) }
+            if let layout { TraceEncoding.appendLayout(seq: seq, layout: layout, to: &out) }
+        }
+        if options.rotateBytes > 0, fileBytes >= options.rotateBytes {
+            rotate(reason: "size", t: t)
+        } else if options.rotateSeconds > 0, t - fileStartT >= options.rotateSeconds * 1_000_000_000 {
+            rotate(reason: "time", t: t)
+        }
+    }
+
+    public func recordBatch(firstSeq: Int, lastSeq: Int) {
+        append(t: time(clock())) { TraceEncoding.appendBatch(first: firstSeq, last: lastSeq, to: &$0) }
+    }
+
+    public func recordMark(seq: Int, tNs: UInt64, label: String) {
+        let t = time(tNs)
+        append(t: t) { TraceEncoding.appendMark(seq: seq, t: t, label: label, to: &$0) }
+    }
+
+    public func reopen(reason: String) throws -> String {
+        rotate(reason: reason, t: time(clock()))
+        return path
+    }
+
+    public var durableSeq: Int? {
+        guard options.fsync == .always else { return nil }
+        return queue.withLock { $0.durableSeq }
+    }
+
+    public func writeStats(to w: inout JSONWriter) {
+        queue.withLock { q in
+            w.beginObject()
+            w.key("file"); w.string(q.path)
+            w.key("state"); w.string(q.failing ? "failing" : "writing")
+            if q.failing { w.key("error"); w.string(q.failureReason) }
+            w.key("fsync"); w.string(options.fsync.rawValue)
+            w.key("records"); w.int(Int(q.recordsWritten))
+            w.key("bytes"); w.int(Int(q.bytesWritten))
+            w.key("lost"); w.int(Int(q.lostTotal))
+            w.key("gaps"); w.int(q.gapsWritten)
+            w.key("files"); w.int(part + 1)
+            w.endObject()
+        }
+    }
+
+    public func close() {
+        queue.withLock { q in
+            q.closing = true
+            q.condition.signal()
+        }
+        queue.condition.lock()
+        while !queue.finished { queue.condition.wait() }
+        queue.condition.unlock()
+    }
+
+    // MARK: Loop side
+
+    /// Encodes a record into the queue, unless the trace is failing, in which case it is counted lost.
+    private func append(t: UInt64, seq: Int? = nil, _ encode: (inout [UInt8]) -> Void) {
+        var probe = false
+        var keep = true
+        var logFailure: String?
+        var logRecovery: Int?
+        queue.withLock { q in
+            if q.path != path { path = q.path; part += 1 }
+            if q.queuedBytes > options.queueLimitBytes, !q.failing {
+                q.fail("the writer thread is \(q.queuedBytes) bytes behind")
+            }
+            switch health {
+            case .writing:
+                if q.failing {
+                    health = .failing(epoch: q.failureEpoch, lastProbeT: t)
+                    logFailure = q.failureReason
+                }
+            case .failing(_, let lastProbeT):
+                if t &- lastProbeT >= options.retryMs * 1_000_000 { probe = true }
+            case .probing(let epoch):
+                if !q.failing {
+                    health = .writing
+                    logRecovery = q.lostAtRecovery
+                } else if q.failureEpoch != epoch {
+                    health = .failing(epoch: q.failureEpoch, lastProbeT: t)
+                }
+            }
+            if let seq { q.encodedSeq = seq }
+            if case .failing = health {
+                q.lostTotal += 1
+                q.lostSinceGood += 1
+                keep = false
+            }
+            if keep {
+                let before = q.tail.count
+                encode(&q.tail)
+                q.tailRecords += 1
+                let added = q.tail.count - before
+                q.queuedBytes += added
+                fileBytes += UInt64(added)
+                if q.writerWaiting { q.condition.signal() }
+            }
+        }
+        if let reason = logFailure {
+            context.log.error("trace: cannot write \(path): \(reason); serving on, counting lost records in stats")
+        }
+        if let lost = logRecovery {
+            context.log.notice("trace: writing again to \(path); \(lost) records lost, marked by a gap record")
+        }
+        if probe {
+            let engine = context.currentEngine()
+            let nextPath = "\(directory)/\(TraceFileName.make(startSeconds: startSeconds, pid: pid, part: part + 1))"
+            queue.withLock { q in
+                q.enqueue(.resume(engine: engine, t: t, newPath: nextPath))
+                health = .probing(epoch: q.failureEpoch)
+            }
+        }
+    }
+
+    private func rotate(reason: String, t: UInt64) {
+        let engine = context.currentEngine()
+        part += 1
+        let newPath = "\(directory)/\(TraceFileName.make(startSeconds: startSeconds, pid: pid, part: part))"
+        var header = TraceWriter.header(daemon: daemon, config: config, part: part, reason: reason, layouts: options.layouts, origin: origin, t: t, engine: engine)
+        if options.layouts { TraceEncoding.appendLayout(seq: engine.seq, layout: engine.layoutJSON(), to: &header) }
+        fileBytes = UInt64(header.count)
+        fileStartT = t
+        path = newPath
+        queue.withLock { q in
+            q.enqueue(.open(path: newPath, header: header, engine: engine, t: t))
+            q.path = newPath
+        }
+        context.log.info("trace: \(reason): new file \(newPath) at seq \(engine.seq)")
+    }
+}
+
+/// What the loop hands the writer thread, in order.
+enum TraceOp {
+    case records([UInt8], count: Int)
+    /// Close the current file and continue in a new one that starts with `header`.
+    case open(path: String, header: [UInt8], engine: Engine, t: UInt64)
+    /// A probe while failing: mark the gap with this state (in a new file if none is open).
+    case resume(engine: Engine, t: UInt64, newPath: String)
+}
+
+/// State shared by the loop and the writer thread; every access holds `condition`'s lock.
+final class TraceQueue: @unchecked Sendable {
+    let condition = NSCondition()
+    var ops: [TraceOp] = []
+    /// Records encoded since the last op, appended to in place.
+    var tail: [UInt8] = []
+    var tailRecords = 0
+    var queuedBytes = 0
+    var writerWaiting = false
+    var closing = false
+    var finished = false
+
+    var path: String
+    var failing = false
+    var failureEpoch = 0
+    var failureReason = ""
+    var lostTotal: UInt64 = 0
+    var lostSinceGood = 0
+    var lostAtRecovery = 0
+    var gapsWritten = 0
+    var recordsWritten: UInt64 = 0
+    var bytesWritten: UInt64 = 0
+    /// The highest seq whose records are handled: on disk (synced, under --fsync always) or counted lost.
+    var durableSeq: Int
+    /// The seq of the last event encoded (or counted lost) so far.
+    var encodedSeq: Int
+
+    init(path: String, durableSeq: Int) {
+        self.path = path
+        self.durableSeq = durableSeq
+        encodedSeq = durableSeq
+        tail.reserveCapacity(1 << 16)
+    }
+
+    func withLock<R>(_ body: (TraceQueue) throws -> R) rethrows -> R {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body(self)
+    }
+
+    func fail(_ reason: String) {
+        failing = true
+        failureEpoch += 1
+        failureReason = reason
+    }
+
+    /// Moves the tail into the op list, then appends `op`.
+    func enqueue(_ op: TraceOp) {
+        flushTail()
+        ops.append(op)
+        if writerWaiting { condition.signal() }
+    }
+
+    func flushTail() {
+        guard tailRecords > 0 else { return }
+        ops.append(.records(tail, count: tailRecords))
+        tail.removeAll(keepingCapacity: true)
+        tailRecords = 0
+    }
+}
+
+/// The writer thread: takes what is queued, writes it, syncs as `--fsync` says.
+final class TraceWriterThread: @unchecked Sendable {
+    let queue: TraceQueue
+    let files: any TraceFileSystem
+    let options: TraceWriterOptions
+    let wake: @Sendable () -> Void
+    let headerFor: @Sendable (Engine, UInt64, String, Int) -> [UInt8]
+    var fd: Int32
+    /// Bytes of complete records in the current file: a failed write is cut back to this.
+    var length: Int
+    var dirty = false
+    var lastSync = DispatchTime.now()
+    /// The last event seq in what the thread has taken from the queue.
+    var takenSeq = 0
+
+    init(queue: TraceQueue, files: any TraceFileSystem, options: TraceWriterOptions, fd: Int32, length: Int,
+         wake: @escaping @Sendable () -> Void, headerFor: @escaping @Sendable (Engine, UInt64, String, Int) -> [UInt8]) {
+        self.queue = queue
+        self.files = files
+        self.options = options
+        self.fd = fd
+        self.length = length
+        self.wake = wake
+        self.headerFor = headerFor
+    }
+
+    func run() {
+        var spare: [UInt8] = []
+        while true {
+            queue.condition.lock()
+            while queue.ops.isEmpty && queue.tailRecords == 0 && !queue.closing {
+                queue.writerWaiting = true
+                if dirty && options.fsync == .interval {
+                    let deadline = Date().addingTimeInterval(Double(options.fsyncIntervalMs) / 1000)
+                    if !queue.condition.wait(until: deadline) { queue.writerWaiting = false; break }
+                } else {
+                    queue.condition.wait()
+                }
+                queue.writerWaiting = false
+            }
+            // Take the tail by swapping buffers, so the loop keeps a warm one.
+            var ops = queue.ops
+            queue.ops.removeAll(keepingCapacity: true)
+            if queue.tailRecords > 0 {
+                swap(&spare, &queue.tail)
+                queue.tail.removeAll(keepingCapacity: true)
+                ops.append(.records(spare, count: queue.tailRecords))
+                queue.tailRecords = 0
+            }
+            queue.queuedBytes = 0
+            takenSeq = queue.encodedSeq
+            let closing = queue.closing
+            queue.condition.unlock()
+
+            for op in ops { process(op) }
+            if case .records(let bytes, _) = ops.last { spare = bytes; spare.removeAll(keepingCapacity: true) }
+            syncIfDue(force: closing)
+            if closing {
+                if fd >= 0 { files.close(fd) }
+                queue.withLock { q in
+                    q.finished = true
+                    q.condition.broadcast()
+                }
+                return
+            }
+        }
+    }
+
+    private func process(_ op: TraceOp) {
+        switch op {
+        case .records(let bytes, let count):
+            let failing = queue.withLock { $0.failing }
+            guard fd >= 0, !failing else { lose(count); return }
+            if let e = bytes.withUnsafeBytes({ files.write(fd, $0) }) {
+                _ = files.truncate(fd, to: length)
+                queue.withLock { $0.fail(e.description) }
+                lose(count)
+                return
+            }
+            length += bytes.count
+            dirty = true
+            queue.withLock { q in
+                q.recordsWritten += UInt64(count)
+                q.bytesWritten += UInt64(bytes.count)
+            }
+        case .open(let path, let header, let engine, let t):
+            if fd >= 0 {
+                if options.fsync != .never { _ = files.sync(fd) }
+                files.close(fd)
+                fd = -1
+            }
+            open(path: path, header: header, engine: engine, t: t)
+        case .resume(let engine, let t, let newPath):
+            if fd < 0 {
+                let part = Int(newPath.split(separator: "-").last?.split(separator: ".").first ?? "0") ?? 0
+                open(path: newPath, header: headerFor(engine, t, "gap", part), engine: engine, t: t)
+                if fd >= 0 { queue.withLock { $0.path = newPath } }
+                return
+            }
+            markGap(engine: engine, t: t)
+        }
+    }
+
+    private func open(path: String, header: [UInt8], engine: Engine, t: UInt64) {
+        switch files.create(path) {
+        case .failure(let e):
+            queue.withLock { $0.fail(e.description) }
+            return
+        case .success(let f):
+            if let e = header.withUnsafeBytes({ files.write(f, $0) }) {
+                files.close(f)
+                queue.withLock { $0.fail(e.description) }
+                return
+            }
+            fd = f
+            length = header.count
+            dirty = true
+        }
+        if queue.withLock({ $0.failing }) { markGap(engine: engine, t: t) }
+    }
+
+    /// Writes a gap record holding `engine`'s state; on success the trace is writing again.
+    private func markGap(engine: Engine, t: UInt64) {
+        let lost = queue.withLock { $0.lostSinceGood }
+        var record: [UInt8] = []
+        TraceEncoding.appendGap(engine: engine, t: t, lost: lost, reason: queue.withLock { $0.failureReason }, to: &record)
+        _ = files.truncate(fd, to: length)
+        if let e = record.withUnsafeBytes({ files.write(fd, $0) }) {
+            _ = files.truncate(fd, to: length)
+            queue.withLock { $0.fail(e.description) }
+            return
+        }
+        length += record.count
+        dirty = true
+        queue.withLock { q in
+            q.failing = false
+            q.lostAtRecovery = q.lostSinceGood
+            q.lostSinceGood = 0
+            q.gapsWritten += 1
+        }
+    }
+
+    private func lose(_ count: Int) {
+        queue.withLock { q in
+            q.lostTotal += UInt64(count)
+            q.lostSinceGood += count
+        }
+    }
+
+    private func syncIfDue(force: Bool) {
+        guard fd >= 0, dirty else { publishDurable(); return }
+        switch options.fsync {
+        case .always:
+            _ = files.sync(fd)
+            dirty = false
+        case .interval:
+            let elapsed = DispatchTime.now().uptimeNanoseconds - lastSync.uptimeNanoseconds
+            if force || elapsed >= options.fsyncIntervalMs * 1_000_000 {
+                _ = files.sync(fd)
+                dirty = false
+                lastSync = DispatchTime.now()
+            }
+        case .never:
+            dirty = false
+        }
+        publishDurable()
+    }
+
+    private func publishDurable() {
+        guard options.fsync == .always else { return }
+        let advanced = queue.withLock { [takenSeq] q -> Bool in
+            guard q.durableSeq < takenSeq else { return false }
+            q.durableSeq = takenSeq
+            return true
+        }
+        if advanced { wake() }
+    }
+}

@@ -1,0 +1,75 @@
+import CreaseCore
+
+/// `crease gen`: a rig-like event stream from a seeded generator. To stdout as NDJSON
+/// (with `ts` counting from 0), or with `--to SOCKET` into a daemon on the stream's own
+/// schedule (`ts` then taken from the monotonic clock as a rig on this machine would),
+/// between two marks that name the scenario and seed.
+enum GenCommand {
+    static let usage = "crease gen --scenario NAME [--seed N] [--rate HZ] [--seconds S] [--to SOCKET [--speed 1|N|max]] | --list"
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        if args.flag("--list") {
+            try args.finish()
+            for s in GenScenario.allCases { Console.out("\(s.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(s.summary)") }
+            return ExitStatus.success
+        }
+        guard let name = try args.option("--scenario") else { throw UsageError("--scenario is needed (--list shows them)") }
+        guard let scenario = GenScenario(rawValue: name) else {
+            throw UsageError("no scenario \"\(name)\"; scenarios: \(GenScenario.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let seed = try args.int("--seed") ?? 1
+        let rate = try args.double("--rate") ?? 1000
+        let seconds = try args.double("--seconds") ?? 2
+        let socket = try args.option("--to")
+        let speedText = try args.option("--speed")
+        try args.finish()
+        guard seed >= 0 else { throw UsageError("--seed takes a whole number >= 0") }
+        guard rate > 0, rate <= 100_000 else { throw UsageError("--rate must be between 0 and 100000 Hz") }
+        if speedText != nil && socket == nil { throw UsageError("--speed paces a stream into a daemon; it goes with --to") }
+
+        let events = EventGenerator.generate(scenario, seed: UInt64(seed), rateHz: rate, seconds: seconds)
+        guard let socket else {
+            var out: [UInt8] = []
+            out.reserveCapacity(events.count * 48)
+            for g in events {
+                var w = JSONWriter(capacity: 64)
+                g.event.write(to: &w, ts: Int64(g.offsetNs))
+                out.append(contentsOf: w.bytes)
+                out.append(0x0A)
+            }
+            try TraceIO.write(out, to: nil)
+            return ExitStatus.success
+        }
+        return try stream(events, to: socket, speed: try Pacer.speed(speedText ?? "1"), label: "gen \(name) seed \(seed)")
+    }
+
+    static func stream(_ events: [GeneratedEvent], to socket: String, speed: Double, label: String) throws -> Int32 {
+        let client = try SocketStreamer(path: socket)
+        _ = try client.request(mark("\(label): begin", id: "gen-begin"), id: "gen-begin")
+        let pacer = Pacer(speed: speed)
+        for g in events {
+            pacer.wait(untilOffsetNs: g.offsetNs)
+            var w = JSONWriter(capacity: 64)
+            g.event.write(to: &w, ts: Int64(TraceIO.monotonicNs()))
+            try client.send(w.bytes)
+            if speed > 0 { try client.flush() }
+        }
+        _ = try client.request(mark("\(label): end", id: "gen-end"), id: "gen-end")
+        client.shutdownWrites()
+        let errors = client.collected().filter { $0["ok"] == .bool(false) }
+        if let first = errors.first {
+            var w = JSONWriter()
+            w.value(first)
+            Console.err("crease gen: the daemon rejected \(errors.count) event(s); first: \(String(decoding: w.bytes, as: UTF8.self))")
+            return ExitStatus.checkFailed
+        }
+        Console.err("crease gen: sent \(events.count) events to \(socket)")
+        return ExitStatus.success
+    }
+
+    static func mark(_ label: String, id: String) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject(); w.key("cmd"); w.string("mark"); w.key("label"); w.string(label); w.key("id"); w.string(id); w.endObject()
+        return w.bytes
+    }
+}

@@ -1,0 +1,129 @@
+import CreaseCore
+
+/// `crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET] [--each]`: replays a
+/// trace in process (as fast as possible by default) or into a live daemon, the way a
+/// rig streams. `--verify` checks every digest and stops at the first divergence
+/// (exit 1), printing the seq, the event, both digests and, where the trace holds
+/// layouts, the fields that differ.
+enum ReplayCommand {
+    static let usage = "crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET] [--each]"
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let verify = args.flag("--verify")
+        let each = args.flag("--each")
+        let speed = try Pacer.speed(try args.option("--speed"))
+        let socket = try args.option("--to")
+        guard let path = args.positional() else { throw UsageError("a trace file is needed") }
+        try args.finish()
+        if socket != nil && each { throw UsageError("--each prints in-process layouts; it does not go with --to") }
+        let file = try TraceIO.load(path)
+        TraceIO.warnIfCut(file, name: path)
+        do {
+            if let socket { return try intoDaemon(file, path: path, socket: socket, speed: speed, verify: verify) }
+            return try inProcess(file, path: path, speed: speed, verify: verify, each: each)
+        } catch let e as TraceError {
+            Console.err("crease replay: \(path): \(e)")
+            return ExitStatus.checkFailed
+        } catch let e as CheckFailed {
+            Console.err("crease replay: \(path): \(e)")
+            return ExitStatus.checkFailed
+        }
+    }
+
+    static func inProcess(_ file: TraceFile, path: String, speed: Double, verify: Bool, each: Bool) throws -> Int32 {
+        let started = TraceIO.monotonicNs()
+        let outcome: ReplayOutcome
+        if speed == 0 && !each {
+            outcome = try TraceReplay.run(file, verify: verify)
+        } else {
+            outcome = try paced(file, speed: speed, verify: verify, each: each)
+        }
+        let elapsed = TraceIO.monotonicNs() - started
+        if let d = outcome.divergence {
+            for line in TraceIO.describe(d) { Console.out(line) }
+            return ExitStatus.checkFailed
+        }
+        let rate = elapsed > 0 ? Double(outcome.eventsApplied) / (Double(elapsed) / 1e9) : 0
+        let range = outcome.eventsApplied > 0 ? " (seq \(file.header.initialSeq + 1)…\(outcome.engine.seq))" : ""
+        Console.err("\(verify ? "verified" : "replayed") \(outcome.eventsApplied) events\(range) in \(elapsed / 1_000_000) ms (\(Int(rate)) events/s); final digest \(Digest.hex(outcome.engine.digest))")
+        return ExitStatus.success
+    }
+
+    /// Record by record, on the recorded schedule, printing layouts as they change.
+    static func paced(_ file: TraceFile, speed: Double, verify: Bool, each: Bool) throws -> ReplayOutcome {
+        var replayer = TraceReplayer(header: file.header, verify: verify)
+        if verify, let d = replayer.checkInitial(file.header) {
+            return ReplayOutcome(engine: replayer.engine, eventsApplied: 0, lastT: replayer.lastT, divergence: d)
+        }
+        let pacer = Pacer(speed: speed)
+        var cursor = file.cursor()
+        var lastDigest = replayer.engine.digest
+        if each { Console.out(bytes: replayer.engine.layoutJSON()) }
+        while let traced = try cursor.next() {
+            if case .event(let e) = traced.record { pacer.wait(untilOffsetNs: e.t &- file.header.initialT) }
+            if let d = try replayer.apply(traced) {
+                return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: d)
+            }
+            if each, replayer.engine.digest != lastDigest {
+                lastDigest = replayer.engine.digest
+                Console.out(bytes: replayer.engine.layoutJSON())
+            }
+        }
+        return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: nil)
+    }
+
+    /// Streams the events into a daemon. With `--verify` each event carries its seq as `id`
+    /// and every reply's digest is checked; the daemon must start where the trace starts.
+    static func intoDaemon(_ file: TraceFile, path: String, socket: String, speed: Double, verify: Bool) throws -> Int32 {
+        let client = try SocketStreamer(path: socket)
+        let hello = try client.request(Array(#"{"cmd":"hello","id":"replay-hello"}"#.utf8), id: "replay-hello")
+        if verify {
+            guard case .string(let d) = hello["digest"], let digest = Digest.parseHex(d) else {
+                throw CheckFailed("the daemon's hello has no digest")
+            }
+            guard digest == file.header.initialDigest else {
+                throw CheckFailed("the daemon is at digest \(d), the trace starts at \(Digest.hex(file.header.initialDigest)): start creased with the trace's app and profile, fresh")
+            }
+        }
+        var expected: [(seq: Int, digest: UInt64, event: [UInt8])] = []
+        var cursor = file.cursor()
+        let pacer = Pacer(speed: speed)
+        var sent = 0
+        while let traced = try cursor.next() {
+            guard case .event(let e) = traced.record else { continue }
+            pacer.wait(untilOffsetNs: e.t &- file.header.initialT)
+            var w = JSONWriter(capacity: 128)
+            e.envelope.event.write(to: &w, ts: Int64(TraceIO.monotonicNs()), id: verify ? .number(Double(e.seq)) : nil)
+            try client.send(w.bytes)
+            if speed > 0 { try client.flush() }   // on schedule, each event goes out when due
+            sent += 1
+            if verify { expected.append((e.seq, e.digest, e.envelope.event.jsonBytes())) }
+        }
+        let sync = try client.request(Array(#"{"cmd":"sync","id":"replay-sync"}"#.utf8), id: "replay-sync")
+        client.shutdownWrites()
+        let replies = client.collected()
+        let errors = replies.filter { $0["ok"] == .bool(false) }
+        if let first = errors.first {
+            var w = JSONWriter()
+            w.value(first)
+            throw CheckFailed("the daemon rejected \(errors.count) event(s); first: \(String(decoding: w.bytes, as: UTF8.self))")
+        }
+        if verify {
+            var acks: [Int: UInt64] = [:]
+            for r in replies {
+                if case .number(let id)? = r["id"], case .string(let d)? = r["digest"], let digest = Digest.parseHex(d) { acks[Int(id)] = digest }
+            }
+            for x in expected {
+                guard let got = acks[x.seq] else { throw CheckFailed("no reply for seq \(x.seq)") }
+                if got != x.digest {
+                    Console.out("divergence at seq \(x.seq): \(String(decoding: x.event, as: UTF8.self)): expected digest \(Digest.hex(x.digest)), the daemon answered \(Digest.hex(got))")
+                    return ExitStatus.checkFailed
+                }
+            }
+        }
+        var digestText = "?"
+        if case .string(let d)? = sync["digest"] { digestText = d }
+        Console.err("sent \(sent) events to \(socket)\(verify ? ", every reply's digest matches" : ""); daemon digest \(digestText)")
+        return ExitStatus.success
+    }
+}

@@ -1,0 +1,232 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CreaseCore
+
+/// `crease trace check|info|slice|diff|export|bench`: offline tools over trace files.
+enum TraceCommand {
+    static let usage = """
+        crease trace check FILE [--fix]            structure of every line; --fix truncates a cut tail
+               crease trace info FILE                     header, duration, events by type, pose timeline, latency
+               crease trace slice FILE --from SEQ --to SEQ [-o OUT]   a self-contained trace of those events
+               crease trace diff A B                      the first divergence between two runs
+               crease trace export FILE --chrome [-o OUT] Chrome trace-event JSON (Perfetto, chrome://tracing)
+               crease trace bench FILE [--repeat N]       replay --verify against reading and JSON-decoding the lines
+        """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench") }
+        do {
+            switch sub {
+            case "check": return try check(&args)
+            case "info": return try info(&args)
+            case "slice": return try slice(&args)
+            case "diff": return try diff(&args)
+            case "export": return try export(&args)
+            case "bench": return try bench(&args)
+            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export or bench")
+            }
+        } catch let e as TraceError {
+            Console.err("crease trace \(sub): \(e)")
+            return ExitStatus.checkFailed
+        } catch let e as CheckFailed {
+            Console.err("crease trace \(sub): \(e)")
+            return ExitStatus.checkFailed
+        }
+    }
+
+    static func onePath(_ args: inout Arguments) throws -> String {
+        guard let path = args.positional() else { throw UsageError("a trace file is needed") }
+        return path
+    }
+
+    // MARK: check
+
+    static func check(_ args: inout Arguments) throws -> Int32 {
+        let fix = args.flag("--fix")
+        let path = try onePath(&args)
+        try args.finish()
+        let file: TraceFile
+        do { file = try TraceFile(bytes: try Inputs.readFile(path)) } catch let e as TraceError {
+            Console.out("\(path): \(e)")
+            return ExitStatus.checkFailed
+        }
+        var replayer = TraceReplayer(header: file.header, verify: false)
+        var cursor = file.cursor()
+        var counts = (records: 0, events: 0, marks: 0, batches: 0, layouts: 0, gaps: 0)
+        do {
+            while let traced = try cursor.next() {
+                if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
+                    throw TraceError("the event cannot be applied: \(error)", line: traced.line, offset: traced.offset)
+                }
+                counts.records += 1
+                switch traced.record {
+                case .event: counts.events += 1
+                case .mark: counts.marks += 1
+                case .batch: counts.batches += 1
+                case .layout: counts.layouts += 1
+                case .gap: counts.gaps += 1
+                }
+            }
+        } catch let e as TraceError {
+            Console.out("\(path): damaged: \(e)")
+            if fix { Console.out("not fixed: --fix only truncates a cut tail; a damaged line in the middle needs a look") }
+            return ExitStatus.checkFailed
+        }
+        let h = file.header
+        Console.out("\(path): trace v\(TraceHeader.currentVersion) from \(h.daemon), app \(h.app.name), part \(h.part) (\(h.reason))")
+        Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps")
+        guard let cut = file.cut else {
+            Console.out("ok")
+            return ExitStatus.success
+        }
+        Console.out("cut tail: \(file.cutWarning ?? "")")
+        guard fix else {
+            Console.out("run with --fix to truncate the file to its last complete record (byte \(cut.offset))")
+            return ExitStatus.checkFailed
+        }
+        guard truncate(path, off_t(cut.offset)) == 0 else {
+            throw UsageError("cannot truncate \(path): \(String(cString: strerror(errno)))")
+        }
+        Console.out("fixed: truncated to \(cut.offset) bytes")
+        return ExitStatus.success
+    }
+
+    // MARK: info
+
+    static func info(_ args: inout Arguments) throws -> Int32 {
+        let path = try onePath(&args)
+        try args.finish()
+        let file = try TraceIO.load(path)
+        let s = try TraceInfo.summarize(file)
+        let h = s.header
+        func ms(_ ns: UInt64) -> String {
+            let v = Double(ns) / 1e6
+            return v >= 100 ? "\(Int(v.rounded())) ms" : "\((v * 1000).rounded() / 1000) ms"
+        }
+        Console.out("trace      \(path)")
+        Console.out("recorded   \(h.daemon), started \(h.started), part \(h.part) (\(h.reason))")
+        Console.out("app        \(h.app.name); profile \(h.profile.name) (hysteresis \(h.profile.hingeHysteresis)°)")
+        var config = JSONWriter()
+        config.value(h.config)
+        Console.out("config     \(String(decoding: config.bytes, as: UTF8.self))\(h.layouts ? "; layouts recorded" : "")")
+        Console.out("seq        \(s.firstSeq.map { "\($0)…\(s.lastSeq!)" } ?? "none") (from \(h.initialSeq))")
+        Console.out("duration   \(ms(s.durationNs)) over \(s.records) records")
+        Console.out("events     \(s.events): " + s.eventsByType.map { "\($0.name) \($0.count)" }.joined(separator: ", "))
+        Console.out("batches    \(s.batches) (\(s.batchedEvents) events, largest \(s.largestBatch))")
+        for m in s.marks { Console.out("mark       seq \(m.seq) at \(ms(m.t - min(m.t, h.initialT))): \(m.label)") }
+        for a in s.appReplacements { Console.out("app        replaced by \(a.name) at seq \(a.seq)") }
+        for g in s.gaps { Console.out("gap        \(g.lost) records lost before seq \(g.seq): \(g.reason)") }
+        Console.out("poses      \(s.poseTimeline.count) phases")
+        let shown = s.poseTimeline.count > 24 ? Array(s.poseTimeline.prefix(12)) + Array(s.poseTimeline.suffix(12)) : s.poseTimeline
+        for (i, p) in shown.enumerated() {
+            if s.poseTimeline.count > 24, i == 12 { Console.out("  … \(s.poseTimeline.count - 24) more") }
+            Console.out("  seq \(String(p.seq).padding(toLength: 7, withPad: " ", startingAt: 0)) \(ms(p.t - min(p.t, h.initialT)).padding(toLength: 12, withPad: " ", startingAt: 0)) \(p.pose.rawValue) (\(p.display.rawValue))")
+        }
+        if let a = s.interArrival {
+            Console.out("interval   between events: p50 \(ms(a.p50)), p99 \(ms(a.p99)), max \(ms(a.max))")
+        }
+        if let l = s.transportLatency {
+            Console.out("latency    sender ts → daemon read (\(l.count) events): min \(ms(l.min)), p50 \(ms(l.p50)), p99 \(ms(l.p99)), max \(ms(l.max))")
+        } else {
+            Console.out("latency    no sender timestamps on the daemon's clock")
+        }
+        if let w = s.cutWarning { Console.out("warning    \(w)") }
+        return ExitStatus.success
+    }
+
+    // MARK: slice
+
+    static func slice(_ args: inout Arguments) throws -> Int32 {
+        guard let from = try args.int("--from"), let to = try args.int("--to") else { throw UsageError("--from SEQ and --to SEQ are needed") }
+        let out = try args.option("-o") ?? args.option("--output")
+        let path = try onePath(&args)
+        try args.finish()
+        let file = try TraceIO.load(path)
+        TraceIO.warnIfCut(file, name: path)
+        let result = try TraceSlice.slice(file, from: from, to: to)
+        try TraceIO.write(result.bytes, to: out)
+        if out != nil { Console.err("sliced \(result.events) events (seq \(from)…\(from + result.events - 1)) into \(out!)") }
+        return ExitStatus.success
+    }
+
+    // MARK: diff
+
+    static func diff(_ args: inout Arguments) throws -> Int32 {
+        let paths = args.remainingPositionals()
+        try args.finish()
+        guard paths.count == 2 else { throw UsageError("two traces are needed") }
+        let a = try TraceIO.load(paths[0]), b = try TraceIO.load(paths[1])
+        let c = try TraceDiff.compare(a, b)
+        for d in c.headerDifferences { Console.out("header \(d.path): A \(d.expected ?? "(absent)"), B \(d.actual ?? "(absent)")") }
+        guard let p = c.divergence else {
+            Console.out("the same \(c.eventsCompared) events with the same digests\(c.headerDifferences.isEmpty ? "" : " (the headers differ as above)")")
+            return c.identical ? ExitStatus.success : ExitStatus.checkFailed
+        }
+        func event(_ bytes: [UInt8]?) -> String { bytes.map { String(decoding: $0, as: UTF8.self) } ?? "(none)" }
+        switch p.kind {
+        case .aEnded: Console.out("A ends after \(c.eventsCompared) events; B goes on with seq \(p.seqB ?? 0): \(event(p.eventB))")
+        case .bEnded: Console.out("B ends after \(c.eventsCompared) events; A goes on with seq \(p.seqA ?? 0): \(event(p.eventA))")
+        case .event, .digest:
+            Console.out("first divergence after \(c.eventsCompared) equal events, at \(p.kind == .event ? "a different event" : "a different digest"):")
+            Console.out("  A seq \(p.seqA ?? 0) (line \(p.lineA ?? 0)): \(event(p.eventA)) -> \(p.digestA.map(Digest.hex) ?? "?")")
+            Console.out("  B seq \(p.seqB ?? 0) (line \(p.lineB ?? 0)): \(event(p.eventB)) -> \(p.digestB.map(Digest.hex) ?? "?")")
+            if !p.layoutDifferences.isEmpty {
+                Console.out("layout difference (A -> B):")
+                for d in p.layoutDifferences { Console.out("  \(d)") }
+            }
+        }
+        return ExitStatus.checkFailed
+    }
+
+    // MARK: export
+
+    static func export(_ args: inout Arguments) throws -> Int32 {
+        guard args.flag("--chrome") else { throw UsageError("export needs a format: --chrome") }
+        let out = try args.option("-o") ?? args.option("--output")
+        let path = try onePath(&args)
+        try args.finish()
+        let file = try TraceIO.load(path)
+        TraceIO.warnIfCut(file, name: path)
+        var bytes = try ChromeExport.export(file)
+        bytes.append(0x0A)
+        try TraceIO.write(bytes, to: out)
+        return ExitStatus.success
+    }
+
+    // MARK: bench
+
+    /// In-process replay with verification against the floor of any replay: reading the
+    /// file and JSON-decoding each line. Both read the file anew each round; the best round counts.
+    static func bench(_ args: inout Arguments) throws -> Int32 {
+        let repeats = max(1, try args.int("--repeat") ?? 3)
+        let path = try onePath(&args)
+        try args.finish()
+        var decodeBest = UInt64.max, replayBest = UInt64.max
+        var events = 0, lines = 0
+        for _ in 0..<repeats {
+            var start = TraceIO.monotonicNs()
+            let bytes = try Inputs.readFile(path)
+            lines = 0
+            for (_, line) in Inputs.lines(bytes).dropFirst() {
+                _ = try? JSON.parse(line)
+                lines += 1
+            }
+            decodeBest = min(decodeBest, TraceIO.monotonicNs() - start)
+
+            start = TraceIO.monotonicNs()
+            let file = try TraceFile(bytes: try Inputs.readFile(path))
+            let outcome = try TraceReplay.run(file, verify: true)
+            replayBest = min(replayBest, TraceIO.monotonicNs() - start)
+            if let d = outcome.divergence { throw CheckFailed("the trace does not verify: \(d.summary)") }
+            events = outcome.eventsApplied
+        }
+        let decodeRate = Double(events) / (Double(decodeBest) / 1e9)
+        let replayRate = Double(events) / (Double(replayBest) / 1e9)
+        Console.out("\(path): \(events) events in \(lines) records, best of \(repeats)")
+        Console.out("read + JSON-decode every line: \(decodeBest / 1_000_000) ms, \(Int(decodeRate)) events/s")
+        Console.out("replay --verify in process:    \(replayBest / 1_000_000) ms, \(Int(replayRate)) events/s")
+        Console.out("replay / decode speed: \((replayRate / decodeRate * 100).rounded() / 100)")
+        return ExitStatus.success
+    }
+}

@@ -1,0 +1,176 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CreaseCore
+import Foundation
+
+/// A check failed (exit 1): the message is printed as is.
+struct CheckFailed: Error, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// The file side of the trace commands: load, write, time.
+enum TraceIO {
+    /// Reads a trace; a file whose header cannot be read (unknown version, not a trace) is an input error (exit 2).
+    static func load(_ path: String) throws -> TraceFile {
+        let bytes = try Inputs.readFile(path)
+        do { return try TraceFile(bytes: bytes) } catch {
+            throw UsageError("\(path): \(error)")
+        }
+    }
+
+    /// Writes to `path`, or to stdout when it is nil or `-`.
+    static func write(_ bytes: [UInt8], to path: String?) throws {
+        guard let path, path != "-" else {
+            FileHandle.standardOutput.write(Data(bytes))
+            return
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { throw UsageError("cannot write \(path)") }
+    }
+
+    /// Prints a cut tail's warning on stderr.
+    static func warnIfCut(_ file: TraceFile, name: String) {
+        if let w = file.cutWarning { Console.err("warning: \(name): \(w)") }
+    }
+
+    static func monotonicNs() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    static func describe(_ d: Divergence) -> [String] {
+        var lines = ["divergence at \(d.summary)"]
+        if !d.differences.isEmpty {
+            lines.append("layout difference (recorded -> replayed):")
+            lines += d.differences.map { "  \($0)" }
+        } else if d.kind == .digest {
+            lines.append("(the trace holds no layout for this seq; record with --trace-layouts to see the fields)")
+        }
+        return lines
+    }
+}
+
+/// Sleeps until points on an absolute schedule, so waits never add up to drift.
+struct Pacer {
+    let startNs = TraceIO.monotonicNs()
+    /// 0 means as fast as possible.
+    let speed: Double
+
+    func wait(untilOffsetNs offset: UInt64) {
+        guard speed > 0 else { return }
+        let target = startNs + UInt64(Double(offset) / speed)
+        var ts = timespec(tv_sec: Int(target / 1_000_000_000), tv_nsec: Int(target % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+    }
+
+    /// `max` (or absent) → 0; otherwise a positive factor.
+    static func speed(_ text: String?) throws -> Double {
+        guard let text, text != "max" else { return 0 }
+        guard let v = Double(text), v > 0, v.isFinite else { throw UsageError("--speed takes max or a positive number, not \"\(text)\"") }
+        return v
+    }
+}
+
+/// A client that streams lines into a daemon's socket the way a rig does, while a
+/// reader thread collects the replies (so a long stream never fills the daemon's queue for us).
+final class SocketStreamer: @unchecked Sendable {
+    private let fd: Int32
+    private let lock = NSCondition()
+    private var replies: [JSONValue] = []
+    private var closed = false
+    private var outBuffer: [UInt8] = []
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw UsageError("socket: \(String(cString: strerror(errno)))") }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { throw UsageError("socket path too long: \(path)") }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        let rc = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else {
+            let message = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw UsageError("cannot connect to \(path): \(message)")
+        }
+        let reader = Thread { [self] in self.readReplies() }
+        reader.start()
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Queues one line (a newline is added); sent by `flush()` or when the buffer grows.
+    func send(_ line: [UInt8]) throws {
+        outBuffer.append(contentsOf: line)
+        outBuffer.append(0x0A)
+        if outBuffer.count >= 1 << 16 { try flush() }
+    }
+
+    func flush() throws {
+        var offset = 0
+        while offset < outBuffer.count {
+            let n = outBuffer.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CheckFailed("the daemon closed the connection: \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+        outBuffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Sends a command and waits for the reply carrying `id`.
+    func request(_ command: [UInt8], id: String, timeoutSeconds: Double = 30) throws -> JSONValue {
+        try send(command)
+        try flush()
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
+            if let r = replies.first(where: { $0["id"] == .string(id) }) { return r }
+            if closed { throw CheckFailed("the daemon closed the connection before answering \(id)") }
+            if !lock.wait(until: deadline) { throw CheckFailed("no answer to \(id) within \(Int(timeoutSeconds)) s") }
+        }
+    }
+
+    /// Every reply so far, in order.
+    func collected() -> [JSONValue] {
+        lock.lock()
+        defer { lock.unlock() }
+        return replies
+    }
+
+    private func readReplies() {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var pending: [UInt8] = []
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            pending.append(contentsOf: buffer[0..<n])
+            var parsed: [JSONValue] = []
+            while let nl = pending.firstIndex(of: 0x0A) {
+                if let v = try? JSON.parse(pending[..<nl]) { parsed.append(v) }
+                pending.removeSubrange(...nl)
+            }
+            lock.lock()
+            replies += parsed
+            lock.broadcast()
+            lock.unlock()
+        }
+        lock.lock()
+        closed = true
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    func shutdownWrites() { Glibc.shutdown(fd, Int32(SHUT_WR)) }
+}
