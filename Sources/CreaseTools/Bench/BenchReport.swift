@@ -273,16 +273,8 @@ extension BenchReport {
             w.beginObject()
             w.key("name"); w.string(s.name)
             w.key("setup"); w.beginArray(); for l in s.setup { w.string(l) }; w.endArray()
-            w.key("groups"); w.beginArray()
-            for g in s.groups + s.detail {
-                w.beginObject()
-                w.key("title"); w.string(g.title)
-                w.key("distributions"); w.beginArray()
-                for d in g.rows { Self.write(d, to: &w) }
-                w.endArray()
-                w.endObject()
-            }
-            w.endArray()
+            w.key("groups"); Self.write(s.groups, to: &w)
+            w.key("detail"); Self.write(s.detail, to: &w)
             w.key("tables"); w.beginArray()
             for t in s.tables {
                 w.beginObject()
@@ -318,6 +310,19 @@ extension BenchReport {
         w.endArray()
         w.endObject()
         return w.bytes
+    }
+
+    static func write(_ groups: [DistributionGroup], to w: inout JSONWriter) {
+        w.beginArray()
+        for g in groups {
+            w.beginObject()
+            w.key("title"); w.string(g.title)
+            w.key("distributions"); w.beginArray()
+            for d in g.rows { write(d, to: &w) }
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
     }
 
     static func write(_ d: Distribution, to w: inout JSONWriter) {

@@ -19,6 +19,18 @@ enum DaemonScenarios {
         return out
     }
 
+    /// Exactly `count` events of a `crease gen` scenario: a scenario's length is set in
+    /// seconds, and discrete events take time without samples, so it is generated long
+    /// enough and cut.
+    static func generate(_ scenario: GenScenario, seed: UInt64, count: Int) -> ArraySlice<GeneratedEvent> {
+        var seconds = Double(count) / 1000 + 0.5
+        while true {
+            let events = EventGenerator.generate(scenario, seed: seed, rateHz: 1000, seconds: seconds)
+            if events.count >= count { return events.prefix(count) }
+            seconds *= 1.25
+        }
+    }
+
     /// Sends `bytes` in 64 KiB writes, showing progress.
     static func sendAll(_ bytes: [UInt8], to socket: BenchSocket, progress: Progress, label: String) throws {
         let chunk = 1 << 16
@@ -137,7 +149,7 @@ enum DaemonScenarios {
         try Children.scope { children in
             var report = ScenarioReport(name: "burst")
             progress.phase("burst: \(Format.grouped(count)) events as fast as one publisher can, \(subscribers) subscribers")
-            let generated = EventGenerator.generate(.flap, seed: 2, rateHz: 1000, seconds: Double(count) / 1000 + 0.25).prefix(count)
+            let generated = generate(.flap, seed: 2, count: count)
             let bytes = encode(generated)
             let session = try DaemonSession(settings, tag: "burst")
             _ = children.add(session.child)
@@ -179,7 +191,7 @@ enum DaemonScenarios {
         try Children.scope { children in
             var report = ScenarioReport(name: "memory")
             progress.phase("memory: \(Format.grouped(count)) events into a fresh daemon")
-            let generated = EventGenerator.generate(.rig, seed: 3, rateHz: 1000, seconds: Double(count) / 1000 + 1).prefix(count)
+            let generated = generate(.rig, seed: 3, count: count)
             let bytes = encode(generated)
             let session = try DaemonSession(settings, tag: "memory")
             _ = children.add(session.child)

@@ -53,7 +53,7 @@ enum ReplayScenario {
         recording.extraArguments.removeAll { $0 == "--no-trace" }
         let session = try DaemonSession(recording, tag: "replay")
         _ = children.add(session.child)
-        let generated = EventGenerator.generate(.rig, seed: 4, rateHz: 1000, seconds: Double(count) / 1000 + 1).prefix(count)
+        let generated = DaemonScenarios.generate(.rig, seed: 4, count: count)
         try DaemonScenarios.sendAll(DaemonScenarios.encode(generated), to: session.publisher, progress: progress, label: "recording")
         let seq = try session.sync()
         if seq != generated.count { report.problems.append("the daemon is at seq \(seq) after \(generated.count) events") }

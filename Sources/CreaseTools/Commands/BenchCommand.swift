@@ -48,7 +48,7 @@ enum BenchCommand {
         static func parse(_ args: inout Arguments) throws -> Options {
             var o = Options(scenarios: [])
             if args.flag("--quick") {
-                o.coreCount = 200
+                o.coreCount = 50
                 o.rttCount = 300
                 o.streamSeconds = 0.3
                 o.burstEvents = 5_000
