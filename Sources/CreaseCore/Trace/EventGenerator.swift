@@ -156,7 +156,11 @@ public struct EventGenerator: Sendable {
                 switch step % 5 {
                 case 0: send(.orientation(rng.unit() < 0.5 ? .landscapeLeft : .portrait), thenWait: 20)
                 case 1: send(.keyboard(visible: true, height: nil), thenWait: 20); send(.keyboard(visible: false, height: nil), thenWait: 20)
-                case 2: for n in [1, 2, 3, 4, 2, 0] { send(.liveActivities(count: n), thenWait: 5) }
+                case 2:
+                    // A storm: five updates at one instant, which the daemon coalesces into one batch
+                    // (published, and so recorded, when it ends on another count than it began).
+                    for n in [1, 2, 3, 4, 2 - (step / 5) % 3] { send(.liveActivities(count: n), thenWait: 0) }
+                    clockNs += 20_000_000
                 default: break
                 }
                 step += 1
@@ -190,14 +194,15 @@ public struct EventGenerator: Sendable {
         for _ in 0..<samples(ms: ms) { sample(angle) }
     }
 
-    /// Wanders slowly back and forth across `center`, ±4°, so the noise crosses the threshold many times.
+    /// Wanders slowly back and forth across `center`, ±1.2°: with the encoder's noise the
+    /// readings cross a threshold many times yet stay inside its hysteresis band (±3° by default).
     private mutating func dwell(around center: Double, ms: Double) {
         let n = samples(ms: ms)
         for i in 0..<n {
             let phase = Double(i) / Double(n) * 6
             let wave = phase - phase.rounded(.down)
             let tri = wave < 0.5 ? wave * 4 - 1 : 3 - wave * 4
-            sample(center + 4 * tri)
+            sample(center + 1.2 * tri)
         }
         angle = center
     }

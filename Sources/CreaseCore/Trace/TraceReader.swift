@@ -10,8 +10,6 @@ public struct TraceFile: Sendable {
     public let recordsStart: Int
     /// Offset just past the last complete line.
     public let completeEnd: Int
-    /// Number of complete lines, the header included.
-    public let completeLines: Int
 
     /// The unterminated bytes at the end, if any.
     public struct Cut: Sendable, Equatable {
@@ -22,7 +20,10 @@ public struct TraceFile: Sendable {
         public var length: Int
     }
     public var cut: Cut? {
-        completeEnd < bytes.count ? Cut(offset: completeEnd, line: completeLines + 1, length: bytes.count - completeEnd) : nil
+        guard completeEnd < bytes.count else { return nil }
+        // Counted only when there is a cut: a whole-file scan the replay itself does not need.
+        let lines = bytes[..<completeEnd].reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        return Cut(offset: completeEnd, line: lines + 1, length: bytes.count - completeEnd)
     }
 
     public init(bytes: [UInt8]) throws(TraceError) {
@@ -35,16 +36,7 @@ public struct TraceFile: Sendable {
         if headerLine.last == 0x0D { headerLine = headerLine.dropLast() }
         header = try TraceHeader.decode(headerLine)
         recordsStart = headerEnd + 1
-        var lines = 0
-        var end = 0
-        bytes.withUnsafeBufferPointer { b in
-            for i in 0..<b.count where b[i] == 0x0A {
-                lines += 1
-                end = i + 1
-            }
-        }
-        completeEnd = end
-        completeLines = lines
+        completeEnd = (bytes.lastIndex(of: 0x0A) ?? headerEnd) + 1
     }
 
     public func cursor() -> TraceCursor { TraceCursor(file: self) }

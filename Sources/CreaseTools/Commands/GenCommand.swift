@@ -47,13 +47,19 @@ enum GenCommand {
         let client = try SocketStreamer(path: socket)
         _ = try client.request(mark("\(label): begin", id: "gen-begin"), id: "gen-begin")
         let pacer = Pacer(speed: speed)
+        var previous: UInt64?
         for g in events {
-            pacer.wait(untilOffsetNs: g.offsetNs)
+            // Events of one instant go out in one write, as a rig sends simultaneous updates.
+            if speed > 0, g.offsetNs != previous {
+                try client.flush()
+                pacer.wait(untilOffsetNs: g.offsetNs)
+            }
+            previous = g.offsetNs
             var w = JSONWriter(capacity: 64)
             g.event.write(to: &w, ts: Int64(TraceIO.monotonicNs()))
             try client.send(w.bytes)
-            if speed > 0 { try client.flush() }
         }
+        try client.flush()
         _ = try client.request(mark("\(label): end", id: "gen-end"), id: "gen-end")
         client.shutdownWrites()
         let errors = client.collected().filter { $0["ok"] == .bool(false) }

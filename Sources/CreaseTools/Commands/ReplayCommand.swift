@@ -89,13 +89,18 @@ enum ReplayCommand {
         var cursor = file.cursor()
         let pacer = Pacer(speed: speed)
         var sent = 0
+        var previousT: UInt64?
         while let traced = try cursor.next() {
             guard case .event(let e) = traced.record else { continue }
-            pacer.wait(untilOffsetNs: e.t &- file.header.initialT)
+            // Events read together by the recording daemon go out together, each instant when due.
+            if speed > 0, e.t != previousT {
+                try client.flush()
+                pacer.wait(untilOffsetNs: e.t &- file.header.initialT)
+            }
+            previousT = e.t
             var w = JSONWriter(capacity: 128)
             e.envelope.event.write(to: &w, ts: Int64(TraceIO.monotonicNs()), id: verify ? .number(Double(e.seq)) : nil)
             try client.send(w.bytes)
-            if speed > 0 { try client.flush() }   // on schedule, each event goes out when due
             sent += 1
             if verify { expected.append((e.seq, e.digest, e.envelope.event.jsonBytes())) }
         }

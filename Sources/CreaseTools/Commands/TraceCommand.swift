@@ -47,7 +47,7 @@ enum TraceCommand {
         let path = try onePath(&args)
         try args.finish()
         let file: TraceFile
-        do { file = try TraceFile(bytes: try Inputs.readFile(path)) } catch let e as TraceError {
+        do { file = try TraceFile(bytes: try TraceIO.readWhole(path)) } catch let e as TraceError {
             Console.out("\(path): \(e)")
             return ExitStatus.checkFailed
         }
@@ -206,7 +206,7 @@ enum TraceCommand {
         var events = 0, lines = 0
         for _ in 0..<repeats {
             var start = TraceIO.monotonicNs()
-            let bytes = try Inputs.readFile(path)
+            let bytes = try TraceIO.readWhole(path)
             lines = 0
             for (_, line) in Inputs.lines(bytes).dropFirst() {
                 _ = try? JSON.parse(line)
@@ -215,7 +215,7 @@ enum TraceCommand {
             decodeBest = min(decodeBest, TraceIO.monotonicNs() - start)
 
             start = TraceIO.monotonicNs()
-            let file = try TraceFile(bytes: try Inputs.readFile(path))
+            let file = try TraceFile(bytes: try TraceIO.readWhole(path))
             let outcome = try TraceReplay.run(file, verify: true)
             replayBest = min(replayBest, TraceIO.monotonicNs() - start)
             if let d = outcome.divergence { throw CheckFailed("the trace does not verify: \(d.summary)") }

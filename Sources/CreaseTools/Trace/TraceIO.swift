@@ -15,10 +15,39 @@ struct CheckFailed: Error, CustomStringConvertible {
 enum TraceIO {
     /// Reads a trace; a file whose header cannot be read (unknown version, not a trace) is an input error (exit 2).
     static func load(_ path: String) throws -> TraceFile {
-        let bytes = try Inputs.readFile(path)
+        let bytes = try readWhole(path)
         do { return try TraceFile(bytes: bytes) } catch {
             throw UsageError("\(path): \(error)")
         }
+    }
+
+    /// The file's bytes, read straight into one array (traces run to hundreds of megabytes).
+    static func readWhole(_ path: String) throws -> [UInt8] {
+        if path == "-" { return try Inputs.readFile(path) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw UsageError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw UsageError("cannot stat \(path): \(String(cString: strerror(errno)))") }
+        var failure: Int32 = 0
+        var bytes = [UInt8](unsafeUninitializedCapacity: Int(st.st_size)) { buffer, count in
+            while count < buffer.count {
+                let n = read(fd, buffer.baseAddress! + count, buffer.count - count)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { failure = n < 0 ? errno : 0; break }
+                count += n
+            }
+        }
+        guard failure == 0 else { throw UsageError("cannot read \(path): \(String(cString: strerror(failure)))") }
+        // A file still being written may have grown since fstat: take the rest too.
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = read(fd, &chunk, chunk.count)
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return bytes
     }
 
     /// Writes to `path`, or to stdout when it is nil or `-`.

@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CreaseCore
+@testable import CreaseDaemon
+import Foundation
+import Testing
+
+/// A file system whose writes fail with ENOSPC while `full` is set: a disk that fills and frees.
+final class FillingFileSystem: TraceFileSystem, @unchecked Sendable {
+    private let real = PosixTraceFileSystem()
+    private let lock = NSLock()
+    private var isFull = false
+    var full: Bool {
+        get { lock.withLock { isFull } }
+        set { lock.withLock { isFull = newValue } }
+    }
+
+    func create(_ path: String) -> Result<Int32, TraceIOError> {
+        full ? .failure(TraceIOError(code: ENOSPC, operation: "create \(path)")) : real.create(path)
+    }
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> TraceIOError? {
+        guard full else { return real.write(fd, bytes) }
+        // A full disk takes part of a write before it refuses the rest.
+        _ = real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]))
+        return TraceIOError(code: ENOSPC, operation: "write")
+    }
+    func sync(_ fd: Int32) -> TraceIOError? { real.sync(fd) }
+    func truncate(_ fd: Int32, to length: Int) -> TraceIOError? { real.truncate(fd, to: length) }
+    func close(_ fd: Int32) { real.close(fd) }
+}
+
+/// Plays the daemon's part: applies events to an engine and tells the sink, as the loop does.
+final class FakeDaemon {
+    var engine = Engine(profile: .builtin, app: BuiltinApps.app(named: "tabs")!)
+    var now: UInt64 = 1_000_000_000
+    let directory: String
+
+    init() {
+        directory = NSTemporaryDirectory() + "crease-writer-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    func writer(_ options: TraceWriterOptions, files: any TraceFileSystem = PosixTraceFileSystem()) throws -> TraceWriter {
+        let context = TraceContext(daemonVersion: "test", engine: engine, currentEngine: { [unowned self] in self.engine },
+                                   configJSON: Array(#"{"budgetUs":1000}"#.utf8), directory: directory,
+                                   log: Logger(threshold: .error, format: LogFormat(journal: false)), wake: {})
+        return try TraceWriter(context: context, options: options, directory: directory, files: files, clock: { [unowned self] in self.now })
+    }
+
+    func send(_ event: Event, to sink: TraceWriter) throws {
+        try engine.apply(event)
+        now += 1_000_000
+        var w = JSONWriter()
+        event.write(to: &w, ts: Int64(now))
+        sink.recordEvent(seq: engine.seq, tNs: now, client: 1, ts: Int64(now), eventLine: w.bytes[...], digest: engine.digest)
+    }
+
+    func files() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).sorted {
+            // Part numbers sort numerically.
+            Int($0.split(separator: "-").last!.dropLast(6))! < Int($1.split(separator: "-").last!.dropLast(6))!
+        }.map { "\(directory)/\($0)" }
+    }
+
+    func stats(_ sink: TraceWriter) throws -> JSONValue {
+        var w = JSONWriter()
+        sink.writeStats(to: &w)
+        return try JSON.parse(w.bytes)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+}
+
+func waitUntil(_ what: String, timeout: Double = 10, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while try !condition() {
+        guard Date() < deadline else { throw CheckTimeout(what: what) }
+        usleep(2000)
+    }
+}
+
+struct CheckTimeout: Error { let what: String }
+
+let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
+
+@Suite struct TraceWriterTests {
+    @Test func aFullDiskLosesRecordsCountsThemAndMarksTheGap() throws {
+        let daemon = FakeDaemon()
+        let disk = FillingFileSystem()
+        var options = TraceWriterOptions()
+        options.fsync = .always
+        options.retryMs = 5
+        let sink = try daemon.writer(options, files: disk)
+        for e in hingeWalk[0..<40] { try daemon.send(e, to: sink) }
+        try waitUntil("the first 40 records on disk") { sink.durableSeq == 40 }
+
+        disk.full = true
+        for e in hingeWalk[40..<80] { try daemon.send(e, to: sink) }
+        try waitUntil("the writer to notice") { try daemon.stats(sink)["state"] == .string("failing") }
+        disk.full = false
+        for e in hingeWalk[80...] { try daemon.send(e, to: sink) }
+        try daemon.send(.orientation(.landscapeLeft), to: sink)
+        sink.close()
+
+        let stats = try daemon.stats(sink)
+        guard case .number(let lost)? = stats["lost"], case .number(let gaps)? = stats["gaps"] else { Issue.record("no counters"); return }
+        #expect(lost > 0)
+        #expect(gaps >= 1)
+        #expect(stats["state"] == .string("writing"))
+        let paths = try daemon.files()
+        #expect(paths.count == 1)
+        let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: paths[0])!))
+        #expect(file.cut == nil, "a refused write is cut back, never left half written")
+        let outcome = try TraceReplay.run(file, verify: true)
+        #expect(outcome.divergence == nil)
+        #expect(outcome.engine.digest == daemon.engine.digest)
+        #expect(outcome.eventsApplied + Int(lost) == hingeWalk.count + 1)
+        let text = String(decoding: file.bytes, as: UTF8.self)
+        #expect(text.contains(#""gap":{"lost":"#) && text.contains("No space left on device"))
+    }
+
+    @Test func rotationBySizeAndOnRequestStartsFilesThatEachReplayAlone() throws {
+        let daemon = FakeDaemon()
+        var options = TraceWriterOptions()
+        options.rotateBytes = 4000
+        options.layouts = true
+        let sink = try daemon.writer(options)
+        for e in hingeWalk[0..<60] { try daemon.send(e, to: sink) }
+        let requested = try sink.reopen(reason: "SIGHUP")
+        try daemon.send(.keyboard(visible: true, height: nil), to: sink)
+        for e in hingeWalk[60...] { try daemon.send(e, to: sink) }
+        sink.close()
+
+        let paths = try daemon.files()
+        #expect(paths.count > 3)
+        #expect(paths.contains(requested))
+        var seq = 0
+        var reasons: [String] = []
+        for path in paths {
+            let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: path)!))
+            #expect(file.header.initialSeq == seq, "\(path) starts where the one before ended")
+            reasons.append(file.header.reason)
+            let outcome = try TraceReplay.run(file, verify: true)
+            #expect(outcome.divergence == nil, "\(path)")
+            seq = outcome.engine.seq
+        }
+        #expect(seq == hingeWalk.count + 1)
+        #expect(reasons.first == "start" && reasons.contains("size") && reasons.contains("SIGHUP"))
+    }
+
+    @Test func optionsParseTheTraceFlags() throws {
+        guard case .run(let o) = try DaemonOptions.parse(["--fsync", "always", "--trace-layouts", "--trace-rotate-bytes=1000", "--trace-rotate-seconds", "60"]) else {
+            Issue.record("not a run"); return
+        }
+        #expect(o.traceWriter.fsync == .always && o.traceWriter.layouts && o.traceWriter.rotateBytes == 1000 && o.traceWriter.rotateSeconds == 60)
+        #expect(throws: DaemonOptions.UsageError.self) { try DaemonOptions.parse(["--fsync", "sometimes"]) }
+        #expect(TraceDirectory.resolve(explicit: nil, environment: ["STATE_DIRECTORY": "/var/lib/crease:/other"]) == "/var/lib/crease")
+        #expect(TraceDirectory.resolve(explicit: nil, environment: [:]) == "./traces")
+        #expect(TraceDirectory.resolve(explicit: "/x", environment: ["STATE_DIRECTORY": "/y"]) == "/x")
+        #expect(TraceFileName.make(startSeconds: 1_790_000_000, pid: 42, part: 3) == "creased-20260921T141320Z-42-3.jsonl")
+    }
+}
