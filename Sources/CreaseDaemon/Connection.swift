@@ -7,10 +7,10 @@ final class Connection {
     let id: Int
     let handle = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
     unowned let daemon: Daemon
-    var framer: LineFramer
-    var queue: OutboundQueue
+    @exclusivity(unchecked) var framer: LineFramer
+    @exclusivity(unchecked) var queue: OutboundQueue
     /// Replies gathered during a flush, written in one go.
-    var pending: [UInt8] = []
+    @exclusivity(unchecked) var pending: [UInt8] = []
     /// Topic bits (Topic.bit).
     var topics: UInt8 = 0
     var state = State.open
@@ -36,7 +36,7 @@ final class Connection {
             // One read buffer serves every connection: a read callback consumes
             // its bytes before returning.
             let daemon = Connection.from(h!.pointee.data).daemon
-            buf!.pointee = uv_buf_init(daemon.readBuffer.assumingMemoryBound(to: CChar.self), UInt32(daemon.readBufferSize))
+            buf!.pointee = uv_buf_init(daemon.readBuffer.assumingMemoryBound(to: CChar.self), UInt32(daemon.readSizer.size))
         }, { s, nread, buf in
             let c = Connection.from(s!.pointee.data)
             c.daemon.didRead(c, nread: nread, bytes: UnsafeRawPointer(buf!.pointee.base))

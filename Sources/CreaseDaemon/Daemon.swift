@@ -26,13 +26,18 @@ struct Counters {
 
 /// The imperative shell: one libuv loop on one thread, a Unix socket, clients and
 /// subscribers around the pure engine.
+///
+/// Properties marked `@exclusivity(unchecked)` are the per-event state: touched only
+/// from the loop thread, and no access to one overlaps another (no callback
+/// re-enters while it is borrowed), so the runtime's exclusivity bookkeeping, about
+/// a tenth of an event's instructions, is switched off for them.
 public final class Daemon {
     let options: DaemonOptions
     let log: Logger
     let socketPath: String
     private let notifier: Notifier
     private let environment: [String: String]
-    private var engine: Engine
+    @exclusivity(unchecked) private var engine: Engine
     private var trace: (any TraceSink)?
     private let traceFactory: TraceSinkFactory?
 
@@ -43,30 +48,34 @@ public final class Daemon {
     private var activated = false
     private var boundPath: String?
 
-    let readBufferSize = 64 * 1024
+    /// One read buffer serves every connection (a read callback consumes its bytes
+    /// before returning); `readSizer` decides how much of it a read may fill.
+    let readBufferSize = ReadSizer.maximum
+    @exclusivity(unchecked) var readSizer: ReadSizer
     let readBuffer: UnsafeMutableRawPointer
 
     private var connections: [Connection] = []
     private var subscribers: [Connection] = []
     private var nextClientID = 1
 
-    var counters = Counters()
-    private var histogram: LatencyHistogram
-    private var scheduler: PublishScheduler
+    @exclusivity(unchecked) var counters = Counters()
+    @exclusivity(unchecked) private var histogram: LatencyHistogram
+    @exclusivity(unchecked) private var scheduler: PublishScheduler
     private let startNs = uv_hrtime()
 
     /// Events of the open batch: when each was read, for the histogram.
-    private var batchReadNs: [UInt64] = []
+    @exclusivity(unchecked) private var batchReadNs: [UInt64] = []
     /// Replies owed for events of the open batch that carried an id.
-    private var batchAcks: [Ack] = []
-    private var dirty: [Connection] = []
+    @exclusivity(unchecked) private var batchAcks: [Ack] = []
+    @exclusivity(unchecked) private var dirty: [Connection] = []
     /// Replies waiting for their events' trace records to reach the disk (`--fsync always`).
     private var heldAcks: [Ack] = []
     private var traceWake: UVAsync?
     private var lastPublishedDigest: UInt64
     private var lastDiagnostics: [UInt8] = []
-    private var pushBuffer: [UInt8] = []
+    @exclusivity(unchecked) private var pushBuffer: [UInt8] = []
     private var lastStatsPushCount: UInt64 = .max
+    private var lastStatus = ""
 
     private var timers: [UVTimer] = []
     private var signals: [UVSignal] = []
@@ -93,6 +102,7 @@ public final class Daemon {
         notifier = Notifier(socketName: environment["NOTIFY_SOCKET"])
         histogram = LatencyHistogram(budgetNs: options.budgetUs * 1000)
         scheduler = PublishScheduler(budgetNs: options.budgetUs * 1000)
+        readSizer = ReadSizer(budgetNs: options.budgetUs * 1000)
         readBuffer = UnsafeMutableRawPointer.allocate(byteCount: readBufferSize, alignment: 16)
 
         let profile: DeviceProfile
@@ -107,7 +117,7 @@ public final class Daemon {
         switch options.app {
         case .builtin(let name):
             guard let a = Engine.builtinApp(named: name) else {
-                throw StartupError("no built-in app named \"\(name)\" (there are: tabs, split)")
+                throw StartupError("no built-in app named \"\(name)\" (there are: \(BuiltinApps.names.joined(separator: ", ")))")
             }
             app = a
         case .file(let path):
@@ -149,6 +159,11 @@ public final class Daemon {
     /// it. Returns when everything is closed.
     public func run() throws(StartupError) {
         signal(SIGPIPE, SIG_IGN)
+        // A parent may have left these blocked (a test runner, a supervisor); they stop the daemon.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handled, s) }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         uv_loop_init(loop)
         defer { uv_loop_close(loop) }
         try listen()
@@ -183,7 +198,10 @@ public final class Daemon {
             timers.append(t)
             log.info("watchdog ping every \(ms) ms")
         }
-        let statsTimer = UVTimer(loop: loop) { [unowned self] in self.pushStats() }
+        let statsTimer = UVTimer(loop: loop) { [unowned self] in
+            self.pushStats()
+            self.updateStatus()
+        }
         statsTimer.start(afterMs: options.statsIntervalMs, repeatMs: options.statsIntervalMs)
         statsTimer.unref()
         timers.append(statsTimer)
@@ -269,6 +287,10 @@ public final class Daemon {
         let outcome = c.framer.feed(UnsafeRawBufferPointer(start: bytes, count: nread)) { line in
             self.handle(line: line, from: c, readNs: readNs)
             return c.state == .open
+        }
+        if outcome == .ok, c.framer.partial.count < nread {
+            // At least one whole line was handled: learn what a byte costs.
+            readSizer.observe(bytes: nread, ns: uv_hrtime() &- readNs)
         }
         if case .lineTooLong(let length) = outcome {
             counters.oversized += 1
@@ -439,6 +461,16 @@ public final class Daemon {
             w.key("stats"); writeStats(to: &w)
         }
         fanOut(Topic.stats.bit)
+    }
+
+    /// A STATUS= line for `systemctl status`, when something changed.
+    private func updateStatus() {
+        guard notifier.enabled else { return }
+        let status = "\(counters.events) events, \(connections.count) clients, \(subscribers.count) subscribers, "
+            + "p99 \(LatencyHistogram.micros(histogram.value(atQuantile: 0.99))) us"
+        guard status != lastStatus else { return }
+        lastStatus = status
+        notifier.send(NotifyMessage.status(status))
     }
 
     // MARK: - Commands

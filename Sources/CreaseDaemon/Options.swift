@@ -34,7 +34,7 @@ public struct DaemonOptions: Sendable, Equatable {
         usage: creased [options]
           --socket PATH          Unix socket to listen on (default: $CREASE_SOCKET,
                                  else $XDG_RUNTIME_DIR/crease/creased.sock, else /run/crease/creased.sock)
-          --app FILE|builtin:NAME  app manifest (default builtin:tabs; builtins: tabs, split)
+          --app FILE|builtin:NAME  app manifest (default builtin:tabs; builtins: tabs, split, sidebar)
           --profile FILE         device profile (default: the built-in one)
           --budget-us N          latency budget per event in microseconds (default 1000)
           --max-queue-bytes N    unsent bytes a client may accumulate before it is dropped (default 1048576)

@@ -5,8 +5,10 @@
 /// the end of a loop iteration, before a command or an error reply, at shutdown. So
 /// events that arrive together, in one read or from several clients in one
 /// iteration, cost one publish. A batch is also cut early once its oldest event has
-/// waited half the budget, so a large backlog is published in slices and the first
-/// events of a burst are not held back for the whole burst.
+/// waited a quarter of the budget, so a large backlog is published in slices and
+/// the first events of a burst are not held back for the whole burst. (Reads are
+/// sized to a quarter of the budget too, see ReadSizer: an event's latency stays
+/// near half the budget plus one publish.)
 public struct PublishScheduler: Sendable {
     public struct Batch: Equatable, Sendable {
         public var firstSeq: Int
@@ -35,7 +37,7 @@ public struct PublishScheduler: Sendable {
             open = Batch(firstSeq: seq, lastSeq: seq, changed: changed)
             oldestReadNs = readNs
         }
-        if nowNs &- oldestReadNs >= budgetNs / 2 { return flush() }
+        if nowNs &- oldestReadNs >= budgetNs / 4 { return flush() }
         return nil
     }
 

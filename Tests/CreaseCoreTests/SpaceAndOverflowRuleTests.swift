@@ -167,3 +167,17 @@ func busyTabsApp(compression: String = "automatic", priorities: [String: String]
         }
     }
 }
+
+@Suite struct PictureInPictureRuleTests {
+    /// Seed 003: space runs short "when other interface elements appear, like the keyboard, or
+    /// Picture in Picture when the device is open in portrait."
+    @Test("open in portrait, pinned Picture in Picture takes width from the bottom bars and nothing overlaps it")
+    func openPortrait() throws {
+        let without = try engine(builtin("tabs"), Pose_.innerPortrait).layout
+        let with = try engine(builtin("tabs"), Pose_.innerPortrait + [.pip(active: true)]).layout
+        let pip = try #require(with.regions.first { $0.kind == .pip })
+        let tabBar = try #require(with.bar(.tabBar)), before = try #require(without.bar(.tabBar))
+        #expect(tabBar.items.allSatisfy { !$0.frame.intersects(pip.frame) })
+        #expect(tabBar.items.map(\.frame.w).max()! < before.items.map(\.frame.w).max()!)
+    }
+}

@@ -60,7 +60,7 @@ final class DaemonProcess {
 
     /// Starts creased on `socketPath` (default: a fresh temp dir) and waits until it accepts.
     init(arguments: [String] = [], socketPath: String? = nil, environment: [String: String] = [:],
-         waitUntilReady: Bool = true, executable: String? = nil) throws {
+         waitUntilReady: Bool = true, journal: Bool = false, executable: String? = nil) throws {
         dir = try makeTempDir()
         self.socketPath = socketPath ?? "\(dir)/run/creased.sock"
         logPath = "\(dir)/creased.log"
@@ -70,6 +70,11 @@ final class DaemonProcess {
         var env = ProcessInfo.processInfo.environment
         for k in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "WATCHDOG_USEC", "JOURNAL_STREAM", "CREASE_SOCKET"] { env[k] = nil }
         for (k, v) in environment { env[k] = v }
+        if journal {
+            var st = stat()
+            _ = stat(logPath, &st)
+            env["JOURNAL_STREAM"] = "\(st.st_dev):\(st.st_ino)"
+        }
         process.environment = env
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
@@ -101,16 +106,18 @@ final class DaemonProcess {
         return process.terminationStatus
     }
 
-    /// Stops it with SIGTERM (SIGKILL if it hangs) and removes the temp dir.
+    /// Stops it with SIGTERM (SIGKILL if it hangs).
     func stop() {
         if process.isRunning {
             signal(SIGTERM)
             if waitForExit(timeout: 5) == nil { signal(SIGKILL); _ = waitForExit(timeout: 5) }
         }
-        try? FileManager.default.removeItem(atPath: dir)
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: dir)
+    }
 }
 
 /// A blocking POSIX Unix-socket client with poll-based timed reads.
@@ -168,11 +175,14 @@ final class Client {
                 return line
             }
             if eof { return nil }
-            let left = deadline - monotonicSeconds()
-            if left <= 0 { return nil }
+            // Always look at the socket once, even with no time left.
+            let left = max(0, deadline - monotonicSeconds())
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let r = poll(&p, 1, Int32(min(left * 1000, 1000)) + 1)
-            if r <= 0 { continue }
+            let r = poll(&p, 1, Int32(min(left * 1000, 1000)))
+            if r <= 0 {
+                if monotonicSeconds() >= deadline { return nil }
+                continue
+            }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = read(fd, &chunk, chunk.count)
             if n <= 0 {

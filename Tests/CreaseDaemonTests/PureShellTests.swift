@@ -149,16 +149,40 @@ private func feed(_ framer: inout LineFramer, _ text: String, into lines: inout 
         #expect(s.flush() == nil)
     }
 
-    @Test func aBatchIsCutOnceItsOldestEventWaitedHalfTheBudget() {
+    @Test func aBatchIsCutOnceItsOldestEventWaitedAQuarterOfTheBudget() {
         var s = PublishScheduler(budgetNs: 1000)
         #expect(s.applied(seq: 1, changed: false, readNs: 0, nowNs: 100) == nil)
-        #expect(s.applied(seq: 2, changed: false, readNs: 0, nowNs: 499) == nil)
-        let cut = s.applied(seq: 3, changed: true, readNs: 0, nowNs: 500)
+        #expect(s.applied(seq: 2, changed: false, readNs: 0, nowNs: 249) == nil)
+        let cut = s.applied(seq: 3, changed: true, readNs: 0, nowNs: 250)
         #expect(cut == PublishScheduler.Batch(firstSeq: 1, lastSeq: 3, changed: true))
         #expect(cut?.events == 3)
         // The next batch starts afresh from its own first event.
         #expect(s.applied(seq: 4, changed: false, readNs: 600, nowNs: 700) == nil)
         #expect(s.flush() == PublishScheduler.Batch(firstSeq: 4, lastSeq: 4, changed: false))
+    }
+}
+
+@Suite struct ReadSizerTests {
+    @Test func readsShrinkWhenBytesGetExpensiveAndGrowBack() {
+        var r = ReadSizer(budgetNs: 1_000_000)
+        let start = r.size
+        #expect(start == 10_000)  // a quarter of 1 ms at the initial 25 ns/byte
+        // Relayouts at 20 us per 35-byte event: about 570 ns a byte.
+        for _ in 0..<40 { r.observe(bytes: 875, ns: 500_000) }
+        #expect(r.size < 500 && r.size >= ReadSizer.minimum)
+        // Cheap hinge ticks again: 1 us per 30 bytes.
+        for _ in 0..<40 { r.observe(bytes: 3000, ns: 100_000) }
+        #expect(r.size > 7000)
+        #expect(r.size <= ReadSizer.maximum)
+    }
+
+    @Test func boundsHold() {
+        var r = ReadSizer(budgetNs: 1_000)
+        r.observe(bytes: 10, ns: 1_000_000)
+        #expect(r.size == ReadSizer.minimum)
+        var w = ReadSizer(budgetNs: 10_000_000_000)
+        w.observe(bytes: 0, ns: 5)
+        #expect(w.size == ReadSizer.maximum)
     }
 }
 

@@ -92,8 +92,10 @@ struct LayoutBuilder {
         }
         let bottomLimit = floor - accessoryHeight
 
-        // PiP sits above what occupies the bottom; in horizontal mode that includes the bottom bars.
-        let pipBottom = max(g.height - bottomLimit, p.homeIndicatorHeight) + bottomBarsHeight
+        // Pinned PiP docks in the bottom corner on the bar side, over the bars' band: it takes
+        // length from a vertical bar and width from horizontal bottom bars (seed 003: space runs
+        // short "when other interface elements appear, like the keyboard, or Picture in Picture").
+        let pipBottom = max(g.height - bottomLimit, p.homeIndicatorHeight)
         if let pip = ReservedRegionRule.pip(g, active: state.pipActive, bottomInset: pipBottom, profile: p) { regions.append(pip) }
 
         // Bars: sidebar, the non-primary split columns, then the primary screen.
@@ -193,16 +195,10 @@ struct LayoutBuilder {
     mutating func layoutVertical(_ screen: Screen, area: Rect, back: Bool, tabs: [Tab], tabContainer: String, edge: HorizontalEdge,
                                  beside inspector: Rect? = nil) -> Bool {
         var menu = OverflowMenu()
-        var columnItems: [Item] = []
-        var rowItems: [Item] = []
-        for item in screen.toolbar {
-            switch ItemAxisRule.verticalHome(of: item) {
-            case .menu: menu.secondary.append(item.id)
-            case .titleRow: rowItems.append(item)
-            case .column: columnItems.append(item)
-            }
-            itemDiagnostics(item, vertical: true)
-        }
+        let parts = ItemAxisRule.partition(screen.toolbar)
+        let columnItems = parts.column, rowItems = parts.titleRow
+        menu.secondary = parts.menu
+        for item in screen.toolbar { itemDiagnostics(item, vertical: true) }
         menu.declared = screen.overflowMenu.map(\.id)
         for item in screen.overflowMenu { itemDiagnostics(item, vertical: true) }
 
@@ -433,15 +429,10 @@ struct LayoutBuilder {
     /// (then the sheet keeps horizontal bars rather than hide anything).
     mutating func verticalSheetBar(_ sheet: Sheet, frame: Rect) -> Bar? {
         var menu = OverflowMenu()
-        var columnItems: [Item] = []
-        var hiddenHere: [Item] = []
-        for item in sheet.toolbar {
-            switch ItemAxisRule.verticalHome(of: item) {
-            case .menu: menu.secondary.append(item.id)
-            case .column: columnItems.append(item)
-            case .titleRow: if item.kind == .button { hiddenHere.append(item) }
-            }
-        }
+        let parts = ItemAxisRule.partition(sheet.toolbar)
+        let columnItems = parts.column
+        let hiddenHere = parts.titleRow.filter { $0.kind == .button }
+        menu.secondary = parts.menu
         let side = SheetRule.side(of: sheet.placement, direction: g.direction) ?? g.appSide
         let band = Rect(x: side == .right ? frame.maxX - p.columnWidth : frame.x, y: frame.y, w: p.columnWidth, h: frame.h)
         let entries = VerticalOrderRule.order(columnItems).map {

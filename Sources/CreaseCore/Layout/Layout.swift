@@ -6,9 +6,11 @@ public struct Rect: Sendable, Equatable, Hashable {
     public var maxX: Double { x + w }
     public var maxY: Double { y + h }
     public var isEmpty: Bool { w <= 0 || h <= 0 }
-    /// True when the interiors overlap (touching edges do not count).
+    /// True when the interiors overlap. Touching edges do not count, nor do overlaps
+    /// thinner than floating-point error (layouts print to 1/100 pt).
     public func intersects(_ o: Rect) -> Bool {
-        !isEmpty && !o.isEmpty && x < o.maxX && o.x < maxX && y < o.maxY && o.y < maxY
+        let e = 1e-6
+        return !isEmpty && !o.isEmpty && x < o.maxX - e && o.x < maxX - e && y < o.maxY - e && o.y < maxY - e
     }
     public func contains(_ o: Rect) -> Bool { o.x >= x && o.y >= y && o.maxX <= maxX && o.maxY <= maxY }
 }

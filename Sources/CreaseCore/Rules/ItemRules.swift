@@ -20,6 +20,25 @@ public enum ItemAxisRule {
     /// Where an item of a screen goes when that screen's bars are vertical.
     public enum VerticalHome: Sendable, Equatable { case column, titleRow, menu }
 
+    /// A toolbar split by where each item goes when bars are vertical, keeping declaration order.
+    public struct VerticalPartition: Sendable {
+        public var menu: [String] = []
+        public var column: [Item] = []
+        public var titleRow: [Item] = []
+    }
+
+    public static func partition(_ items: [Item]) -> VerticalPartition {
+        var p = VerticalPartition()
+        for item in items {
+            switch verticalHome(of: item) {
+            case .menu: p.menu.append(item.id)
+            case .column: p.column.append(item)
+            case .titleRow: p.titleRow.append(item)
+            }
+        }
+        return p
+    }
+
     public static func verticalHome(of item: Item) -> VerticalHome {
         // Spacers shape the column they sit in; they have no axis of their own.
         if item.isSpacer { return .column }

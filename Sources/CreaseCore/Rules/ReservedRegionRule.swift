@@ -52,8 +52,8 @@ public enum ReservedRegionRule {
         return Region(kind: .keyboard, frame: Rect(x: 0, y: g.height - g.keyboardHeight, w: g.width, h: g.keyboardHeight))
     }
 
-    /// Picture in Picture docks in the bottom corner on the app's bar side, above
-    /// whatever occupies the bottom (`bottomInset`); in a vertical bar it takes column length.
+    /// Picture in Picture docks in the bottom corner on the app's bar side, above the
+    /// keyboard or home indicator (`bottomInset`).
     public static func pip(_ g: ScreenGeometry, active: Bool, bottomInset: Double, profile p: DeviceProfile) -> Region? {
         guard active else { return nil }
         let x = g.appSide == .right ? g.window.maxX - p.pipMargin - p.pipWidth : g.window.x + p.pipMargin

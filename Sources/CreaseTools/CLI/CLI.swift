@@ -16,7 +16,7 @@ public enum CLI {
         Command(name: "gen", usage: GenCommand.usage, summary: "synthesize rig-like event streams (stdout or --to SOCKET)", run: GenCommand.run),
         Command(name: "bench", usage: BenchCommand.usage, summary: "relayout and transport latency: core, rtt, stream, burst, replay, memory", run: BenchCommand.run),
         Command(name: "demo", usage: DemoCommand.usage, summary: "the built-in app through folding, rotating, keyboard and Live Activities", run: DemoCommand.run),
-    ]
+    ] + clientCommands
 
     public static func main(_ argv: [String]) -> Int32 {
         guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
