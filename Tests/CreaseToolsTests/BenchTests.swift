@@ -124,9 +124,12 @@ import Testing
             }
         }
         let rtt = try #require(scenarios.first?["groups"] as? [[String: Any]])
-        let rttRows = try #require(rtt.first?["distributions"] as? [[String: Any]])
-        #expect(rttRows.count == 3)
-        #expect(rttRows.allSatisfy { $0["count"] as? Int == 300 })
+        #expect(rtt.count == 2)   // same core, then split
+        for g in rtt {
+            let rows = try #require(g["distributions"] as? [[String: Any]])
+            #expect(rows.count == 3)
+            #expect(rows.allSatisfy { $0["count"] as? Int == 300 })
+        }
         let stream = scenarios[1]
         let figures = try #require(stream["figures"] as? [[String: Any]])
         let dropped = figures.filter { ($0["name"] as? String)?.hasSuffix("dropped") == true }
@@ -145,6 +148,7 @@ import Testing
         #expect(try CommandRunner.run(["bench", "stream", "--stream-subscribers", "1,x"]).status == 2)
         #expect(try CommandRunner.run(["bench", "core", "--core-count", "0"]).status == 2)
         #expect(try CommandRunner.run(["bench", "core", "--reply", "x"]).status == 2)
+        #expect(try CommandRunner.run(["bench", "rtt", "--rtt-placement", "same,nowhere"]).status == 2)
     }
 
     func checkQuantiles(_ d: [String: Any]) throws {

@@ -11,12 +11,14 @@ enum BenchCommand {
 
     static let usage = """
         crease bench [SCENARIO...] [--json] [--svg FILE] [--quick] [--quiet]
-                 [--core-count N] [--rtt-count N] [--stream-seconds S] [--stream-subscribers N,N,...]
+                 [--core-count N] [--rtt-count N] [--rtt-placement same,split,free] [--stream-seconds S] [--stream-subscribers N,N,...]
                  [--burst-events N] [--burst-subscribers N] [--memory-events N] [--memory-stream-seconds S]
                  [--replay-events N] [--replay-rounds N] [--trace FILE] [--budget-us N] [--daemon-arg ARG]...
                crease bench serve-echo --socket PATH --reply LINE
           SCENARIO: core, rtt, stream, burst, replay, memory (default: all of them, in that order)
           --quick          tiny counts: checks that everything runs, measures nothing worth quoting
+          --rtt-placement  where rtt's client and servers run: same (one core), split (client on one,
+                           servers on another), free (unpinned); default same,split
           --daemon-arg A   passes A to every creased the bench starts (e.g. --daemon-arg --no-trace)
           --trace FILE     replay this trace instead of recording one
           serve-echo       the bare libuv echo server of `rtt` (the bench starts it itself)
@@ -30,6 +32,7 @@ enum BenchCommand {
         var quiet = false
         var coreCount = 10_000
         var rttCount = 20_000
+        var rttPlacements: [Placement] = [.same, .split]
         var streamSeconds = 5.0
         var streamSubscribers = [1, 16, 64]
         var burstEvents = 200_000
@@ -63,6 +66,14 @@ enum BenchCommand {
             o.svg = try args.option("--svg")
             o.coreCount = try positive(args.int("--core-count"), "--core-count") ?? o.coreCount
             o.rttCount = try positive(args.int("--rtt-count"), "--rtt-count") ?? o.rttCount
+            if let list = try args.option("--rtt-placement") {
+                let parts = list.split(separator: ",").map(String.init)
+                let placements = parts.compactMap(Placement.init(rawValue:))
+                guard !placements.isEmpty, placements.count == parts.count else {
+                    throw UsageError("--rtt-placement takes same, split or free, separated by commas, not \"\(list)\"")
+                }
+                o.rttPlacements = placements
+            }
             o.streamSeconds = try seconds(args.double("--stream-seconds"), "--stream-seconds") ?? o.streamSeconds
             if let list = try args.option("--stream-subscribers") {
                 let counts = list.split(separator: ",").compactMap { Int($0) }
@@ -139,7 +150,7 @@ enum BenchCommand {
             case "core":
                 report.scenarios.append(try CoreScenario.run(count: o.coreCount, progress: progress))
             case "rtt":
-                report.scenarios.append(try RTTScenario.run(count: o.rttCount, settings: settings!, progress: progress))
+                report.scenarios.append(try RTTScenario.run(count: o.rttCount, placements: o.rttPlacements, settings: settings!, progress: progress))
             case "stream":
                 report.scenarios.append(try DaemonScenarios.runStream(subscriberCounts: o.streamSubscribers, seconds: o.streamSeconds,
                                                                       settings: settings!, progress: progress))
