@@ -136,10 +136,23 @@ final class BenchChild {
         return nil
     }
 
-    /// Resident and peak resident set size, in KiB (from /proc/PID/status).
-    func memoryKiB() -> (rss: Int, peak: Int) {
+    /// Resident set size, its peak, and its anonymous (heap, stacks) and file-backed
+    /// (the binary and shared libraries) parts, in KiB, from /proc/PID/status.
+    func memoryKiB() -> Memory {
         let status = MachineInfo.readText("/proc/\(pid)/status") ?? ""
-        return (MachineInfo.field("VmRSS", in: status) ?? 0, MachineInfo.field("VmHWM", in: status) ?? 0)
+        func field(_ name: String) -> Int { MachineInfo.field(name, in: status) ?? 0 }
+        return Memory(rss: field("VmRSS"), peak: field("VmHWM"), anon: field("RssAnon"), file: field("RssFile"))
+    }
+
+    struct Memory {
+        var rss: Int
+        var peak: Int
+        var anon: Int
+        var file: Int
+
+        var mib: String {
+            "\(Format.fixed(Double(rss) / 1024, 1)) MiB (anonymous \(Format.fixed(Double(anon) / 1024, 1)), files \(Format.fixed(Double(file) / 1024, 1)))"
+        }
     }
 
     func logTail() -> String {

@@ -71,7 +71,7 @@ enum DaemonScenarios {
         var endToEnd: Distribution
         var publishes: Int
         var dropped: Int
-        var memory: (rss: Int, peak: Int)
+        var memory: BenchChild.Memory
         var problems: [String]
     }
 
@@ -214,6 +214,7 @@ enum DaemonScenarios {
             report.figures.append(Figure(name: "peak RSS during them", value: Double(after.peak) / 1024, unit: "MiB"))
             report.figures.append(Figure(name: "RSS after the 64-subscriber stream", value: Double(s.memory.rss) / 1024, unit: "MiB"))
             report.figures.append(Figure(name: "peak RSS during it", value: Double(s.memory.peak) / 1024, unit: "MiB"))
+            report.notes.append("at start: \(atStart.mib); after the events: \(after.mib); after the stream: \(s.memory.mib)")
             report.targets.append(TargetCheck(name: "RSS after \(Format.grouped(generated.count)) events", measured: Double(after.rss) / 1024,
                                               bound: .atMost, limit: 32, unit: "MiB"))
             report.targets.append(TargetCheck(name: "RSS after the 64-subscriber stream", measured: Double(s.memory.rss) / 1024,
