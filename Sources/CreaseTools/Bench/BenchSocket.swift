@@ -105,13 +105,6 @@ final class BenchSocket {
             if value["ok"] == .bool(false) { errors += 1 }
         }
     }
-
-    func request(_ command: String, id: String) throws -> JSONValue {
-        var errors = 0
-        return try request(Array(command.utf8), id: id, errors: &errors)
-    }
-
-    func shutdownWrites() { shutdown(fd, Int32(SHUT_WR)) }
 }
 
 /// Small readers over reply bytes, so timing loops never build a JSONValue.

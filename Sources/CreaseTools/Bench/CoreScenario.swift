@@ -101,18 +101,26 @@ enum CoreScenario {
             if case .navigationStack(let s) = c, s.screens.count > 1 { return app.screens[s.screens[1]].id }
             return nil
         }
+        var absent: [String] = []
         if let screen = stacks.first(where: { accepted([.push(screen: $0), .pop]) }) {
             list.append(Driver(name: "push/pop", cycle: [.push(screen: screen), .pop]))
         } else {
-            notes.append("no push/pop: the visible container is not a navigation stack with a second screen")
+            absent.append("push/pop")
         }
         let sheets = app.screens.flatMap { $0.sheets.map(\.id) }
         if let sheet = sheets.first(where: { accepted([.present(sheet: $0), .dismiss]) }) {
             list.append(Driver(name: "present/dismiss", cycle: [.present(sheet: sheet), .dismiss]))
+        } else {
+            absent.append("present/dismiss")
         }
         if accepted([.inspector(presented: true)]) {
             list.append(Driver(name: "inspector", cycle: [.inspector(presented: true), .inspector(presented: false)],
                                same: [.inspector(presented: false), .inspector(presented: false)]))
+        } else {
+            absent.append("inspector")
+        }
+        if !absent.isEmpty {
+            notes.append("no \(absent.joined(separator: ", ")): nothing on the visible screens to drive them")
         }
         list.append(Driver(name: "app", cycle: [.app(app)], fresh: { _ in .app(app) }))
         let checked = list.filter { d in

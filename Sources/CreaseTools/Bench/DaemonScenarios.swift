@@ -127,6 +127,7 @@ enum DaemonScenarios {
                 if let d = o.daemonLatency { daemonRows.append(d) }
                 e2eRows.append(o.endToEnd)
                 report.figures.append(Figure(name: "\(n) subscribers: events, layouts published", value: Double(o.events), unit: "events, \(o.publishes) layouts"))
+                report.figures.append(Figure(name: "\(n) subscribers: publisher's rate", value: Double(o.events) / (Double(o.elapsedNs) / 1e9), unit: "events/s"))
                 report.figures.append(Figure(name: "\(n) subscribers: dropped", value: Double(o.dropped), unit: ""))
                 report.figures.append(Figure(name: "\(n) subscribers: daemon RSS at the end", value: Double(o.memory.rss) / 1024, unit: "MiB"))
                 report.problems += o.problems
