@@ -349,7 +349,7 @@ public final class Daemon {
         let seq = engine.seq
         let digest = engine.digest
         if let trace {
-            trace.recordEvent(seq: seq, tNs: readNs, client: c.id, ts: envelope.ts, eventLine: Array(line)[...], digest: digest)
+            trace.recordEvent(seq: seq, tNs: readNs, client: c.id, eventLine: line, digest: digest)
         }
         if case .app = envelope.event { log.notice("client \(c.id) replaced the app with \"\(engine.appName)\" at seq \(seq)") }
         batchReadNs.append(readNs)
@@ -373,7 +373,9 @@ public final class Daemon {
     }
 
     private func finish(_ batch: PublishScheduler.Batch) {
-        if engine.digest != lastPublishedDigest {
+        // A batch that changed nothing leaves the published layout current; one whose
+        // changes cancel out (a keyboard up and down again) publishes nothing either.
+        if batch.changed, engine.digest != lastPublishedDigest {
             publish()
             counters.publishes += 1
             if batch.events > 1 {
@@ -382,6 +384,7 @@ public final class Daemon {
                 trace?.recordBatch(firstSeq: batch.firstSeq, lastSeq: batch.lastSeq)
             }
         }
+        trace?.flush()
         let done = uv_hrtime()
         for r in batchReadNs { histogram.record(done &- r) }
         batchReadNs.removeAll(keepingCapacity: true)

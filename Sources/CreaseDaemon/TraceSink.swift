@@ -5,16 +5,19 @@ import CreaseCore
 /// one (`--no-trace`). All calls come from the loop thread.
 public protocol TraceSink: AnyObject {
     /// One applied event: `tNs` is the monotonic time its line was read, `client`
-    /// the connection's number, `ts` the sender's clock, `eventLine` the line as
-    /// received, `digest` the layout digest after it. An `app` event's line holds
-    /// the new manifest, so a replay needs nothing more to follow the replacement.
-    func recordEvent(seq: Int, tNs: UInt64, client: Int, ts: Int64?, eventLine: ArraySlice<UInt8>, digest: UInt64)
+    /// the connection's number, `eventLine` the line as received (the sender's `ts`
+    /// included; valid only during the call), `digest` the layout digest after it. An
+    /// `app` event's line holds the new manifest, so a replay follows the replacement.
+    func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, digest: UInt64)
     /// Events `firstSeq...lastSeq` were published as one layout (only for batches
     /// of two or more; a seq not covered by a batch was published alone, if it
     /// changed the layout).
     func recordBatch(firstSeq: Int, lastSeq: Int)
     /// A `mark` command, at the seq of the last applied event.
     func recordMark(seq: Int, tNs: UInt64, label: String)
+    /// A flush point (a batch was published): what is recorded so far may go to the disk.
+    /// Sinks that write from another thread wake it here, once per batch rather than per event.
+    func flush()
     /// Closes the current file and starts a new one (SIGHUP, `trace rotate`) whose
     /// header holds the state now; returns the new file's path.
     func reopen(reason: String) throws -> String

@@ -28,8 +28,11 @@ do {
 do {
     let environment = ProcessInfo.processInfo.environment
     let traceDirectory = TraceDirectory.resolve(explicit: options.traceDirectory, environment: environment)
+    // Fault injection for tests: every trace write takes this long.
+    let slowDisk = environment["CREASE_TRACE_SLOW_DISK_MS"].flatMap { UInt32($0) }
+    let files: any TraceFileSystem = slowDisk.map { SlowTraceFileSystem(delayMs: $0) } ?? PosixTraceFileSystem()
     let daemon = try Daemon(options: options, environment: environment) { context in
-        try TraceWriter(context: context, options: options.traceWriter, directory: traceDirectory)
+        try TraceWriter(context: context, options: options.traceWriter, directory: traceDirectory, files: files)
     }
     try daemon.run()
 } catch {

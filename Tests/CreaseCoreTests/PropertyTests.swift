@@ -68,6 +68,20 @@ import Testing
         }
     }
 
+    @Test("items of the screen's own bars never overlap one another (sheets and inspector sheets lie above them)", arguments: apps)
+    func noItemsOverlap(app name: String) {
+        explore(app: name, sequences: 400, length: 25, seed: 4) { e, ev in
+            let l = e.layout
+            let screenBars = l.bars.filter { $0.role != .sheet && !($0.role == .inspector && l.inspector?.presentation == .sheet) }
+            let items = screenBars.flatMap { bar in bar.items.map { (bar.id, $0) } }
+            for i in items.indices {
+                for j in items.indices where j > i && items[i].1.frame.intersects(items[j].1.frame) {
+                    Issue.record("\(items[i].1.id) in \(items[i].0) overlaps \(items[j].1.id) in \(items[j].0) after:\n\(ev)")
+                }
+            }
+        }
+    }
+
     @Test("identical input gives identical bytes, and seq counts the applied events", arguments: apps)
     func replayIsIdentical(app name: String) throws {
         let a = builtin(name)

@@ -388,7 +388,7 @@ func readPushes(_ c: Client, topic: String = "layout", quiet: Double = 0.5) -> [
 
         let mark = try c.request(#"{"cmd":"mark","label":"after swap","id":"m"}"#)
         #expect(mark["seq"] == .number(1))
-        #expect(mark["traced"] == .bool(false))
+        #expect(mark["traced"] == .bool(true))
 
         let badProfile = try DaemonProcess(arguments: ["--profile", "\(dir)/app.json"], waitUntilReady: false)
         #expect(badProfile.waitForExit() == 1)

@@ -69,6 +69,8 @@ final class DaemonProcess {
         process.arguments = (executable == nil ? ["--socket", self.socketPath] : []) + arguments
         var env = ProcessInfo.processInfo.environment
         for k in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "WATCHDOG_USEC", "JOURNAL_STREAM", "CREASE_SOCKET"] { env[k] = nil }
+        // creased records a trace by default: into this test's directory, not the working one.
+        env["STATE_DIRECTORY"] = "\(dir)/state"
         for (k, v) in environment { env[k] = v }
         if journal {
             var st = stat()

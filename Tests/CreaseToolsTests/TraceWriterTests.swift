@@ -52,7 +52,8 @@ final class FakeDaemon {
         now += 1_000_000
         var w = JSONWriter()
         event.write(to: &w, ts: Int64(now))
-        sink.recordEvent(seq: engine.seq, tNs: now, client: 1, ts: Int64(now), eventLine: w.bytes[...], digest: engine.digest)
+        w.bytes.withUnsafeBytes { sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: $0, digest: engine.digest) }
+        sink.flush()   // each event is a batch of its own here
     }
 
     func files() throws -> [String] {
@@ -122,17 +123,19 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
     @Test func rotationBySizeAndOnRequestStartsFilesThatEachReplayAlone() throws {
         let daemon = FakeDaemon()
         var options = TraceWriterOptions()
-        options.rotateBytes = 4000
+        options.rotateBytes = 30_000
+        options.rotateSeconds = 60
         options.layouts = true
         let sink = try daemon.writer(options)
         for e in hingeWalk[0..<60] { try daemon.send(e, to: sink) }
         let requested = try sink.reopen(reason: "SIGHUP")
         try daemon.send(.keyboard(visible: true, height: nil), to: sink)
+        daemon.now += 61_000_000_000   // a minute passes: the file has spanned its time
         for e in hingeWalk[60...] { try daemon.send(e, to: sink) }
         sink.close()
 
         let paths = try daemon.files()
-        #expect(paths.count > 3)
+        #expect(paths.count > 4)
         #expect(paths.contains(requested))
         var seq = 0
         var reasons: [String] = []
@@ -145,7 +148,7 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
             seq = outcome.engine.seq
         }
         #expect(seq == hingeWalk.count + 1)
-        #expect(reasons.first == "start" && reasons.contains("size") && reasons.contains("SIGHUP"))
+        #expect(reasons.first == "start" && reasons.contains("size") && reasons.contains("SIGHUP") && reasons.contains("time"))
     }
 
     @Test func optionsParseTheTraceFlags() throws {

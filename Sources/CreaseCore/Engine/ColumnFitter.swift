@@ -24,7 +24,7 @@ struct ColumnFitter {
         var free: (Double, Double) = (0, 0)
     }
 
-    enum Step { case demote(Int), compressTabs, pinnedToRow(Int), tabsToMenu, overflowToRow }
+    enum Step { case demote(Int), compressTabs, tightenGap, pinnedToRow(Int), tabsToMenu, overflowToRow }
 
     let p: DeviceProfile
     let input: Input
@@ -35,6 +35,8 @@ struct ColumnFitter {
     var compressed = false
     var tabsInMenu = false
     var overflowInRow = false
+    /// Last resort: the gap between top and bottom placements shrinks to plain item spacing.
+    var tightGap = false
 
     init(profile: DeviceProfile, input: Input) {
         p = profile
@@ -75,26 +77,44 @@ struct ColumnFitter {
     func totalLength() -> Double {
         let top = sectionLength(bottom: false)
         let bottom = sectionLength(bottom: true)
-        return top + bottom + (top > 0 && bottom > 0 ? p.bottomGap : 0)
+        return top + bottom + (top > 0 && bottom > 0 ? (tightGap ? p.itemSpacing : p.bottomGap) : 0)
     }
 
+    /// The normal steps, in the screen's compression order: toolbar items leave by the
+    /// overflow order rule and the tab bar compresses, whichever first the screen asks for.
     func ladder() -> [Step] {
         var movable: [OverflowOrderRule.Candidate] = []
         var movableIndex: [Int] = []
-        var pinnedIndex: [Int] = []
         for (i, e) in input.entries.enumerated() where !e.isSpacer {
-            if e.pinned { pinnedIndex.append(i); continue }
+            if e.pinned { continue }
             movable.append(.init(position: i, group: e.group, priority: e.priority))
             movableIndex.append(i)
         }
         let toolbar = OverflowOrderRule.removalOrder(movable).map { Step.demote(movableIndex[$0]) }
         let compress: [Step] = input.tabs.isEmpty ? [] : [.compressTabs]
-        var steps = input.tabsCompressFirst ? compress + toolbar : toolbar + compress
-        // Last resort, only when the column cannot hold even its pinned minimum.
-        steps += pinnedIndex.reversed().map { Step.pinnedToRow($0) }
+        return input.tabsCompressFirst ? compress + toolbar : toolbar + compress
+    }
+
+    /// Last resort, only when the normal steps cannot make the column fit: the gap
+    /// tightens, pinned items move to the title row, the tabs join the menu, and the
+    /// overflow button itself moves to the title row.
+    func lastResort() -> [Step] {
+        var steps: [Step] = [.tightenGap]
+        for (i, e) in input.entries.enumerated().reversed() where e.pinned && !e.isSpacer { steps.append(.pinnedToRow(i)) }
         if !input.tabs.isEmpty { steps.append(.tabsToMenu) }
         steps.append(.overflowToRow)
         return steps
+    }
+
+    mutating func apply(_ step: Step) {
+        switch step {
+        case .demote(let i): demoted[i] = true
+        case .compressTabs: compressed = true
+        case .tightenGap: tightGap = true
+        case .pinnedToRow(let i): inRow[i] = true
+        case .tabsToMenu: tabsInMenu = true
+        case .overflowToRow: overflowInRow = true
+        }
     }
 
     mutating func fit() -> Output {
@@ -105,22 +125,25 @@ struct ColumnFitter {
         if totalLength() > room {
             var demotions: [Int] = []
             for step in ladder() {
-                switch step {
-                case .demote(let i): demoted[i] = true; demotions.append(i)
-                case .compressTabs: compressed = true
-                case .pinnedToRow(let i): inRow[i] = true; out.lastResort = true
-                case .tabsToMenu: tabsInMenu = true; out.lastResort = true
-                case .overflowToRow: overflowInRow = true; out.lastResort = true
-                }
+                apply(step)
+                if case .demote(let i) = step { demotions.append(i) }
                 if totalLength() <= room { break }
             }
-            // A later step (the tab bar compressing) may have freed room: bring back the
-            // items that left last, in reverse order, while they fit. What stays in the
-            // menu is still a prefix of the removal order.
-            while let last = demotions.last {
-                demoted[last] = false
-                if totalLength() > room { demoted[last] = true; break }
-                demotions.removeLast()
+            if totalLength() <= room {
+                // A later step (the tab bar compressing) may have freed room: bring back the
+                // items that left last, in reverse order, while they fit. What stays in the
+                // menu is still a prefix of the removal order.
+                while let last = demotions.last {
+                    demoted[last] = false
+                    if totalLength() > room { demoted[last] = true; break }
+                    demotions.removeLast()
+                }
+            } else {
+                for step in lastResort() {
+                    apply(step)
+                    if case .tightenGap = step {} else { out.lastResort = true }
+                    if totalLength() <= room { break }
+                }
             }
         }
         // Place: the top section from the top of the free space, the bottom section from its bottom.

@@ -132,7 +132,13 @@ struct LayoutBuilder {
             sheetInfo = layoutSheet(app.screens[ref.screen].sheets[ref.sheet])
         }
         if accessoryShown {
-            layoutAccessory(primary, bottomLimit: bottomLimit)
+            // Beside a vertical bar the accessory spans the content, so the column keeps its length.
+            var band = Rect(x: g.window.x, y: bottomLimit, w: g.window.w, h: p.accessoryBarHeight)
+            if vertical {
+                band = Rect(x: g.appSide == .right ? primaryArea.x : primaryArea.x + p.columnWidth, y: bottomLimit,
+                            w: primaryArea.w - p.columnWidth, h: p.accessoryBarHeight)
+            }
+            layoutAccessory(primary, band: band)
         }
 
         // Safe area and margins (rule 10): a vertical bar adds a side inset, never top or bottom.
@@ -476,8 +482,7 @@ struct LayoutBuilder {
     }
 
     /// Seed 002: "Keyboard accessory bars stay horizontal", attached to the keyboard.
-    mutating func layoutAccessory(_ screen: Screen, bottomLimit: Double) {
-        let band = Rect(x: g.window.x, y: bottomLimit, w: g.window.w, h: p.accessoryBarHeight)
+    mutating func layoutAccessory(_ screen: Screen, band: Rect) {
         var entries: [BarEntry] = []
         var afterFlexible = false
         for (position, item) in screen.keyboardAccessory.enumerated() {

@@ -30,10 +30,29 @@ struct FieldReader {
         return v
     }
 
-    func rejectUnknown(allowed: Set<String>) throws(InputError) {
+    /// Rejects members not named in `allowed` (a short list: a linear scan beats hashing here).
+    func rejectUnknown(allowed: [StaticString]) throws(InputError) {
+        for (k, _) in members where !allowed.contains(where: { FieldReader.equal(k, $0) }) {
+            throw InputError("unknownField", "\(what): unknown field \"\(k)\"", field: fieldPath(k))
+        }
+    }
+
+    func rejectUnknown(allowed: [String]) throws(InputError) {
         for (k, _) in members where !allowed.contains(k) {
             throw InputError("unknownField", "\(what): unknown field \"\(k)\"", field: fieldPath(k))
         }
+    }
+
+    static func equal(_ s: String, _ t: StaticString) -> Bool {
+        var s = s
+        return s.withUTF8 { a in
+            a.count == t.utf8CodeUnitCount && (a.isEmpty || memcmpBytes(a.baseAddress!, t.utf8Start, a.count))
+        }
+    }
+
+    private static func memcmpBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        for i in 0..<n where a[i] != b[i] { return false }
+        return true
     }
 
     func string(_ name: String) throws(InputError) -> String {

@@ -106,9 +106,7 @@ public struct DeviceProfile: Sendable, Equatable {
 
     public static func decode(_ value: JSONValue) throws(InputError) -> DeviceProfile {
         let r = try FieldReader(value, path: "", what: "profile")
-        var allowed: Set<String> = ["name"]
-        for (name, _) in numericFields { allowed.insert(name) }
-        try r.rejectUnknown(allowed: allowed)
+        try r.rejectUnknown(allowed: ["name"] + numericFields.map(\.0))
         var p = DeviceProfile()
         if let name = try r.optionalString("name") { p.name = name }
         for (name, path) in numericFields {

@@ -25,8 +25,8 @@ extension Event {
             guard t == t.rounded(), abs(t) < 9.2e18 else { throw InputError.wrongType("ts", expected: "an integer (nanoseconds)", got: .number(t)) }
             ts = Int64(t)
         }
-        let common: Set<String> = ["event", "ts", "id"]
-        func fields(_ extra: Set<String>) throws(InputError) { try r.rejectUnknown(allowed: common.union(extra)) }
+        // Every event may carry "event", "ts" and "id" besides its own fields.
+        func fields(_ own: [StaticString]) throws(InputError) { try r.rejectUnknown(allowed: ["event", "ts", "id"] + own) }
 
         let event: Event
         switch name {

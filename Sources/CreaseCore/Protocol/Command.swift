@@ -31,8 +31,7 @@ public enum Command: Sendable, Equatable {
 
     private static func decodeFields(name: String, body: JSONValue) throws(InputError) -> Command {
         let r = try FieldReader(body, path: "", what: "command \"\(name)\"")
-        let common: Set<String> = ["cmd", "id"]
-        func fields(_ extra: Set<String>) throws(InputError) { try r.rejectUnknown(allowed: common.union(extra)) }
+        func fields(_ own: [StaticString]) throws(InputError) { try r.rejectUnknown(allowed: ["cmd", "id"] + own) }
         switch name {
         case "hello": try fields([]); return .hello
         case "layout": try fields([]); return .layout

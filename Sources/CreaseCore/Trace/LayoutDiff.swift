@@ -13,14 +13,17 @@ public struct LayoutDifference: Sendable, Equatable, CustomStringConvertible {
 /// extra members; array elements by index. `seq` and `digest` are skipped at the top:
 /// they always differ when anything does.
 public enum LayoutDiff {
-    public static func differences(expected: [UInt8], actual: [UInt8], limit: Int = 40) -> [LayoutDifference] {
+    /// How many differences a report lists.
+    public static let defaultLimit = 40
+
+    public static func differences(expected: [UInt8], actual: [UInt8], limit: Int = defaultLimit) -> [LayoutDifference] {
         guard let a = try? JSON.parse(expected), let b = try? JSON.parse(actual) else {
             return expected == actual ? [] : [LayoutDifference(path: "", expected: "(unreadable)", actual: "(unreadable)")]
         }
         return differences(expected: a, actual: b, limit: limit)
     }
 
-    public static func differences(expected: JSONValue, actual: JSONValue, limit: Int = 40) -> [LayoutDifference] {
+    public static func differences(expected: JSONValue, actual: JSONValue, limit: Int = defaultLimit) -> [LayoutDifference] {
         var out: [LayoutDifference] = []
         walk(expected, actual, path: "", top: true, into: &out, limit: limit)
         return out

@@ -15,16 +15,6 @@ public enum TraceRecord: Sendable, Equatable {
     case layout(seq: Int, json: [UInt8])
     /// Records were lost (a full disk, a failed write); writing resumed at `seq` with this state.
     case gap(TraceGap)
-
-    public var seq: Int {
-        switch self {
-        case .event(let e): e.seq
-        case .mark(let seq, _, _): seq
-        case .batch(_, let last): last
-        case .layout(let seq, _): seq
-        case .gap(let g): g.seq
-        }
-    }
 }
 
 public struct TraceEvent: Sendable, Equatable {

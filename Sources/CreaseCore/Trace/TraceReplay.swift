@@ -62,15 +62,6 @@ public struct TraceReplayer: Sendable {
         batchFloor = header.initialSeq
     }
 
-    /// Resumes from an engine (used when two replays run side by side).
-    public init(engine: Engine, t: UInt64, verify: Bool) {
-        self.engine = engine
-        self.verify = verify
-        lastT = t
-        lastBatchEnd = engine.seq
-        batchFloor = engine.seq
-    }
-
     /// Whether the header's recorded digest is the one this engine computes for its state.
     public func checkInitial(_ header: TraceHeader) -> Divergence? {
         guard engine.digest != header.initialDigest else { return nil }
@@ -161,6 +152,17 @@ public struct ReplayOutcome: Sendable {
 }
 
 public enum TraceReplay {
+    /// The recorded batches, in file order: the daemon published each as one layout, at its last event.
+    public static func batches(_ file: TraceFile) throws(TraceError) -> [ClosedRange<Int>] {
+        var out: [ClosedRange<Int>] = []
+        var cursor = file.cursor()
+        while let traced = try cursor.next() {
+            if case .batch(let first, let last) = traced.record { out.append(first...last) }
+        }
+        return out
+    }
+
+
     /// Replays every complete record, stopping at the first divergence when verifying.
     /// A divergent event followed by its recorded layout gets a field-by-field difference.
     public static func run(_ file: TraceFile, verify: Bool) throws(TraceError) -> ReplayOutcome {

@@ -97,3 +97,25 @@ public enum TraceFileName {
         return (Int(ts.tv_sec), Int(ts.tv_nsec / 1_000_000))
     }
 }
+
+/// A disk that takes `delayMs` for every write: the fault injection behind
+/// `CREASE_TRACE_SLOW_DISK_MS`, which tests use to widen the window between an event's
+/// reply and its record reaching the file.
+public struct SlowTraceFileSystem: TraceFileSystem {
+    let base: any TraceFileSystem
+    let delayMs: UInt32
+
+    public init(base: any TraceFileSystem = PosixTraceFileSystem(), delayMs: UInt32) {
+        self.base = base
+        self.delayMs = delayMs
+    }
+
+    public func create(_ path: String) -> Result<Int32, TraceIOError> { base.create(path) }
+    public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> TraceIOError? {
+        usleep(delayMs * 1000)
+        return base.write(fd, bytes)
+    }
+    public func sync(_ fd: Int32) -> TraceIOError? { base.sync(fd) }
+    public func truncate(_ fd: Int32, to length: Int) -> TraceIOError? { base.truncate(fd, to: length) }
+    public func close(_ fd: Int32) { base.close(fd) }
+}

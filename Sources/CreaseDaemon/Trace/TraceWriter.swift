@@ -94,7 +94,7 @@ public final class TraceWriter: TraceSink {
 
     // MARK: TraceSink
 
-    public func recordEvent(seq: Int, tNs: UInt64, client: Int, ts: Int64?, eventLine: ArraySlice<UInt8>, digest: UInt64) {
+    public func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, digest: UInt64) {
         let t = time(tNs)
         var layout: [UInt8]?
         if options.layouts, digest != lastLayoutDigest {
@@ -102,13 +102,14 @@ public final class TraceWriter: TraceSink {
             layout = context.currentEngine().layoutJSON()
         }
         append(t: t, seq: seq) { out in
-            eventLine.withUnsafeBytes { TraceEncoding.appendEvent(seq: seq, t: t, client: client, event: $0, digest: digest, to: &out) }
+            TraceEncoding.appendEvent(seq: seq, t: t, client: client, event: eventLine, digest: digest, to: &out)
             if let layout { TraceEncoding.appendLayout(seq: seq, layout: layout, to: &out) }
         }
-        if options.rotateBytes > 0, fileBytes >= options.rotateBytes {
-            rotate(reason: "size", t: t)
-        } else if options.rotateSeconds > 0, t - fileStartT >= options.rotateSeconds * 1_000_000_000 {
+        // A file begun by a command may carry a t later than events read in the same chunk.
+        if options.rotateSeconds > 0, t > fileStartT, t - fileStartT >= options.rotateSeconds * 1_000_000_000 {
             rotate(reason: "time", t: t)
+        } else if options.rotateBytes > 0, fileBytes >= options.rotateBytes {
+            rotate(reason: "size", t: t)
         }
     }
 
@@ -119,6 +120,21 @@ public final class TraceWriter: TraceSink {
     public func recordMark(seq: Int, tNs: UInt64, label: String) {
         let t = time(tNs)
         append(t: t) { TraceEncoding.appendMark(seq: seq, t: t, label: label, to: &$0) }
+        flush()
+    }
+
+    /// How long the writer gathers records before writing them (not under --fsync always):
+    /// at most this much is lost to a kill -9, beyond what was being written.
+    static let gatherSeconds = 0.005
+
+    /// Queued bytes past which a record wakes the writer without waiting for a flush point.
+    static let eagerWakeBytes = 256 << 10
+
+    public func flush() {
+        guard options.fsync == .always else { return }
+        queue.withLock { q in
+            if q.writerWaiting, q.tailRecords > 0 { q.condition.signal() }
+        }
     }
 
     public func reopen(reason: String) throws -> String {
@@ -199,7 +215,11 @@ public final class TraceWriter: TraceSink {
                 let added = q.tail.count - before
                 q.queuedBytes += added
                 fileBytes += UInt64(added)
-                if q.writerWaiting { q.condition.signal() }
+                // Under --fsync always the writer is woken at flush points, where replies wait for it;
+                // otherwise by the first record it finds waiting, and then it gathers for a moment.
+                if q.writerWaiting, options.fsync != .always || q.tail.count >= TraceWriter.eagerWakeBytes {
+                    q.condition.signal()
+                }
             }
         }
         if let reason = logFailure {
@@ -344,6 +364,11 @@ final class TraceWriterThread: @unchecked Sendable {
                     queue.condition.wait()
                 }
                 queue.writerWaiting = false
+            }
+            // Unless replies wait for it (--fsync always), let the loop queue a few milliseconds'
+            // worth, so one write carries many records instead of waking this thread per event.
+            if options.fsync != .always, !queue.closing, queue.queuedBytes < TraceWriter.eagerWakeBytes {
+                _ = queue.condition.wait(until: Date().addingTimeInterval(TraceWriter.gatherSeconds))
             }
             // Take the tail by swapping buffers, so the loop keeps a warm one.
             var ops = queue.ops

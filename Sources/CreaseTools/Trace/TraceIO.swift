@@ -73,7 +73,7 @@ enum TraceIO {
     static func describe(_ d: Divergence) -> [String] {
         var lines = ["divergence at \(d.summary)"]
         if !d.differences.isEmpty {
-            lines.append("layout difference (recorded -> replayed):")
+            lines.append("layout difference (recorded -> replayed)\(d.differences.count >= LayoutDiff.defaultLimit ? ", the first \(LayoutDiff.defaultLimit) fields" : ""):")
             lines += d.differences.map { "  \($0)" }
         } else if d.kind == .digest {
             lines.append("(the trace holds no layout for this seq; record with --trace-layouts to see the fields)")

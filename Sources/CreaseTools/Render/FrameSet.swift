@@ -1,0 +1,115 @@
+import CreaseCore
+
+/// `--frames DIR`: one SVG per layout of a run (the first, then one per change of
+/// digest) and an `index.html` that steps through them with the arrow keys. The page
+/// needs nothing but the files beside it, so it opens from the file system; it is
+/// well-formed XML as well as HTML, so the tests can parse it.
+public enum FrameSet {
+    public struct File: Sendable, Equatable {
+        public var name: String
+        public var contents: String
+    }
+
+    /// The files to write, index.html last.
+    public static func files(_ story: TraceStory) -> [File] {
+        let digits = max(6, String(story.frames.last?.seq ?? 0).count)
+        var files: [File] = []
+        var entries: [(name: String, frame: TraceStory.Frame)] = []
+        for frame in story.frames {
+            let seq = String(frame.seq)
+            let name = "frame-" + String(repeating: "0", count: digits - seq.count) + seq + ".svg"
+            let caption = FrameCaption(seq: frame.seq, digest: frame.digest, time: Int64(frame.t &- story.start.t), event: frame.eventText)
+            files.append(File(name: name, contents: FrameSVG.render(frame.layout, app: frame.app, caption: caption)))
+            entries.append((name, frame))
+        }
+        files.append(File(name: "index.html", contents: index(story, entries)))
+        return files
+    }
+
+    static func index(_ story: TraceStory, _ entries: [(name: String, frame: TraceStory.Frame)]) -> String {
+        var w = XMLWriter(declaration: false)
+        w.raw("<!DOCTYPE html>")
+        w.begin("html", [("xmlns", "http://www.w3.org/1999/xhtml"), ("lang", "en")])
+        w.begin("head")
+        w.leaf("meta", [("charset", "utf-8")])
+        w.element("title", text: "\(story.title) · \(entries.count) layouts")
+        w.begin("style")
+        w.raw("""
+            body { font-family: \(Palette.sans); margin: 16px; color: \(Palette.ink); background: \(Palette.page); }
+            header { display: flex; gap: 16px; align-items: baseline; flex-wrap: wrap; }
+            h1 { font-size: 18px; margin: 0; }
+            #where { font-family: \(Palette.mono); font-size: 13px; }
+            main { display: flex; gap: 16px; align-items: flex-start; margin-top: 12px; }
+            #frame { max-width: calc(100vw - 340px); height: auto; border: 1px solid #cbd5e1; background: #ffffff; }
+            ol { font-family: \(Palette.mono); font-size: 12px; width: 300px; max-height: calc(100vh - 90px); overflow: auto; margin: 0; padding-left: 40px; }
+            li { cursor: pointer; padding: 1px 4px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+            li.current { background: #ddd6fe; }
+            a { color: inherit; text-decoration: none; }
+            """)
+        w.end()
+        w.end()
+        w.begin("body")
+        w.begin("header")
+        w.element("h1", text: story.title)
+        w.element("span", [("id", "where")], text: entries.isEmpty ? "no layouts" : caption(entries[0].frame, story: story, index: 0, count: entries.count))
+        w.element("button", [("id", "previous"), ("type", "button"), ("title", "previous layout (←)")], text: "←")
+        w.element("button", [("id", "next"), ("type", "button"), ("title", "next layout (→)")], text: "→")
+        w.element("span", [("class", "hint")], text: "← → step, Home End jump, or pick one from the list")
+        w.end()
+        w.begin("main")
+        w.leaf("img", [("id", "frame"), ("src", entries.first?.name ?? ""), ("alt", "the layout")])
+        w.begin("ol", [("id", "frames")])
+        for (i, e) in entries.enumerated() {
+            w.begin("li", [("data-src", e.name), ("data-seq", String(e.frame.seq)), ("data-digest", Digest.hex(e.frame.digest)),
+                           ("data-caption", caption(e.frame, story: story, index: i, count: entries.count))])
+            w.element("a", [("href", e.name)], text: "seq \(e.frame.seq) · \(Timescale.seconds(Int64(e.frame.t &- story.start.t))) · \(e.frame.eventText ?? "start")")
+            w.end()
+        }
+        w.end()
+        w.end()
+        // The script has neither `<` nor `&`, and sits in a commented CDATA section besides,
+        // so the page is well-formed XML and plain HTML at once.
+        w.begin("script")
+        w.raw(script)
+        w.end()
+        w.end()
+        w.end()
+        return w.finish()
+    }
+
+    static func caption(_ frame: TraceStory.Frame, story: TraceStory, index: Int, count: Int) -> String {
+        "\(index + 1)/\(count) · seq \(frame.seq) · t \(Timescale.seconds(Int64(frame.t &- story.start.t))) · \(frame.eventText ?? "start of the run")"
+    }
+
+    static let script = """
+        //<![CDATA[
+        (function () {
+          var items = Array.prototype.slice.call(document.querySelectorAll('#frames li'));
+          var img = document.getElementById('frame');
+          var where = document.getElementById('where');
+          var current = 0;
+          function show(n) {
+            if (items.length === 0) { return; }
+            current = Math.max(0, Math.min(items.length - 1, n));
+            var li = items[current];
+            img.src = li.getAttribute('data-src');
+            where.textContent = li.getAttribute('data-caption');
+            items.forEach(function (x, k) { x.className = k === current ? 'current' : ''; });
+            li.scrollIntoView({ block: 'nearest' });
+          }
+          document.addEventListener('keydown', function (e) {
+            var keys = { ArrowRight: 1, ArrowDown: 1, PageDown: 10, ArrowLeft: -1, ArrowUp: -1, PageUp: -10 };
+            if (e.key in keys) { show(current + keys[e.key]); e.preventDefault(); }
+            else if (e.key === 'Home') { show(0); e.preventDefault(); }
+            else if (e.key === 'End') { show(items.length - 1); e.preventDefault(); }
+          });
+          items.forEach(function (li, k) {
+            li.addEventListener('click', function (e) { e.preventDefault(); show(k); });
+          });
+          document.getElementById('previous').addEventListener('click', function () { show(current - 1); });
+          document.getElementById('next').addEventListener('click', function () { show(current + 1); });
+          show(0);
+        })();
+        //]]>
+        """
+}

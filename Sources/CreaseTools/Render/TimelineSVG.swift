@@ -1,0 +1,394 @@
+import CreaseCore
+
+/// A run drawn over time: the hinge angle with the pose bands behind it and the pose
+/// thresholds across it; lanes for orientation, keyboard, Picture in Picture, Live
+/// Activities and layout changes; marks through everything; and the per-event latency
+/// below, against the budget. Long runs are reduced per pixel column (the extremes of
+/// each column are kept), so a 1 kHz trace still makes a small file.
+public enum TimelineSVG {
+    public static func render(_ story: TraceStory) -> String {
+        var d = TimelineDrawing(story: story)
+        return d.draw()
+    }
+}
+
+private struct TimelineDrawing {
+    let story: TraceStory
+    static let width = 1200.0
+    static let left = 140.0
+    static let right = 28.0
+    var plotWidth: Double { TimelineDrawing.width - TimelineDrawing.left - TimelineDrawing.right }
+
+    let t0: UInt64
+    let span: UInt64
+
+    // Vertical layout, top to bottom.
+    static let hingeTop = 78.0
+    static let hingeHeight = 220.0
+    static let laneHeight = 20.0
+    static let laneGap = 6.0
+    var lanesTop: Double { TimelineDrawing.hingeTop + TimelineDrawing.hingeHeight + 22 }
+    static let lanes = ["orientation", "keyboard", "pip", "liveActivities", "layout", "marks"]
+    var latencyTop: Double { lanesTop + Double(TimelineDrawing.lanes.count) * (TimelineDrawing.laneHeight + TimelineDrawing.laneGap) + 26 }
+    static let latencyHeight = 130.0
+    var axisY: Double { latencyTop + TimelineDrawing.latencyHeight }
+    var height: Double { axisY + 64 }
+
+    init(story: TraceStory) {
+        self.story = story
+        t0 = story.start.t
+        // At least a millisecond, so a run with one instant still has a width.
+        span = max(story.end - story.start.t, 1_000_000)
+    }
+
+    func x(_ t: UInt64) -> Double { TimelineDrawing.left + Double(t &- t0) / Double(span) * plotWidth }
+    func angleY(_ a: Double) -> Double { TimelineDrawing.hingeTop + (1 - a / 180) * TimelineDrawing.hingeHeight }
+    func laneY(_ name: String) -> Double {
+        lanesTop + Double(TimelineDrawing.lanes.firstIndex(of: name) ?? 0) * (TimelineDrawing.laneHeight + TimelineDrawing.laneGap)
+    }
+
+    /// The story's points with the start in front: the state holds from each point's t to the next one's.
+    var all: [TraceStory.Point] { [story.start] + story.points }
+
+    mutating func draw() -> String {
+        var w = XMLWriter()
+        let W = TimelineDrawing.width
+        w.begin("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("width", num(W)), ("height", num(height)),
+                        ("viewBox", "0 0 \(num(W)) \(num(height))"), ("font-family", Palette.sans),
+                        ("data-events", String(story.points.count)), ("data-span-ns", String(span))])
+        w.element("title", text: "\(story.title) · timeline")
+        w.leaf("rect", [("width", num(W)), ("height", num(height)), ("fill", "#ffffff")])
+        heading(&w)
+        grid(&w)
+        hinge(&w)
+        lanes(&w)
+        latency(&w)
+        marks(&w)
+        axis(&w)
+        legend(&w)
+        return w.finish()
+    }
+
+    func heading(_ w: inout XMLWriter) {
+        let changes = story.points.filter(\.layoutChanged).count
+        w.begin("g", [("id", "heading")])
+        w.element("text", [("x", "24"), ("y", "30"), ("font-size", "16"), ("font-weight", "bold"), ("fill", Palette.ink)], text: story.title)
+        var facts = "\(story.points.count) events over \(Timescale.seconds(Int64(span))) · \(changes) layout changes · \(story.marks.count) marks"
+        if let last = story.points.last { facts += " · seq \(story.start.seq)…\(last.seq)" }
+        facts += " · \(story.profile.name)"
+        w.element("text", [("x", "24"), ("y", "50"), ("font-size", "12"), ("fill", Palette.muted)], text: facts)
+        w.end()
+    }
+
+    /// Vertical lines at each time tick, through every panel.
+    func grid(_ w: inout XMLWriter) {
+        w.begin("g", [("id", "grid"), ("stroke", "#e2e8f0"), ("stroke-width", "1")])
+        for t in ticks() {
+            w.leaf("line", [("x1", num(x(t))), ("y1", num(TimelineDrawing.hingeTop)), ("x2", num(x(t))), ("y2", num(axisY))])
+        }
+        w.end()
+    }
+
+    // MARK: - The hinge
+
+    func hinge(_ w: inout XMLWriter) {
+        let top = TimelineDrawing.hingeTop, h = TimelineDrawing.hingeHeight, L = TimelineDrawing.left
+        w.begin("g", [("id", "hinge")])
+        w.element("text", [("x", "24"), ("y", num(top - 8)), ("font-size", "12"), ("font-weight", "bold"), ("fill", Palette.ink)], text: "hinge angle and pose")
+        for (i, a) in [0.0, 90, 180].enumerated() {
+            w.element("text", [("x", num(L - 8)), ("y", num(angleY(a) + 4)), ("font-size", "10"), ("text-anchor", "end"), ("fill", Palette.muted)],
+                      text: ["0° shut", "90°", "180° flat"][i])
+        }
+        // The pose over time: a band per stretch of one pose, one path per pose.
+        let stretches = segments(\.pose)
+        for pose in Pose.allCases {
+            let mine = stretches.filter { $0.value == pose }
+            guard !mine.isEmpty else { continue }
+            let d = mine.map { "M\(num(x($0.from))) \(num(top))h\(num(max(x($0.to) - x($0.from), 0.5)))v\(num(h))H\(num(x($0.from)))z" }
+            w.leaf("path", [("class", "pose-band"), ("data-pose", pose.rawValue), ("data-stretches", String(mine.count)),
+                            ("d", d.joined()), ("fill", Palette.pose(pose))])
+        }
+        // Thresholds: where a pose changes, each with its hysteresis band.
+        let p = story.profile
+        for (name, threshold) in [("partiallyOpen", p.partialOpenThreshold), ("fullyOpen", p.fullyOpenThreshold)] {
+            let y1 = angleY(threshold + p.hingeHysteresis), y2 = angleY(threshold - p.hingeHysteresis)
+            w.begin("g", [("class", "threshold"), ("data-angle", num(threshold)), ("data-hysteresis", num(p.hingeHysteresis))])
+            w.leaf("rect", [("x", num(L)), ("y", num(y1)), ("width", num(plotWidth)), ("height", num(y2 - y1)), ("fill", "#0f172a"), ("fill-opacity", "0.06")])
+            w.leaf("line", [("x1", num(L)), ("y1", num(angleY(threshold))), ("x2", num(L + plotWidth)), ("y2", num(angleY(threshold))),
+                            ("stroke", Palette.muted), ("stroke-width", "1"), ("stroke-dasharray", "4 3")])
+            w.element("text", [("x", num(L - 8)), ("y", num(angleY(threshold) + 4)), ("font-size", "9"), ("text-anchor", "end"), ("fill", Palette.muted)],
+                      text: "\(name) \(num(threshold))°±\(num(p.hingeHysteresis))")
+            w.end()
+        }
+        w.leaf("rect", [("x", num(L)), ("y", num(top)), ("width", num(plotWidth)), ("height", num(h)), ("fill", "none"), ("stroke", "#94a3b8")])
+        w.leaf("polyline", [("class", "angle"), ("points", anglePoints()), ("fill", "none"), ("stroke", Palette.angle), ("stroke-width", "1.5"),
+                            ("stroke-linejoin", "round")])
+        w.end()
+    }
+
+    /// The angle as a line. Within one pixel column only the first, lowest, highest and
+    /// last samples are kept (in time order), so every excursion stays visible.
+    func anglePoints() -> String {
+        var out: [(Double, Double)] = []
+        var column = -1
+        var bucket: [(t: UInt64, a: Double)] = []
+        func flush() {
+            guard let first = bucket.first, let last = bucket.last else { return }
+            var keep = [first]
+            if let lo = bucket.min(by: { $0.a < $1.a }), let hi = bucket.max(by: { $0.a < $1.a }) {
+                keep += lo.t <= hi.t ? [lo, hi] : [hi, lo]
+            }
+            keep.append(last)
+            for k in keep where out.last.map({ $0 != (x(k.t), angleY(k.a)) }) ?? true { out.append((x(k.t), angleY(k.a))) }
+            bucket.removeAll(keepingCapacity: true)
+        }
+        for p in all {
+            let c = Int(x(p.t))
+            if c != column { flush(); column = c }
+            bucket.append((p.t, p.angle))
+        }
+        flush()
+        // The last angle holds to the end of the run.
+        if let last = all.last, story.end > last.t { out.append((x(story.end), angleY(last.angle))) }
+        return out.map { "\(num($0.0)),\(num($0.1))" }.joined(separator: " ")
+    }
+
+    // MARK: - Lanes
+
+    func lanes(_ w: inout XMLWriter) {
+        w.begin("g", [("id", "lanes")])
+        lane(&w, "orientation", title: "orientation", segments(\.orientation).map { ($0.from, $0.to, $0.value.rawValue, orientationColor($0.value)) })
+        lane(&w, "keyboard", title: "keyboard", segments(\.keyboard).filter(\.value).map { ($0.from, $0.to, "visible", Palette.region(.keyboard)) })
+        lane(&w, "pip", title: "Picture in Picture", segments(\.pip).filter(\.value).map { ($0.from, $0.to, "active", Palette.region(.pip)) })
+        lane(&w, "liveActivities", title: "Live Activities", segments(\.liveActivities).filter { $0.value > 0 }.map {
+            ($0.from, $0.to, String($0.value), "#9333ea")
+        })
+        // Layout changes: a tick at each new digest.
+        let y = laneY("layout"), h = TimelineDrawing.laneHeight
+        w.begin("g", [("class", "lane"), ("data-lane", "layout")])
+        laneTitle(&w, "layout changes", y: y)
+        // One tick per pixel column is all the eye can tell apart.
+        let changes = story.points.filter(\.layoutChanged)
+        let columns = Self.columns(changes.map { x($0.t) })
+        w.leaf("path", [("class", "changes"), ("data-count", String(changes.count)), ("data-ticks", String(columns.count)),
+                        ("d", columns.map { "M\(num($0)) \(num(y + 2))v\(num(h - 4))" }.joined()),
+                        ("stroke", Palette.layoutChange), ("stroke-width", "1.5")])
+        w.end()
+        w.end()
+    }
+
+    /// The distinct pixel columns of ascending positions, each at its column's middle.
+    static func columns(_ xs: [Double]) -> [Double] {
+        var out: [Double] = []
+        for px in xs {
+            let c = px.rounded(.down) + 0.5
+            if out.last != c { out.append(c) }
+        }
+        return out
+    }
+
+    func lane(_ w: inout XMLWriter, _ name: String, title: String, _ spans: [(from: UInt64, to: UInt64, label: String, color: String)]) {
+        let y = laneY(name), h = TimelineDrawing.laneHeight
+        w.begin("g", [("class", "lane"), ("data-lane", name)])
+        laneTitle(&w, title, y: y)
+        for s in spans {
+            let x1 = x(s.from), width = max(x(s.to) - x1, 1)
+            w.begin("g", [("class", "span"), ("data-value", s.label), ("data-from", String(s.from)), ("data-to", String(s.to))])
+            w.leaf("rect", [("x", num(x1)), ("y", num(y)), ("width", num(width)), ("height", num(h)), ("rx", "3"), ("fill", s.color), ("fill-opacity", "0.8")])
+            let text = TextFit.fit(s.label, width: width - 6, size: 10)
+            if !text.isEmpty {
+                w.element("text", [("x", num(x1 + 4)), ("y", num(y + 14)), ("font-size", "10"), ("fill", "#ffffff")], text: text)
+            }
+            w.end()
+        }
+        w.end()
+    }
+
+    func laneTitle(_ w: inout XMLWriter, _ s: String, y: Double) {
+        w.leaf("rect", [("x", num(TimelineDrawing.left)), ("y", num(y)), ("width", num(plotWidth)), ("height", num(TimelineDrawing.laneHeight)),
+                        ("fill", "#f8fafc"), ("stroke", "#e2e8f0")])
+        w.element("text", [("x", num(TimelineDrawing.left - 8)), ("y", num(y + 14)), ("font-size", "11"), ("text-anchor", "end"), ("fill", Palette.ink)], text: s)
+    }
+
+    func orientationColor(_ o: Orientation) -> String {
+        switch o {
+        case .portrait: "#0369a1"
+        case .portraitUpsideDown: "#0e7490"
+        case .landscapeLeft: "#b45309"
+        case .landscapeRight: "#be123c"
+        }
+    }
+
+    /// Stretches of time over which one value of the state holds, from the start to the end of the run.
+    func segments<V: Equatable>(_ value: KeyPath<TraceStory.Point, V>) -> [(from: UInt64, to: UInt64, value: V)] {
+        var out: [(from: UInt64, to: UInt64, value: V)] = []
+        for p in all {
+            if let last = out.last, last.value == p[keyPath: value] { continue }
+            if !out.isEmpty { out[out.count - 1].to = p.t }
+            out.append((p.t, p.t, p[keyPath: value]))
+        }
+        if !out.isEmpty { out[out.count - 1].to = t0 + span }
+        return out
+    }
+
+    // MARK: - Latency
+
+    func latency(_ w: inout XMLWriter) {
+        let top = latencyTop, h = TimelineDrawing.latencyHeight, L = TimelineDrawing.left
+        w.begin("g", [("id", "latency")])
+        w.element("text", [("x", "24"), ("y", num(top + 12)), ("font-size", "12"), ("font-weight", "bold"), ("fill", Palette.ink)], text: "latency")
+        for (i, line) in TextFit.wrap(story.latencyMeaning, width: L - 34, size: 9).prefix(4).enumerated() {
+            w.element("text", [("x", "24"), ("y", num(top + 40 + Double(i) * 11)), ("font-size", "9"), ("fill", Palette.muted)], text: line)
+        }
+        w.leaf("rect", [("x", num(L)), ("y", num(top)), ("width", num(plotWidth)), ("height", num(h)), ("fill", "#f8fafc"), ("stroke", "#94a3b8")])
+        let measured = story.points.compactMap { p in p.latencyNs.map { (p, $0) } }
+        guard !measured.isEmpty else {
+            w.element("text", [("class", "none"), ("x", num(L + plotWidth / 2)), ("y", num(top + h / 2)), ("font-size", "12"), ("text-anchor", "middle"),
+                               ("fill", Palette.muted)], text: "this run records no per-event latency")
+            if let b = story.budgetNs { budgetLine(&w, b, y: nil) }
+            w.end()
+            return
+        }
+        let highest = measured.map(\.1).max() ?? 0
+        let ceiling = Double(max(highest, (story.budgetNs ?? 0) * 5 / 4, 1))
+        func y(_ ns: UInt64) -> Double { top + h - Double(ns) / ceiling * (h - 4) }
+        for (i, v) in [0, ceiling / 2, ceiling].enumerated() {
+            w.element("text", [("x", num(L - 8)), ("y", num(top + h - Double(i) * (h - 4) / 2 + 3)), ("font-size", "9"), ("text-anchor", "end"),
+                               ("fill", Palette.muted)], text: micros(v))
+        }
+        // One stem per pixel column: the column's worst event, red when over the budget.
+        var columns: [(x: Double, ns: UInt64)] = []
+        for (p, ns) in measured {
+            let px = x(p.t).rounded(.down)
+            if let last = columns.last, last.x == px {
+                if ns > last.ns { columns[columns.count - 1].ns = ns }
+            } else {
+                columns.append((px, ns))
+            }
+        }
+        let budget = story.budgetNs ?? .max
+        let over = measured.filter { $0.1 > budget }.count
+        w.begin("g", [("class", "stems"), ("data-measured", String(measured.count)), ("data-over-budget", String(over))])
+        for (kind, color, bad) in [("within", Palette.latency, false), ("over", Palette.overBudget, true)] {
+            let mine = columns.filter { ($0.ns > budget) == bad }
+            guard !mine.isEmpty else { continue }
+            w.leaf("path", [("class", kind), ("data-columns", String(mine.count)), ("stroke", color), ("stroke-width", "1"),
+                            ("d", mine.map { "M\(num($0.x + 0.5)) \(num(top + h))V\(num(y($0.ns)))" }.joined())])
+        }
+        w.end()
+        if let b = story.budgetNs { budgetLine(&w, b, y: y(b)) }
+        var summary = "\(measured.count) measured · max \(micros(Double(highest)))"
+        if story.budgetNs != nil { summary += " · \(over) over budget" }
+        w.element("text", [("class", "summary"), ("x", num(L + 6)), ("y", num(top + 14)), ("font-size", "10"), ("fill", Palette.ink)], text: summary)
+        w.end()
+    }
+
+    /// The budget across the latency panel (or named in its corner when nothing was measured).
+    func budgetLine(_ w: inout XMLWriter, _ ns: UInt64, y: Double?) {
+        let L = TimelineDrawing.left
+        w.begin("g", [("class", "budget"), ("data-ns", String(ns))])
+        if let y {
+            w.leaf("line", [("x1", num(L)), ("y1", num(y)), ("x2", num(L + plotWidth)), ("y2", num(y)), ("stroke", Palette.overBudget),
+                            ("stroke-width", "1.5"), ("stroke-dasharray", "6 3")])
+        }
+        w.element("text", [("x", num(L + plotWidth - 4)), ("y", num((y ?? latencyTop + 14) - 4)), ("font-size", "10"), ("text-anchor", "end"),
+                           ("fill", Palette.overBudget)], text: "budget \(micros(Double(ns)))")
+        w.end()
+    }
+
+    func micros(_ ns: Double) -> String {
+        let us = ns / 1000
+        return (us >= 100 ? num(us.rounded()) : num((us * 10).rounded() / 10)) + " µs"
+    }
+
+    // MARK: - Marks, axis, legend
+
+    func marks(_ w: inout XMLWriter) {
+        let y = laneY("marks")
+        w.begin("g", [("class", "lane"), ("data-lane", "marks")])
+        laneTitle(&w, "marks", y: y)
+        for (i, m) in story.marks.enumerated() {
+            let px = x(m.t)
+            // A label runs up to the next mark (or the plot's end), and is left to the tooltip if there is no room.
+            let next = i + 1 < story.marks.count ? x(story.marks[i + 1].t) : TimelineDrawing.left + plotWidth
+            let room = min(next - px - 14, 240)
+            w.begin("g", [("class", "mark"), ("data-seq", String(m.seq)), ("data-label", m.label)])
+            w.element("title", text: "mark at seq \(m.seq), \(Timescale.seconds(Int64(m.t &- t0))): \(m.label)")
+            w.leaf("line", [("x1", num(px)), ("y1", num(TimelineDrawing.hingeTop)), ("x2", num(px)), ("y2", num(axisY)), ("stroke", Palette.mark),
+                            ("stroke-width", "1"), ("stroke-dasharray", "2 3")])
+            w.leaf("path", [("d", "M\(num(px)),\(num(y + 2)) l8,4 l-8,4 z"), ("fill", Palette.mark)])
+            let label = TextFit.fit(m.label, width: room, size: 10)
+            if !label.isEmpty {
+                w.element("text", [("x", num(px + 10)), ("y", num(y + 14)), ("font-size", "10"), ("fill", Palette.mark)], text: label)
+            }
+            w.end()
+        }
+        w.end()
+    }
+
+    /// Tick times: a step of 1, 2 or 5 times a power of ten, at most ten ticks.
+    func ticks() -> [UInt64] {
+        var step: UInt64 = 1
+        outer: while true {
+            for m: UInt64 in [1, 2, 5] where span / (step * m) <= 10 {
+                step *= m
+                break outer
+            }
+            step *= 10
+        }
+        return stride(from: UInt64(0), through: span, by: Int(step)).map { t0 + $0 }
+    }
+
+    func axis(_ w: inout XMLWriter) {
+        let ts = ticks()
+        let step = ts.count > 1 ? ts[1] - ts[0] : span
+        // Enough decimals to tell neighbouring ticks apart.
+        var decimals = 0
+        var unit: UInt64 = 1_000_000_000
+        while unit > step, decimals < 9 {
+            unit /= 10
+            decimals += 1
+        }
+        w.begin("g", [("id", "axis")])
+        w.leaf("line", [("x1", num(TimelineDrawing.left)), ("y1", num(axisY)), ("x2", num(TimelineDrawing.left + plotWidth)), ("y2", num(axisY)),
+                        ("stroke", Palette.ink)])
+        for t in ts {
+            w.leaf("line", [("x1", num(x(t))), ("y1", num(axisY)), ("x2", num(x(t))), ("y2", num(axisY + 5)), ("stroke", Palette.ink)])
+            w.element("text", [("class", "tick"), ("x", num(x(t))), ("y", num(axisY + 17)), ("font-size", "10"), ("text-anchor", "middle"), ("fill", Palette.ink)],
+                      text: seconds(t - t0, decimals: decimals))
+        }
+        w.element("text", [("x", "24"), ("y", num(axisY + 17)), ("font-size", "10"), ("fill", Palette.muted)], text: "time since start")
+        w.end()
+    }
+
+    func seconds(_ ns: UInt64, decimals: Int) -> String {
+        let whole = ns / 1_000_000_000
+        guard decimals > 0 else { return "\(whole) s" }
+        var frac = String(ns % 1_000_000_000)
+        frac = String(repeating: "0", count: 9 - frac.count) + frac
+        return "\(whole).\(frac.prefix(decimals)) s"
+    }
+
+    func legend(_ w: inout XMLWriter) {
+        let y = axisY + 40
+        var entries: [(XMLWriter.Attributes, String)] = Pose.allCases.map { ([("fill", Palette.pose($0))], $0.rawValue) }
+        entries += [
+            ([("fill", "#0f172a"), ("fill-opacity", "0.12")], "threshold ± hysteresis"),
+            ([("fill", Palette.angle)], "hinge angle"),
+            ([("fill", Palette.layoutChange)], "layout change"),
+            ([("fill", Palette.mark)], "mark"),
+            ([("fill", Palette.latency)], "latency"),
+            ([("fill", Palette.overBudget)], "over budget"),
+        ]
+        w.begin("g", [("id", "legend")])
+        var lx = TimelineDrawing.left
+        for (swatch, label) in entries {
+            w.begin("g", [("class", "legend-entry")])
+            w.leaf("rect", [("x", num(lx)), ("y", num(y)), ("width", "14"), ("height", "10")] + swatch)
+            w.element("text", [("x", num(lx + 19)), ("y", num(y + 9)), ("font-size", "10"), ("fill", Palette.ink)], text: label)
+            w.end()
+            lx += 19 + TextFit.width(label, size: 10) + 16
+        }
+        w.end()
+    }
+}

@@ -1,0 +1,32 @@
+import CreaseCore
+import Foundation
+import Testing
+
+enum Corpus {
+    /// `Traces/` at the package root.
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Traces").path
+
+    static func traces() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".jsonl") }.sorted()
+    }
+}
+
+@Suite struct TraceCorpusTests {
+    @Test func theCorpusHoldsAtLeastEightTracesEachExplained() throws {
+        let names = try Corpus.traces()
+        #expect(names.count >= 8)
+        let readme = try String(contentsOfFile: Corpus.directory + "/README.md", encoding: .utf8)
+        for name in names { #expect(readme.contains("`\(name)`"), "\(name) is not explained in Traces/README.md") }
+    }
+
+    @Test(arguments: try Corpus.traces())
+    func everyCorpusTraceReplaysWithVerify(_ name: String) throws {
+        let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: Corpus.directory + "/" + name)!))
+        #expect(file.cut == nil)
+        #expect(file.header.daemon.hasPrefix("creased "), "recorded by a real daemon")
+        let outcome = try TraceReplay.run(file, verify: true)
+        #expect(outcome.divergence == nil, "\(outcome.divergence?.summary ?? "")")
+        #expect(outcome.eventsApplied > 50)
+    }
+}
