@@ -91,6 +91,8 @@ import Testing
         #expect(["debug", "release"].contains(machine["build"] as? String ?? ""))
         let scenarios = try #require(json["scenarios"] as? [[String: Any]])
         #expect(scenarios.map { $0["name"] as? String } == ["core"])
+        let others = try #require(scenarios[0]["othersCPU"] as? Double)
+        #expect(others >= 0 && others <= 1)
         let groups = try #require(scenarios[0]["groups"] as? [[String: Any]])
         #expect(groups.count == 4)
         for g in groups {

@@ -128,6 +128,8 @@ struct ScenarioReport: Sendable, Equatable {
     /// What went wrong that is not a figure: a dropped subscriber, a lost push, a
     /// divergent replay, a daemon that did not stop cleanly. Any makes the exit status 1.
     var problems: [String] = []
+    /// The share of the machine other processes used meanwhile (see `CPUWatch`).
+    var othersCPU: Double?
 
     init(name: String, setup: [String] = [], groups: [DistributionGroup] = [], detail: [DistributionGroup] = [],
          tables: [TextTable] = [], figures: [Figure] = [], targets: [TargetCheck] = [], notes: [String] = []) {
@@ -214,6 +216,9 @@ extension BenchReport {
         for s in scenarios {
             out.append("")
             out.append("== \(s.name)")
+            if let o = s.othersCPU {
+                out.append("   other processes used \(Format.fixed(o * 100, 0)) % of the machine's CPU meanwhile\(o > 0.1 ? ": tails and medians may carry their preemptions" : "")")
+            }
             for line in s.setup { out.append("   \(line)") }
             for t in s.tables { out.append(""); out += Self.render(t) }
             for g in s.groups {
@@ -273,6 +278,7 @@ extension BenchReport {
             w.beginObject()
             w.key("name"); w.string(s.name)
             w.key("setup"); w.beginArray(); for l in s.setup { w.string(l) }; w.endArray()
+            if let o = s.othersCPU { w.key("othersCPU"); w.number((o * 1000).rounded() / 1000) }
             w.key("groups"); Self.write(s.groups, to: &w)
             w.key("detail"); Self.write(s.detail, to: &w)
             w.key("tables"); w.beginArray()

@@ -96,6 +96,43 @@ struct MachineInfo: Sendable, Equatable {
     }
 }
 
+/// How much of the machine other processes used while a scenario ran: the machine's
+/// busy time (/proc/stat) minus the CPU time of the bench and the children it reaped
+/// (getrusage), over the elapsed time of all cores. Figures taken while this is high carry
+/// other tenants' preemptions and cache pollution.
+struct CPUWatch {
+    let startNs = Clock.now()
+    let startBusy = CPUWatch.machineBusySeconds()
+    let startOwn = CPUWatch.ownSeconds()
+
+    static func machineBusySeconds() -> Double {
+        guard let first = MachineInfo.readText("/proc/stat")?.split(separator: "\n").first else { return 0 }
+        let ticks = first.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard ticks.count >= 8 else { return 0 }
+        // user nice system idle iowait irq softirq steal: everything but idle and iowait.
+        let busy = ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]
+        return busy / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    static func ownSeconds() -> Double {
+        var total = 0.0
+        for who in [RUSAGE_SELF, RUSAGE_CHILDREN].map({ Int32($0.rawValue) }) {
+            var u = rusage()
+            getrusage(who, &u)
+            total += Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) / 1e6
+        }
+        return total
+    }
+
+    /// The share of all cores other processes kept busy since `init`, 0...1.
+    func othersShare(cores: Int) -> Double {
+        let elapsed = Double(Clock.now() &- startNs) / 1e9
+        guard elapsed > 0, cores > 0 else { return 0 }
+        let others = (CPUWatch.machineBusySeconds() - startBusy) - (CPUWatch.ownSeconds() - startOwn)
+        return min(1, max(0, others / (elapsed * Double(cores))))
+    }
+}
+
 /// The monotonic clock every figure is measured with.
 enum Clock {
     @inline(__always)

@@ -146,26 +146,30 @@ enum BenchCommand {
             DaemonSettings(binaries: try BenchBinaries.locate(), directory: $0, budgetUs: o.budgetUs, extraArguments: o.daemonArguments)
         }
         for name in o.scenarios {
+            let watch = CPUWatch()
+            var scenario: ScenarioReport
             switch name {
             case "core":
-                report.scenarios.append(try CoreScenario.run(count: o.coreCount, progress: progress))
+                scenario = try CoreScenario.run(count: o.coreCount, progress: progress)
             case "rtt":
-                report.scenarios.append(try RTTScenario.run(count: o.rttCount, placements: o.rttPlacements, settings: settings!, progress: progress))
+                scenario = try RTTScenario.run(count: o.rttCount, placements: o.rttPlacements, settings: settings!, progress: progress)
             case "stream":
-                report.scenarios.append(try DaemonScenarios.runStream(subscriberCounts: o.streamSubscribers, seconds: o.streamSeconds,
-                                                                      settings: settings!, progress: progress))
+                scenario = try DaemonScenarios.runStream(subscriberCounts: o.streamSubscribers, seconds: o.streamSeconds,
+                                                         settings: settings!, progress: progress)
             case "burst":
-                report.scenarios.append(try DaemonScenarios.runBurst(events: o.burstEvents, subscribers: o.burstSubscribers,
-                                                                     settings: settings!, progress: progress))
+                scenario = try DaemonScenarios.runBurst(events: o.burstEvents, subscribers: o.burstSubscribers,
+                                                        settings: settings!, progress: progress)
             case "replay":
-                report.scenarios.append(try ReplayScenario.run(events: o.replayEvents, trace: o.trace, rounds: o.replayRounds,
-                                                               settings: settings, progress: progress))
+                scenario = try ReplayScenario.run(events: o.replayEvents, trace: o.trace, rounds: o.replayRounds,
+                                                  settings: settings, progress: progress)
             case "memory":
-                report.scenarios.append(try DaemonScenarios.runMemory(events: o.memoryEvents, streamSeconds: o.memoryStreamSeconds,
-                                                                      settings: settings!, progress: progress))
+                scenario = try DaemonScenarios.runMemory(events: o.memoryEvents, streamSeconds: o.memoryStreamSeconds,
+                                                         settings: settings!, progress: progress)
             default:
-                break
+                preconditionFailure("scenario names are checked when the options are parsed: \(name)")
             }
+            scenario.othersCPU = watch.othersShare(cores: report.machine.cores)
+            report.scenarios.append(scenario)
         }
         if let svg = o.svg {
             guard FileManager.default.createFile(atPath: svg, contents: Data(BenchSVG.render(report).utf8)) else {
