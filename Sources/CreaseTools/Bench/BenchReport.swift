@@ -65,7 +65,9 @@ struct Distribution: Sendable, Equatable {
         }
         var over: Int?
         if case .number(let o)? = v["overBudget"] { over = Int(o) }
-        let points: [(Double, String)] = [(0.5, "p50Us"), (0.9, "p90Us"), (0.99, "p99Us"), (0.999, "p999Us"), (1, "maxUs")]
+        // The quantiles the daemon reports, as far as its count resolves them, then the max.
+        let points: [(Double, String)] = [(0.5, "p50Us"), (0.9, "p90Us"), (0.99, "p99Us"), (0.999, "p999Us")]
+            .filter { count * (1 - $0.0) >= 1 } + [(1, "maxUs")]
         self.init(label: label, count: Int(count), p50Ns: ns("p50Us"), p90Ns: ns("p90Us"), p99Ns: ns("p99Us"),
                   p999Ns: ns("p999Us"), maxNs: ns("maxUs"), overBudget: over,
                   curve: count > 0 ? points.map { CurvePoint(quantile: $0.0, ns: ns($0.1)) } : [])

@@ -5,9 +5,9 @@ import Foundation
 /// 90 %, 99 %, 99.9 % ... evenly spaced); up, the latency on a log scale. A dashed line
 /// marks one 120 Hz frame where it is in range.
 enum BenchSVG {
-    static let width = 760.0
+    static let width = 920.0
     static let panelHeight = 300.0
-    static let margin = (left: 70.0, right: 250.0, top: 34.0, bottom: 40.0)
+    static let margin = (left: 70.0, right: 330.0, top: 34.0, bottom: 40.0)
     static let colors = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
     static func render(_ report: BenchReport) -> String {
