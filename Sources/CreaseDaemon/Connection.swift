@@ -14,6 +14,12 @@ final class Connection {
     /// Topic bits (Topic.bit).
     var topics: UInt8 = 0
     var state = State.open
+    /// Who connected (SO_PEERCRED), read once at accept; nil when the kernel would not say.
+    var peer: PeerCredentials?
+    /// What the access policy lets this peer do, decided once at accept; `mayPublish`
+    /// is the one check on the event path.
+    var access = AccessLevel.publish
+    var mayPublish = true
 
     init(id: Int, daemon: Daemon, loop: UnsafeMutablePointer<uv_loop_t>, lineLimit: Int, queueLimit: Int) {
         self.id = id
@@ -104,6 +110,30 @@ final class Connection {
             close()
         }
     }
+
+    /// A peer the access policy refuses, told so in what is already sent: its side of
+    /// the stream is shut once that is written, and what it sends is read and thrown
+    /// away, so its own first write does not fail before it reads the refusal. The
+    /// connection closes at its end of stream, or after `Connection.refusedReadLimit`
+    /// bytes.
+    func refuse() {
+        guard state == .open else { return }
+        state = .closing
+        let req = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
+        if uv_shutdown(req, stream, { req, _ in req!.deallocate() }) != 0 { req.deallocate() }
+        let rc = uv_read_start(stream, { h, _, buf in
+            let daemon = Connection.from(h!.pointee.data).daemon
+            buf!.pointee = uv_buf_init(daemon.readBuffer.assumingMemoryBound(to: CChar.self), UInt32(daemon.readBufferSize))
+        }, { s, nread, _ in
+            let c = Connection.from(s!.pointee.data)
+            c.discarded += max(nread, 0)
+            if nread < 0 || c.discarded > Connection.refusedReadLimit { c.close() }
+        })
+        if rc != 0 { close() }
+    }
+
+    static let refusedReadLimit = 64 * 1024
+    private var discarded = 0
 
     /// Stops reading and closes once everything queued has been written.
     func closeAfterWrites() {

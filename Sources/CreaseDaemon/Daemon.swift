@@ -22,6 +22,8 @@ struct Counters {
     var bytesIn: UInt64 = 0
     var bytesOut: UInt64 = 0
     var lastDropReason: String?
+    /// Lines and connections refused by the access policy.
+    var forbidden: UInt64 = 0
 }
 
 /// The imperative shell: one libuv loop on one thread, a Unix socket, clients and
@@ -36,6 +38,8 @@ public final class Daemon {
     let log: Logger
     let socketPath: String
     private let notifier: Notifier
+    private let policy: AccessPolicy
+    private let socketGroup: gid_t?
     private let environment: [String: String]
     @exclusivity(unchecked) private var engine: Engine
     private var trace: (any TraceSink)?
@@ -100,6 +104,8 @@ public final class Daemon {
                      format: LogFormat(journal: LogFormat.stderrIsJournal(environment["JOURNAL_STREAM"])))
         socketPath = SocketPath.resolve(explicit: options.socketPath, environment: environment)
         notifier = Notifier(socketName: environment["NOTIFY_SOCKET"])
+        policy = try options.access.policy(resolve: AccessLookup.principal)
+        socketGroup = try options.access.socketGroup.map(AccessLookup.socketGroup)
         histogram = LatencyHistogram(budgetNs: options.budgetUs * 1000)
         scheduler = PublishScheduler(budgetNs: options.budgetUs * 1000)
         readSizer = ReadSizer(budgetNs: options.budgetUs * 1000)
@@ -165,7 +171,12 @@ public final class Daemon {
         for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handled, s) }
         pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         uv_loop_init(loop)
-        defer { uv_loop_close(loop) }
+        log.attach(loop: loop)
+        defer {
+            log.detach()
+            uv_run(loop, UV_RUN_NOWAIT)  // the log handle's close callback
+            uv_loop_close(loop)
+        }
         try listen()
 
         if options.trace, let factory = traceFactory {
@@ -224,14 +235,27 @@ public final class Daemon {
             activated = true
             let path = SocketSetup.boundPath(of: fd)
             if !path.isEmpty, path != socketPath { log.info("socket activation: listening on \(path)") }
+            if options.access.socketMode != AccessOptions().socketMode || socketGroup != nil {
+                log.warning("--socket-mode and --socket-group do not apply to a socket systemd passed; set SocketMode= and SocketGroup= in the .socket unit")
+            }
         } else {
-            try SocketSetup.prepare(socketPath, log: log)
-            let old = umask(0o117)
-            let rc = uv_pipe_bind(server, socketPath)
+            let mode = options.access.socketMode
+            try SocketSetup.prepare(socketPath, socketMode: mode, group: socketGroup, log: log)
+            // Bound under a staging name and renamed into place once it listens, so
+            // whoever sees the path can connect (when the name fits; else bound in place).
+            let bindPath = SocketSetup.stagingPath(for: socketPath, pid: getpid()) ?? socketPath
+            // Bound with no more than `mode` allows, so there is no moment of a wider mode.
+            let old = umask(mode_t(~mode & 0o777))
+            let rc = uv_pipe_bind(server, bindPath)
             umask(old)
-            guard rc == 0 else { throw StartupError("cannot bind \(socketPath): \(uvErrorName(rc))") }
-            boundPath = socketPath
-            chmod(socketPath, 0o660)
+            guard rc == 0 else { throw StartupError("cannot bind \(bindPath): \(uvErrorName(rc))") }
+            boundPath = bindPath
+            chmod(bindPath, mode_t(mode))
+            if let g = socketGroup, chown(bindPath, uid_t.max, g) != 0 {
+                let why = SocketSetup.errnoText()
+                unlink(bindPath)
+                throw StartupError("cannot give \(socketPath) to group \(g): \(why)")
+            }
         }
         let rc = uv_listen(asStream(server), 128) { s, status in
             let d = Unmanaged<Daemon>.fromOpaque(s!.pointee.data).takeUnretainedValue()
@@ -240,6 +264,21 @@ public final class Daemon {
         guard rc == 0 else {
             if let p = boundPath { unlink(p) }
             throw StartupError("cannot listen on \(socketPath): \(uvErrorName(rc))")
+        }
+        if let staged = boundPath, staged != socketPath {
+            // link, not rename: a daemon that took the path meanwhile is not replaced.
+            let linked = link(staged, socketPath) == 0
+            let e = errno
+            unlink(staged)
+            boundPath = linked ? socketPath : nil
+            guard linked else {
+                throw StartupError(e == EEXIST ? "another daemon took \(socketPath) while this one started; refusing to replace it"
+                                               : "cannot put the socket in place at \(socketPath): \(SocketSetup.errnoText(e))")
+            }
+        }
+        if !policy.isOpen {
+            let list = { (l: [Principal]?) in l.map { $0.map(\.description).joined(separator: ", ") } ?? "anyone who can open the socket" }
+            log.notice("access: publish: \(policy.publish == nil ? "whoever may read" : list(policy.publish)); read: \(list(policy.read))")
         }
     }
 
@@ -257,15 +296,51 @@ public final class Daemon {
             c.close()
             return
         }
-        connections.append(c)
         counters.accepted += 1
+        admit(c)
+        guard c.access > .none else {
+            counters.forbidden += 1
+            Reply.appendError(InputError("forbidden", policy.refusal(.none, peer: c.peer, wanted: "")), to: &c.pending)
+            c.flushPending()
+            c.refuse()
+            return
+        }
+        connections.append(c)
         let r = c.startReading()
         if r != 0 {
             log.warning("client \(c.id): cannot read: \(uvErrorName(r))")
             c.close()
-            return
         }
-        log.debug("client \(c.id) connected (\(connections.count) open)")
+    }
+
+    /// Reads the peer's credentials, decides its access level once, and logs both.
+    private func admit(_ c: Connection) {
+        var fd: uv_os_fd_t = -1
+        if uv_fileno(asHandle(c.handle), &fd) == 0 {
+            c.peer = AccessLookup.peer(fd: fd, groups: policy.needsGroups)
+        }
+        if let peer = c.peer {
+            c.access = policy.level(for: peer)
+        } else {
+            // Without credentials only the open policy can let a peer in.
+            c.access = policy.isOpen ? .publish : .none
+        }
+        c.mayPublish = c.access == .publish
+        let who = c.peer.map(\.description) ?? "unknown peer (no SO_PEERCRED)"
+        switch c.access {
+        case .publish: log.info("client \(c.id) connected: \(who); may publish (\(connections.count + 1) open)")
+        case .read: log.info("client \(c.id) connected: \(who); may read (\(connections.count + 1) open)")
+        case .none: log.warning("client \(c.id) connected: \(who); refused: no --allow-read or --allow-publish rule names it")
+        }
+    }
+
+    /// Answers a line the connection's access level does not allow; nothing changes.
+    private func forbid(_ wanted: String, field: String, id: JSONValue?, from c: Connection) {
+        counters.forbidden += 1
+        flush()
+        Reply.appendError(InputError("forbidden", policy.refusal(c.access, peer: c.peer, wanted: wanted), field: field, id: id), to: &c.pending)
+        c.flushPending()
+        log.debug("client \(c.id): forbidden: \(wanted)")
     }
 
     // MARK: - Input
@@ -315,12 +390,21 @@ public final class Daemon {
         case .ignorable:
             return
         case .event(let envelope):
+            guard c.mayPublish else {
+                forbid("the \"\(envelope.event.name)\" event", field: "event", id: envelope.id, from: c)
+                return
+            }
             apply(envelope, line: line, from: c, readNs: readNs)
         case .command(let name, _, let body):
             counters.commands += 1
             flush()
             do {
-                perform(try Command.decode(name: name, body: body), body: body, for: c)
+                let command = try Command.decode(name: name, body: body)
+                guard c.mayPublish || !command.needsPublish else {
+                    forbid("the \"\(name)\" command", field: "cmd", id: body["id"], from: c)
+                    return
+                }
+                perform(command, body: body, for: c)
             } catch {
                 reject(error, from: c)
             }
@@ -492,6 +576,14 @@ public final class Daemon {
                 w.key("client"); w.int(c.id)
                 w.key("socketActivated"); w.bool(activated)
                 w.key("budgetUs"); w.int(Int(options.budgetUs))
+                w.key("access"); w.string(c.access.description)
+                if let p = c.peer {
+                    w.key("peer"); w.beginObject()
+                    w.key("pid"); w.int(Int(p.pid))
+                    w.key("uid"); w.int(Int(p.uid))
+                    w.key("gid"); w.int(Int(p.gid))
+                    w.endObject()
+                }
             }
         case .layout:
             Reply.appendOK(id: id, to: &c.pending) { w in
@@ -579,6 +671,8 @@ public final class Daemon {
         w.key("dropped"); w.int(Int(counters.dropped))
         if let r = counters.lastDropReason { w.key("lastDropReason"); w.string(r) }
         w.key("oversizedLines"); w.int(Int(counters.oversized))
+        w.key("forbidden"); w.int(Int(counters.forbidden))
+        w.key("logDroppedLines"); w.int(Int(log.droppedLines))
         w.key("bytesIn"); w.int(Int(counters.bytesIn))
         w.key("bytesOut"); w.int(Int(counters.bytesOut))
         w.key("rssKiB"); w.int(Daemon.residentKiB())

@@ -17,6 +17,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var maxQueueBytes = 1 << 20
     /// How often subscribers of the `stats` topic get a push, in milliseconds.
     public var statsIntervalMs: UInt64 = 1000
+    /// The socket's mode and group, and who may read or publish.
+    public var access = AccessOptions()
 
     public init() {}
 
@@ -43,6 +45,7 @@ public struct DaemonOptions: Sendable, Equatable {
           --no-trace             record no trace
         \(TraceWriterOptions.usage)
           --log-level LEVEL      debug, info, notice, warning or error (default info)
+        \(AccessOptions.usage)
           --version, --help
         A socket-activated start (LISTEN_FDS/LISTEN_PID) uses the passed socket instead.
         """
@@ -89,6 +92,7 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--no-trace": o.trace = false
             case "--trace-layouts": o.traceWriter.layouts = true
             case _ where TraceWriterOptions.valueFlags.contains(arg): try o.traceWriter.set(arg, try value(arg))
+            case _ where AccessOptions.valueFlags.contains(arg): try o.access.set(arg, try value(arg))
             case "--log-level":
                 let l = try value(arg)
                 guard let level = LogLevel(name: l) else {

@@ -23,8 +23,10 @@ enum SocketSetup {
     static func errnoText(_ e: Int32 = errno) -> String { String(cString: strerror(e)) }
 
     /// Creates the socket's directory (and missing parents) when absent; the
-    /// directory itself gets mode 0750. An existing directory is left as it is.
-    static func makeDirectory(for path: String) throws(StartupError) {
+    /// directories it creates get `mode` (0750 for the default socket mode 0660) and, when
+    /// given, the socket's `group`, so whoever may open the socket can reach it. An
+    /// existing directory is left as it is.
+    static func makeDirectory(for path: String, mode: mode_t, group: gid_t?) throws(StartupError) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
         let dir = String(path[..<slash])
         var st = stat()
@@ -32,11 +34,14 @@ enum SocketSetup {
             guard st.st_mode & S_IFMT == S_IFDIR else { throw StartupError("\(dir) is not a directory") }
             return
         }
-        try makeDirectory(for: dir)
-        if mkdir(dir, 0o750) != 0, errno != EEXIST {
+        try makeDirectory(for: dir, mode: mode, group: group)
+        if mkdir(dir, mode) != 0, errno != EEXIST {
             throw StartupError("cannot create \(dir): \(errnoText())")
         }
-        chmod(dir, 0o750)  // whatever the umask
+        chmod(dir, mode)  // whatever the umask
+        if let group, chown(dir, uid_t.max, group) != 0 {
+            throw StartupError("cannot give \(dir) to group \(group): \(errnoText())")
+        }
     }
 
     static func inspect(_ path: String) -> Existing {
@@ -61,12 +66,13 @@ enum SocketSetup {
         }
     }
 
-    /// Makes `path` free to bind, or says why it must not be.
-    static func prepare(_ path: String, log: Logger) throws(StartupError) {
+    /// Makes `path` free to bind, or says why it must not be; a missing directory is
+    /// created for a socket of mode `socketMode` and group `group`.
+    static func prepare(_ path: String, socketMode: UInt32, group: gid_t?, log: Logger) throws(StartupError) {
         guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
             throw StartupError("socket path \(path) is too long for a Unix socket (\(path.utf8.count) bytes)")
         }
-        try makeDirectory(for: path)
+        try makeDirectory(for: path, mode: mode_t(AccessOptions.directoryMode(forSocketMode: socketMode)), group: group)
         switch inspect(path) {
         case .nothing: return
         case .notASocket:
@@ -79,6 +85,16 @@ enum SocketSetup {
             guard unlink(path) == 0 else { throw StartupError("cannot remove stale socket \(path): \(errnoText())") }
             log.notice("replaced stale socket \(path)")
         }
+    }
+
+    /// A name beside `path` to bind before the socket listens (`.NAME.PID.new`), or
+    /// nil when that would not fit in a socket address.
+    static func stagingPath(for path: String, pid: Int32) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let staged = "\(dir).\(name).\(pid).new"
+        return staged.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) ? staged : nil
     }
 
     /// The listening socket passed by systemd (LISTEN_FDS/LISTEN_PID), if any for

@@ -18,9 +18,9 @@ struct CommandRunner {
         return url.appendingPathComponent(".build/debug")
     }()
 
-    static func run(_ args: [String], product: String = "crease", stdin: String? = nil) throws -> Result {
+    static func run(_ args: [String], executable: URL = productsDirectory.appendingPathComponent("crease"), stdin: String? = nil) throws -> Result {
         let p = Process()
-        p.executableURL = productsDirectory.appendingPathComponent(product)
+        p.executableURL = executable
         p.arguments = args
         let out = Pipe(), err = Pipe(), input = Pipe()
         p.standardOutput = out

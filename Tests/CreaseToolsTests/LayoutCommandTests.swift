@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Testing
 
@@ -54,12 +57,77 @@ import Testing
         #expect(a.status == 0 && a.stdout == b.stdout && a.stdout.split(separator: "\n").count == 200)
     }
 
-    @Test("crease demo runs the scripted session and prints one line per layout change")
+    @Test("crease demo streams its session through a real creased, one line per published layout, and stops it cleanly")
     func demo() throws {
         let r = try CommandRunner.run(["demo"])
-        #expect(r.status == 0)
-        let lines = r.stdout.split(separator: "\n")
-        #expect(lines.contains { $0.contains("fullyOpen") && $0.contains("vertical") })
-        #expect(lines.contains { $0.contains("closed") && $0.contains("outer") })
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let layouts = lines.filter { $0.hasPrefix("#") }
+        #expect(layouts.first?.hasPrefix("#0  closed  outer  portrait") == true, "\(r.stdout)")
+        #expect(layouts.contains { $0.contains("fullyOpen") && $0.contains("vertical") })
+        #expect(layouts.contains { $0.contains("  rtl  ") })
+        // One line per layout creased published, plus the one a new subscriber starts from.
+        let counters = lines.first { $0.hasPrefix("events ") }?.split(separator: " ") ?? []
+        let publishes = counters.firstIndex(of: "publishes").flatMap { Int(counters[$0 + 1]) }
+        #expect(publishes.map { $0 + 1 } == layouts.count, "\(r.stdout)")
+        #expect(lines.contains { $0.hasPrefix("latency us: p50") && $0.contains("p99.9") && $0.contains("over budget") })
+        #expect(lines.last == "creased pushed shutdown, exited 0 and removed its socket")
+        // Its temporary directory (socket, log) is gone.
+        let socket = try #require(lines.first?.split(separator: " ").last.map(String.init))
+        #expect(!FileManager.default.fileExists(atPath: (socket as NSString).deletingLastPathComponent))
+    }
+
+    @Test("crease demo --json prints the raw pushes, in seq order, ending with shutdown; the narration goes to stderr")
+    func demoJSON() throws {
+        let r = try CommandRunner.run(["demo", "--json", "--rate", "max", "--app", "builtin:split"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let pushes = r.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(pushes.allSatisfy { $0 != nil })
+        let seqs = pushes.compactMap { $0?["seq"] as? Int }
+        #expect(seqs.count == pushes.count && seqs == seqs.sorted())
+        #expect(pushes.dropLast().allSatisfy { $0?["push"] as? String == "layout" && $0?["layout"] != nil })
+        #expect(pushes.last??["push"] as? String == "shutdown")
+        #expect(r.stderr.contains("latency us: p50") && r.stderr.contains("exited 0"))
+    }
+
+    @Test("crease demo without a creased beside it says so and exits 1")
+    func demoWithoutDaemon() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("crease-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lone = dir.appendingPathComponent("crease")
+        try FileManager.default.copyItem(at: CommandRunner.productsDirectory.appendingPathComponent("crease"), to: lone)
+        let r = try CommandRunner.run(["demo"], executable: lone)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("no creased next to crease"))
+        #expect(try CommandRunner.run(["demo", "--rate", "0"]).status == 2)
+    }
+
+    @Test("crease demo whose reader goes away stops its daemon, removes its directory and ends quietly")
+    func demoIntoAClosedPipe() throws {
+        let p = Process()
+        p.executableURL = CommandRunner.productsDirectory.appendingPathComponent("crease")
+        p.arguments = ["demo", "--rate", "100"]  // a second and a half: the pipe closes long before the end
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        var first = Data()
+        while !first.contains(0x0A) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first.append(chunk)
+        }
+        try out.fileHandleForReading.close()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 141, "\(String(decoding: e, as: UTF8.self))")
+        #expect(e.isEmpty)
+        // "crease demo: creased 0.1.0 (pid N) on /tmp/crease-demo-XXXXXX/creased.sock"
+        let words = String(decoding: first, as: UTF8.self).split(separator: "\n")[0].split(separator: " ")
+        let socket = try #require(words.last.map(String.init))
+        let pid = try #require(words.first { $0.hasSuffix(")") }.flatMap { Int32($0.dropLast()) })
+        #expect(!FileManager.default.fileExists(atPath: (socket as NSString).deletingLastPathComponent))
+        #expect(kill(pid, 0) != 0)
     }
 }

@@ -21,7 +21,6 @@ struct ColumnFitter {
         var overflowButtonInColumn = false
         var overflowButtonToRow = false
         var lastResort = false                // the column could not hold its minimum
-        var free: (Double, Double) = (0, 0)
     }
 
     enum Step { case demote(Int), compressTabs, tightenGap, pinnedToRow(Int), tabsToMenu, overflowToRow }
@@ -120,7 +119,6 @@ struct ColumnFitter {
     mutating func fit() -> Output {
         var out = Output()
         let free = FreeSpace.largestInterval(in: input.band, axis: .vertical, avoiding: input.regions)
-        out.free = free
         let room = free.1 - free.0
         if totalLength() > room {
             var demotions: [Int] = []

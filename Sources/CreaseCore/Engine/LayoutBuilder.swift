@@ -11,7 +11,6 @@ struct LayoutBuilder {
     var regions: [Region] = []
     var bars: [Bar] = []
     var diagnostics: [Diagnostic] = []
-    var hidden: [String] = []
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
@@ -115,7 +114,7 @@ struct LayoutBuilder {
         let inspectorColumn = inspectorInfo?.presentation == .column ? inspectorInfo?.frame : nil
         var titleRow = false
         if vertical {
-            titleRow = layoutVertical(primary, area: primaryArea, back: scene.back, tabs: tabs, tabContainer: tabContainer,
+            titleRow = layoutVertical(primary, area: primaryArea, back: scene.back, tabs: tabs,
                                       edge: preferredEdge ?? .trailing, beside: inspectorColumn)
         } else {
             titleRow = layoutHorizontal(primary, area: primaryArea, back: scene.back, tabs: tabs, tabContainer: tabContainer,
@@ -198,7 +197,7 @@ struct LayoutBuilder {
     // MARK: - Vertical: the side column and the title row
 
     /// Lays out a screen whose bars are vertical. Returns whether a title row exists.
-    mutating func layoutVertical(_ screen: Screen, area: Rect, back: Bool, tabs: [Tab], tabContainer: String, edge: HorizontalEdge,
+    mutating func layoutVertical(_ screen: Screen, area: Rect, back: Bool, tabs: [Tab], edge: HorizontalEdge,
                                  beside inspector: Rect? = nil) -> Bool {
         var menu = OverflowMenu()
         let parts = ItemAxisRule.partition(screen.toolbar)
@@ -218,7 +217,6 @@ struct LayoutBuilder {
         var rowEntries: [BarEntry] = []
         for item in rowItems {
             if !rowExists && item.kind == .button {
-                hidden.append(item.id)
                 note("itemHidden", item.id, "\"\(item.id)\" can only be horizontal and this screen has no horizontal bar (no title row), so it is hidden")
                 continue
             }
@@ -450,7 +448,6 @@ struct LayoutBuilder {
         guard !out.lastResort else { return nil }
         // A sheet has no title row: a horizontal-only item has no horizontal bar here.
         for item in hiddenHere {
-            hidden.append(item.id)
             note("itemHidden", item.id, "\"\(item.id)\" can only be horizontal and sheet \"\(sheet.id)\" has a vertical bar only, so it is hidden")
         }
         menu.displaced = out.displaced

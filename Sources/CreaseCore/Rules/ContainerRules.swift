@@ -8,7 +8,6 @@ public struct Scene: Sendable, Equatable {
     public var columns: [Int]
     /// The split view is collapsed to one stack (device closed).
     public var collapsed: Bool
-    public var splitId: String?
     /// The tab view on screen and its selected tab.
     public var tabView: Int?
     public var selectedTab: Int
@@ -26,14 +25,12 @@ public struct Scene: Sendable, Equatable {
             sidebarTabs = SidebarRule.showsSidebar(spec, display: display)
         }
         collapsed = false
-        splitId = nil
         columns = []
         switch app.containers[path.inner] {
         case .navigationStack(let s):
             primary = ui.pushed[path.inner].last ?? s.screens[0]
             back = !ui.pushed[path.inner].isEmpty
         case .splitView(let s):
-            splitId = s.id
             primary = s.detail
             collapsed = SplitColumnRule.collapses(display: display, compactWidth: compactWidth)
             back = collapsed

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// A usage or input error: the command prints it and exits 2.
@@ -81,13 +84,29 @@ public struct Arguments {
     }
 }
 
-/// Output with no buffering surprises: whole lines to stdout and stderr.
+/// Output with no buffering surprises: whole lines to stdout and stderr. When the
+/// reader of stdout has gone (`crease watch | head`), the command ends quietly with
+/// status 141, as if by SIGPIPE (which the client commands ignore).
 public enum Console {
-    public static func out(_ s: String) { FileHandle.standardOutput.write(Data((s + "\n").utf8)) }
+    public static func out(_ s: String) { out(bytes: Array(s.utf8)) }
     public static func out(bytes: [UInt8]) {
+        if !line(bytes, to: 1) { exit(141) }
+    }
+    public static func err(_ s: String) { _ = line(Array(s.utf8), to: 2) }
+
+    /// Writes `bytes` and a newline to `fd`; false when it cannot (the reader is gone).
+    public static func line(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var b = bytes
         b.append(0x0A)
-        FileHandle.standardOutput.write(Data(b))
+        var off = 0
+        while off < b.count {
+            let n = b.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            off += n
+        }
+        return true
     }
-    public static func err(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
 }

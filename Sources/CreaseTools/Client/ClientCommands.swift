@@ -186,7 +186,7 @@ enum WatchCommand {
                     return ExitStatus.success
                 }
                 guard topic == .string("layout") else { continue }
-                Console.out(json ? String(decoding: line, as: UTF8.self) : WatchLine.summary(v))
+                Console.out(json ? String(decoding: line, as: UTF8.self) : LayoutSummary.line(push: v))
                 shown += 1
             }
             return ExitStatus.success
@@ -194,41 +194,6 @@ enum WatchCommand {
             Console.err("crease watch: \(error)")
             return ExitStatus.checkFailed
         }
-    }
-}
-
-/// One human line per layout push: pose, display, orientation, bar axis and edge,
-/// visible and overflow item counts, diagnostics. Pure.
-enum WatchLine {
-    static func summary(_ push: JSONValue) -> String {
-        let layout = push["layout"] ?? .null
-        let device = layout["device"] ?? .null
-        func s(_ v: JSONValue?) -> String {
-            switch v {
-            case .string(let x)?: x
-            case .number(let n)?: JSONWriter.encode(.number(n)).map { String(UnicodeScalar($0)) }.joined()
-            case .bool(let b)?: b ? "true" : "false"
-            default: "-"
-            }
-        }
-        var parts = ["#\(s(push["seq"]))", s(device["pose"]), s(device["display"]), s(device["orientation"])]
-        var bar = s(layout["barAxis"])
-        if case .string(let edge)? = layout["verticalBarEdge"] { bar += " \(edge)/\(s(layout["verticalBarSide"]))" }
-        parts.append(bar)
-        var visible = 0, overflow = 0
-        if case .array(let bars)? = layout["bars"] {
-            for b in bars {
-                if case .array(let items)? = b["items"] { visible += items.count }
-                if case .array(let o)? = b["overflow"] { overflow += o.count }
-            }
-        }
-        parts.append("items \(visible)")
-        parts.append("overflow \(overflow)")
-        if case .array(let diags)? = layout["diagnostics"], !diags.isEmpty {
-            parts.append("diag \(diags.map { s($0["code"]) }.joined(separator: ","))")
-        }
-        parts.append(s(push["digest"]))
-        return parts.joined(separator: "  ")
     }
 }
 
