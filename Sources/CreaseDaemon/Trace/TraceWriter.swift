@@ -133,7 +133,9 @@ public final class TraceWriter: TraceSink {
     public func flush() {
         guard options.fsync == .always else { return }
         queue.withLock { q in
-            if q.writerWaiting, q.tailRecords > 0 { q.condition.signal() }
+            // Records counted lost here (the trace is failing) wake the writer too: it
+            // publishes their seq as handled, so their replies go out.
+            if q.writerWaiting, q.tailRecords > 0 || q.encodedSeq > q.durableSeq { q.condition.signal() }
         }
     }
 
@@ -355,7 +357,9 @@ final class TraceWriterThread: @unchecked Sendable {
         var spare: [UInt8] = []
         while true {
             queue.condition.lock()
-            while queue.ops.isEmpty && queue.tailRecords == 0 && !queue.closing {
+            // Under --fsync always, events counted lost on the loop side still need their seq published.
+            while queue.ops.isEmpty && queue.tailRecords == 0 && !queue.closing
+                    && !(options.fsync == .always && queue.encodedSeq > queue.durableSeq) {
                 queue.writerWaiting = true
                 if dirty && options.fsync == .interval {
                     let deadline = Date().addingTimeInterval(Double(options.fsyncIntervalMs) / 1000)
