@@ -381,17 +381,22 @@ private func rigStream(_ rng: inout SplitMix64, count: Int) -> String {
         for _ in 0..<15 { try events(2); usleep(100_000) }
         try d.expectServing("its trace directory removed")
         let afterRemoval = try trace(c)
-        // The writer goes on writing into the unlinked file: the records are gone, and
-        // neither the log nor stats say so (bug: see docs/hardening.md).
-        withKnownIssue("records written to a removed trace directory are silently lost") {
-            #expect(afterRemoval["state"] == .string("failing") || (afterRemoval["lost"]?.int ?? 0) > 0
-                    || FileManager.default.fileExists(atPath: traces), "\(afterRemoval)")
-        }
+        // The writer notices (at most a second later) that its file has no name left: the
+        // trace fails, and records are counted lost instead of written into the unlinked file.
+        #expect(afterRemoval["state"] == .string("failing") && (afterRemoval["lost"]?.int ?? 0) > 0, "\(afterRemoval)")
+        #expect(!FileManager.default.fileExists(atPath: traces))
         // Once the directory is back, a rotation resumes recording in a new file that replays.
         try FileManager.default.createDirectory(atPath: traces, withIntermediateDirectories: true)
         #expect(try c.request(#"{"cmd":"trace","action":"rotate","id":"r"}"#)["ok"] == .bool(true))
         try events(10)
+        let deadline = monotonicSeconds() + 10
+        while try trace(c)["state"] != .string("writing"), monotonicSeconds() < deadline { usleep(10_000) }
+        let resumed = try trace(c)
+        #expect(resumed["state"] == .string("writing") && resumed["gaps"] == .number(1), "\(resumed)")
+        _ = try c.request(#"{"cmd":"mark","label":"the directory is back"}"#)
         d.stop()
+        let log = d.log()
+        #expect(log.components(separatedBy: "the file was removed").count == 2 && log.contains("writing again"), "\(log)")
         let files = traceFiles(traces)
         #expect(files.count == 1)
         try expectSoundAndReplayable(files)
