@@ -333,9 +333,11 @@ private func flap(_ i: Int) -> String {
             let half = try Client(d.socketPath)
             half.send(#"{"event":"hinge","angle":4"#)
             half.close()
-            // Fifty layouts asked for, none read: the replies meet a closed socket.
+            // 200 layouts asked for (about 550 KB, more than the socket buffer holds),
+            // one read, then gone: the daemon's queued writes meet a closed socket.
             let rude = try Client(d.socketPath)
-            rude.send(String(repeating: #"{"cmd":"layout"}"# + "\n", count: 50))
+            rude.send(String(repeating: #"{"cmd":"layout"}"# + "\n", count: 200))
+            #expect(rude.readLine() != nil)
             rude.close()
             // A subscriber that leaves while a push is on its way.
             let leaver = try Client(d.socketPath)
@@ -379,10 +381,16 @@ private func flap(_ i: Int) -> String {
         #expect(flood[0].eof, "the flooder was not dropped")
         #expect(try bystander.request(#"{"cmd":"stats"}"#)["stats"]?["dropped"] == .number(1))
         #expect(worst < 1, "the bystander waited \(worst) s")
-        // Twenty clients that do read get every answer.
+        // Twenty clients that read get every answer. Each keeps at most 1,000 hellos
+        // in flight (about 250 KB of replies): one that sent all 5,000 at once and read
+        // slower than the daemon answers could pass the 1 MiB queue limit and be
+        // dropped like the flooder (docs/hardening.md).
         let readers = try Swarm(d.socketPath, count: 20, keepLines: false)
-        for i in 0..<20 { readers.send(i, String(repeating: #"{"cmd":"hello","id":\#(i)}"# + "\n", count: 5_000)) }
-        #expect(readers.pump(timeout: 60) { readers.peers.allSatisfy { $0.lineCount == 5_000 } })
+        for round in 1...5 {
+            for i in 0..<20 { readers.send(i, String(repeating: #"{"cmd":"hello","id":\#(i)}"# + "\n", count: 1_000)) }
+            #expect(readers.pump(timeout: 60) { readers.peers.allSatisfy { $0.lineCount == round * 1_000 } })
+        }
+        #expect(try d.stats()["dropped"] == .number(1))
         try d.expectServing("a hello flood")
         #expect(d.peakRSSMiB < 128)
         report("hello flood", d, "non-reader dropped, 100,000 hellos answered to 20 readers, bystander worst \(Int(worst * 1000)) ms")
