@@ -165,6 +165,7 @@ public final class Daemon {
     /// it. Returns when everything is closed.
     public func run() throws(StartupError) {
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)  // past RLIMIT_FSIZE (LimitFSIZE=) a trace write fails like a full disk instead of killing us
         // A parent may have left these blocked (a test runner, a supervisor); they stop the daemon.
         var handled = sigset_t()
         sigemptyset(&handled)

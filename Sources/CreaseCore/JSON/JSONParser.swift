@@ -67,6 +67,10 @@ struct JSONParser {
         guard depth <= JSON.maxDepth else { throw JSONError("nesting deeper than \(JSON.maxDepth)", at: index) }
         index += 1
         var members: [(String, JSONValue)] = []
+        // Past a few members, duplicates are found by hashing: comparing each key
+        // with every earlier one would let one 64 KiB line of distinct keys stall
+        // the daemon for seconds. (Only membership is asked: no order depends on it.)
+        var keys: Set<String> = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
@@ -76,8 +80,13 @@ struct JSONParser {
             }
             let keyOffset = index
             let key = try parseString()
-            for (existing, _) in members where existing == key {
-                throw JSONError("duplicate member \"\(key)\"", at: keyOffset)
+            if members.count < 16 {
+                for (existing, _) in members where existing == key {
+                    throw JSONError("duplicate member \"\(key)\"", at: keyOffset)
+                }
+            } else {
+                if keys.isEmpty { for (k, _) in members { keys.insert(k) } }
+                guard keys.insert(key).inserted else { throw JSONError("duplicate member \"\(key)\"", at: keyOffset) }
             }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw JSONError("expected ':'", at: index) }

@@ -1,0 +1,101 @@
+// libFuzzer harness: the command decoder (Command.decode) and the replies built
+// from what it returns.
+//
+// Built by scripts/fuzz against CreaseCore compiled with the fuzzer and address
+// sanitizer instrumentation.
+//
+// Input: byte 0 picks the command name (one of Command.names, an unknown name, or
+// the line's own "cmd" as the daemon reads it); the rest is one NDJSON line.
+// Checked on every input, besides "no crash, no sanitizer report":
+// - an error carries the message's id and becomes one line of valid JSON;
+// - subscribe names at least one topic, and no decoded topic list repeats one;
+// - mark's label is the line's "label";
+// - the ok reply the daemon builds for each command is one line of valid JSON
+//   that echoes the id.
+
+import CreaseCore
+
+private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fatalError("FuzzCommand: \(message())") }
+}
+
+private func checkLine(_ out: [UInt8], id: JSONValue?, what: String) {
+    check(out.last == 0x0A && out.dropLast().firstIndex(of: 0x0A) == nil, "\(what) is not one line")
+    let v: JSONValue
+    do { v = try JSON.parse(out.dropLast()) } catch {
+        fatalError("FuzzCommand: \(what) is not JSON: \(String(decoding: out, as: UTF8.self))")
+    }
+    check(v["id"] == id, "\(what) lost the id")
+}
+
+/// The ok reply for a decoded command, shaped as the daemon shapes it.
+private func okReply(_ command: Command, id: JSONValue?) -> [UInt8] {
+    var out: [UInt8] = []
+    Reply.appendOK(id: id, to: &out) { w in
+        w.key("seq"); w.int(0)
+        switch command {
+        case .subscribe(let topics), .unsubscribe(let topics):
+            w.key("topics"); w.beginArray()
+            for t in topics { w.string(t.rawValue) }
+            w.endArray()
+        case .mark(let label):
+            w.key("label"); w.string(label)
+        case .hello, .layout, .state, .stats, .sync, .trace:
+            break
+        }
+    }
+    return out
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzCommand(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size >= 1 else { return 0 }
+    let selector = Int(data[0]) % (Command.names.count + 2)
+    let line = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
+
+    let name: String
+    let body: JSONValue
+    if selector == Command.names.count + 1 {
+        // As the daemon reads it: Wire decides whether this is a command at all.
+        do throws(InputError) {
+            guard case .command(let n, let id, let b) = try Wire.decode(line: line) else { return 0 }
+            check(id == b["id"], "Wire's id is not the body's id")
+            name = n
+            body = b
+        } catch {
+            var out: [UInt8] = []
+            Reply.appendError(error, to: &out)
+            checkLine(out, id: error.id, what: "Wire error reply")
+            return 0
+        }
+    } else {
+        guard let b = try? JSON.parse(line) else { return 0 }
+        name = selector < Command.names.count ? Command.names[selector] : "no-such-command"
+        body = b
+    }
+
+    let command: Command
+    do throws(InputError) {
+        command = try Command.decode(name: name, body: body)
+    } catch {
+        check(error.id == body["id"], "the error lost the message's id")
+        var out: [UInt8] = []
+        Reply.appendError(error, to: &out)
+        checkLine(out, id: error.id, what: "error reply")
+        return 0
+    }
+    check(Command.names.contains(name), "an unknown command \"\(name)\" decoded")
+    switch command {
+    case .subscribe(let topics):
+        check(!topics.isEmpty, "subscribe decoded with no topic")
+        check(Set(topics.map(\.rawValue)).count == topics.count, "subscribe repeats a topic")
+    case .unsubscribe(let topics):
+        check(Set(topics.map(\.rawValue)).count == topics.count, "unsubscribe repeats a topic")
+    case .mark(let label):
+        check(body["label"] == .string(label), "mark's label is not the line's label")
+    case .hello, .layout, .state, .stats, .sync, .trace:
+        break
+    }
+    checkLine(okReply(command, id: body["id"]), id: body["id"], what: "ok reply")
+    return 0
+}
