@@ -398,7 +398,15 @@ final class TraceWriterThread: @unchecked Sendable {
             queue.condition.unlock()
 
             for op in ops { process(op) }
-            if case .records(let bytes, _) = ops.last { spare = bytes; spare.removeAll(keepingCapacity: true) }
+            // Keep the written buffer as the next spare. Drop every other reference first, so
+            // emptying it keeps its storage instead of copying (a fresh allocation per wake
+            // showed up as munmap and TLB shoot-downs on the loop's core).
+            spare = []
+            if case .records(var bytes, _)? = ops.popLast() {
+                ops = []
+                bytes.removeAll(keepingCapacity: true)
+                spare = bytes
+            }
             syncIfDue(force: closing)
             if closing {
                 if fd >= 0 { files.close(fd) }
