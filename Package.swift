@@ -22,7 +22,7 @@ let package = Package(
         // The core imports nothing (no Foundation); rounding needs libm.
         .target(name: "CreaseCore", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "CreaseDaemon", dependencies: ["CreaseCore", "CLibUV"]),
-        .target(name: "CreaseTools", dependencies: ["CreaseCore", "CreaseDaemon"]),
+        .target(name: "CreaseTools", dependencies: ["CreaseCore", "CreaseDaemon", "CLibUV"]),
         .executableTarget(name: "crease", dependencies: ["CreaseTools"]),
         .executableTarget(name: "creased", dependencies: ["CreaseDaemon"]),
         .testTarget(name: "CreaseCoreTests", dependencies: ["CreaseCore"]),

@@ -88,10 +88,10 @@ public struct Engine: Sendable {
             sceneKey = key
             scene = Scene(app: app, ui: state.ui, display: g.display, portrait: key.portrait, compactWidth: key.compactWidth)
         }
-        let newLayout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
+        // Changed inputs almost always change the layout, so it is encoded without first
+        // comparing it with the old one; the digest tells whether anything changed.
+        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
         defer { remember() }
-        if newLayout == layout && !force { return false }
-        layout = newLayout
         body = layout.encodeBody()
         let old = digest
         digest = Digest.fnv1a(body)

@@ -25,6 +25,17 @@ public protocol TraceFileSystem: Sendable {
     func close(_ fd: Int32)
 }
 
+extension TraceFileSystem {
+    /// Whether the open file `fd` has no name left (it was unlinked, or its directory
+    /// removed), so nothing written to it can be read again. A file moved elsewhere keeps
+    /// its records and is not unlinked. Asks the kernel (`fstat`): every implementation's
+    /// descriptors are real.
+    public func isUnlinked(_ fd: Int32) -> Bool {
+        var st = stat()
+        return fstat(fd, &st) == 0 && st.st_nlink == 0
+    }
+}
+
 public struct PosixTraceFileSystem: TraceFileSystem {
     public init() {}
 

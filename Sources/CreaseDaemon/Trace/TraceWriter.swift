@@ -11,6 +11,8 @@ import Foundation
 /// counted lost, the failure is logged once, and about once a second a probe carries
 /// the engine's state to the writer, which, once a write succeeds, marks the gap with
 /// a `gap` record holding that state, so the rest of the file replays on from there.
+/// A file that lost its name (its directory removed) fails the same way, and the probe
+/// that succeeds begins a new file.
 public final class TraceWriter: TraceSink {
     public let directory: String
     /// The file records go to now.
@@ -133,7 +135,9 @@ public final class TraceWriter: TraceSink {
     public func flush() {
         guard options.fsync == .always else { return }
         queue.withLock { q in
-            if q.writerWaiting, q.tailRecords > 0 { q.condition.signal() }
+            // Records counted lost here (the trace is failing) wake the writer too: it
+            // publishes their seq as handled, so their replies go out.
+            if q.writerWaiting, q.tailRecords > 0 || q.encodedSeq > q.durableSeq { q.condition.signal() }
         }
     }
 
@@ -250,6 +254,8 @@ public final class TraceWriter: TraceSink {
         queue.withLock { q in
             q.enqueue(.open(path: newPath, header: header, engine: engine, t: t))
             q.path = newPath
+            // A new file while failing is a probe: it marks the gap if it opens, and records go after it.
+            if case .writing = health {} else { health = .probing(epoch: q.failureEpoch) }
         }
         context.log.info("trace: \(reason): new file \(newPath) at seq \(engine.seq)")
     }
@@ -339,6 +345,11 @@ final class TraceWriterThread: @unchecked Sendable {
     var lastSync = DispatchTime.now()
     /// The last event seq in what the thread has taken from the queue.
     var takenSeq = 0
+    /// How often, at most, the thread checks that its file still has a name.
+    static let checkIntervalNs: UInt64 = 1_000_000_000
+    var lastCheckNs = DispatchTime.now().uptimeNanoseconds
+    /// Records written since the last check found the file in place: lost if the next one does not.
+    var recordsSinceCheck = 0
 
     init(queue: TraceQueue, files: any TraceFileSystem, options: TraceWriterOptions, fd: Int32, length: Int,
          wake: @escaping @Sendable () -> Void, headerFor: @escaping @Sendable (Engine, UInt64, String, Int) -> [UInt8]) {
@@ -355,7 +366,9 @@ final class TraceWriterThread: @unchecked Sendable {
         var spare: [UInt8] = []
         while true {
             queue.condition.lock()
-            while queue.ops.isEmpty && queue.tailRecords == 0 && !queue.closing {
+            // Under --fsync always, events counted lost on the loop side still need their seq published.
+            while queue.ops.isEmpty && queue.tailRecords == 0 && !queue.closing
+                    && !(options.fsync == .always && queue.encodedSeq > queue.durableSeq) {
                 queue.writerWaiting = true
                 if dirty && options.fsync == .interval {
                     let deadline = Date().addingTimeInterval(Double(options.fsyncIntervalMs) / 1000)
@@ -385,7 +398,15 @@ final class TraceWriterThread: @unchecked Sendable {
             queue.condition.unlock()
 
             for op in ops { process(op) }
-            if case .records(let bytes, _) = ops.last { spare = bytes; spare.removeAll(keepingCapacity: true) }
+            // Keep the written buffer as the next spare. Drop every other reference first, so
+            // emptying it keeps its storage instead of copying (a fresh allocation per wake
+            // showed up as munmap and TLB shoot-downs on the loop's core).
+            spare = []
+            if case .records(var bytes, _)? = ops.popLast() {
+                ops = []
+                bytes.removeAll(keepingCapacity: true)
+                spare = bytes
+            }
             syncIfDue(force: closing)
             if closing {
                 if fd >= 0 { files.close(fd) }
@@ -402,7 +423,7 @@ final class TraceWriterThread: @unchecked Sendable {
         switch op {
         case .records(let bytes, let count):
             let failing = queue.withLock { $0.failing }
-            guard fd >= 0, !failing else { lose(count); return }
+            guard fd >= 0, !failing, fileStillLinked() else { lose(count); return }
             if let e = bytes.withUnsafeBytes({ files.write(fd, $0) }) {
                 _ = files.truncate(fd, to: length)
                 queue.withLock { $0.fail(e.description) }
@@ -411,6 +432,7 @@ final class TraceWriterThread: @unchecked Sendable {
             }
             length += bytes.count
             dirty = true
+            recordsSinceCheck += count
             queue.withLock { q in
                 q.recordsWritten += UInt64(count)
                 q.bytesWritten += UInt64(bytes.count)
@@ -447,8 +469,35 @@ final class TraceWriterThread: @unchecked Sendable {
             fd = f
             length = header.count
             dirty = true
+            lastCheckNs = DispatchTime.now().uptimeNanoseconds
+            recordsSinceCheck = 0
         }
         if queue.withLock({ $0.failing }) { markGap(engine: engine, t: t) }
+    }
+
+    /// At most once per `checkIntervalNs`: whether the file still has a name. One whose
+    /// directory was removed takes writes that reach nothing: it is closed, the records
+    /// written since the last check are counted lost, and the trace fails until a probe or
+    /// a rotation opens a new file (in the directory, once it is there again).
+    private func fileStillLinked() -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now &- lastCheckNs >= TraceWriterThread.checkIntervalNs else { return true }
+        lastCheckNs = now
+        guard files.isUnlinked(fd) else {
+            recordsSinceCheck = 0
+            return true
+        }
+        files.close(fd)
+        fd = -1
+        dirty = false
+        let unread = recordsSinceCheck
+        recordsSinceCheck = 0
+        queue.withLock { q in
+            q.fail("the file was removed")
+            q.lostTotal += UInt64(unread)
+            q.lostSinceGood += unread
+        }
+        return false
     }
 
     /// Writes a gap record holding `engine`'s state; on success the trace is writing again.

@@ -19,7 +19,7 @@ public struct TraceWriterOptions: Sendable, Equatable {
     public var rotateSeconds: UInt64 = 86_400
     /// Bytes the loop may queue for the writer thread; past this, records are counted lost
     /// rather than letting a stalled disk grow memory without bound.
-    public var queueLimitBytes = 64 << 20
+    public var queueLimitBytes = 8 << 20   // keeps the daemon inside its 32 MiB RSS budget whatever the disk does
     /// How often a failing trace tries to write again.
     public var retryMs: UInt64 = 1000
 

@@ -14,6 +14,7 @@ public enum CLI {
         Command(name: "replay", usage: ReplayCommand.usage, summary: "replay a trace in process or into a daemon; --verify checks every digest", run: ReplayCommand.run),
         Command(name: "trace", usage: TraceCommand.usage, summary: "check, info, slice, diff, export and bench trace files", run: TraceCommand.run),
         Command(name: "gen", usage: GenCommand.usage, summary: "synthesize rig-like event streams (stdout or --to SOCKET)", run: GenCommand.run),
+        Command(name: "bench", usage: BenchCommand.usage, summary: "relayout and transport latency: core, rtt, stream, burst, replay, memory", run: BenchCommand.run),
         Command(name: "render", usage: RenderCommand.usage, summary: "draw a layout as the device shows it, or a trace as a timeline or frames (SVG, HTML)", run: RenderCommand.run),
         Command(name: "demo", usage: DemoCommand.usage, summary: "the built-in app through folding, rotating, keyboard and Live Activities", run: DemoCommand.run),
     ] + clientCommands
