@@ -38,6 +38,22 @@ func monotonicSeconds() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
+/// A blocking Unix stream socket connected to `path` (close-on-exec).
+func connectUnixSocket(_ path: String) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+    var (addr, len) = sockaddrUn(path)
+    let rc = withUnsafePointer(to: &addr) { p in
+        p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, len) }
+    }
+    guard rc == 0 else {
+        let e = errno
+        Glibc.close(fd)
+        throw HarnessError("connect \(path): \(String(cString: strerror(e)))")
+    }
+    return fd
+}
+
 func sockaddrUn(_ path: String) -> (sockaddr_un, socklen_t) {
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
@@ -129,17 +145,7 @@ final class Client {
     private(set) var eof = false
 
     init(_ path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket: \(errno)") }
-        var (addr, len) = sockaddrUn(path)
-        let rc = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, len) }
-        }
-        guard rc == 0 else {
-            let e = errno
-            Glibc.close(fd)
-            throw HarnessError("connect \(path): \(String(cString: strerror(e)))")
-        }
+        fd = try connectUnixSocket(path)
     }
 
     deinit { close() }

@@ -107,17 +107,7 @@ final class Swarm {
     /// its listen backlog, so connect in bounded steps and pump in between.
     @discardableResult
     func add() throws -> Peer {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
-        var (addr, len) = sockaddrUn(path)
-        let rc = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, len) }
-        }
-        guard rc == 0 else {
-            let e = errno
-            Glibc.close(fd)
-            throw HarnessError("connect: \(String(cString: strerror(e)))")
-        }
+        let fd = try connectUnixSocket(path)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         let p = Peer(fd: fd)
         peers.append(p)
