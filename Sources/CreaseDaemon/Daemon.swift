@@ -76,7 +76,8 @@ public final class Daemon {
     private var heldAcks: [Ack] = []
     private var traceWake: UVAsync?
     private var lastPublishedDigest: UInt64
-    private var lastDiagnostics: [UInt8] = []
+    /// The diagnostics subscribers last saw: compared as values, encoded only when they change.
+    private var lastDiagnostics: [Diagnostic] = []
     @exclusivity(unchecked) private var pushBuffer: [UInt8] = []
     private var lastStatsPushCount: UInt64 = .max
     private var lastStatus = ""
@@ -133,7 +134,7 @@ public final class Daemon {
         }
         engine = Engine(profile: profile, app: app)
         lastPublishedDigest = engine.digest
-        lastDiagnostics = engine.diagnosticsJSON()
+        lastDiagnostics = engine.layout.diagnostics
         batchReadNs.reserveCapacity(1024)
         batchAcks.reserveCapacity(1024)
         pushBuffer.reserveCapacity(16 * 1024)
@@ -521,9 +522,9 @@ public final class Daemon {
             fanOut(Topic.layout.bit)
         }
         if wantsDiagnostics {
-            let d = engine.diagnosticsJSON()
-            if d != lastDiagnostics {
-                lastDiagnostics = d
+            if engine.layout.diagnostics != lastDiagnostics {
+                lastDiagnostics = engine.layout.diagnostics
+                let d = engine.diagnosticsJSON()
                 pushBuffer.removeAll(keepingCapacity: true)
                 Reply.appendPush("diagnostics", seq: engine.seq, to: &pushBuffer) { w in
                     w.key("diagnostics"); w.raw(d)
@@ -607,8 +608,8 @@ public final class Daemon {
             }
             if before & Topic.diagnostics.bit == 0, topics.contains(.diagnostics) {
                 // Every diagnostics subscriber has now seen these.
+                lastDiagnostics = engine.layout.diagnostics
                 let d = engine.diagnosticsJSON()
-                lastDiagnostics = d
                 Reply.appendPush("diagnostics", seq: engine.seq, to: &c.pending) { w in w.key("diagnostics"); w.raw(d) }
             }
             log.debug("client \(c.id) subscribed to \(topics.map(\.rawValue).joined(separator: ", "))")
