@@ -518,7 +518,7 @@ public final class Daemon {
         }
         if wantsLayout {
             pushBuffer.removeAll(keepingCapacity: true)
-            Reply.appendLayoutPush(seq: engine.seq, digest: engine.digest, layout: engine.layoutJSON(), to: &pushBuffer)
+            Reply.appendLayoutPush(seq: engine.seq, digest: engine.digest, to: &pushBuffer) { engine.appendLayoutJSON(to: &$0) }
             fanOut(Topic.layout.bit)
         }
         if wantsDiagnostics {
@@ -604,7 +604,7 @@ public final class Daemon {
             replyTopics(id: id, c)
             // New layout subscribers start from the current layout.
             if before & Topic.layout.bit == 0, topics.contains(.layout) {
-                Reply.appendLayoutPush(seq: engine.seq, digest: engine.digest, layout: engine.layoutJSON(), to: &c.pending)
+                Reply.appendLayoutPush(seq: engine.seq, digest: engine.digest, to: &c.pending) { engine.appendLayoutJSON(to: &$0) }
             }
             if before & Topic.diagnostics.bit == 0, topics.contains(.diagnostics) {
                 // Every diagnostics subscriber has now seen these.

@@ -282,7 +282,7 @@ private func feed(_ framer: inout LineFramer, _ text: String, into lines: inout 
                 == "{\"id\":2,\"ok\":true,\"seq\":4}\n")
         #expect(line { Reply.appendOK(id: nil, to: &$0) { _ in } } == "{\"ok\":true}\n")
         #expect(line { Reply.appendPush("shutdown", seq: 9, to: &$0) { _ in } } == "{\"push\":\"shutdown\",\"seq\":9}\n")
-        #expect(line { Reply.appendLayoutPush(seq: 2, digest: 1, layout: Array("{\"a\":1}".utf8), to: &$0) }
+        #expect(line { Reply.appendLayoutPush(seq: 2, digest: 1, to: &$0) { $0.append(contentsOf: Array("{\"a\":1}".utf8)) } }
                 == "{\"push\":\"layout\",\"seq\":2,\"digest\":\"0000000000000001\",\"layout\":{\"a\":1}}\n")
         // Appending keeps what was there.
         var out = Array("x".utf8)

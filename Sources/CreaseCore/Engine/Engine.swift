@@ -106,6 +106,9 @@ public struct Engine: Sendable {
     /// The layout line: canonical JSON with `seq` and `digest`, no newline.
     public func layoutJSON() -> [UInt8] { Layout.assemble(seq: seq, digest: digest, body: body) }
 
+    /// Appends the layout line to `out` without building it separately first.
+    public func appendLayoutJSON(to out: inout [UInt8]) { Layout.appendAssembled(seq: seq, digest: digest, body: body, to: &out) }
+
     public func diagnosticsJSON() -> [UInt8] {
         var w = JSONWriter()
         w.beginArray()

@@ -75,6 +75,12 @@ extension Layout {
     public static func assemble(seq: Int, digest: UInt64, body: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(body.count + 48)
+        appendAssembled(seq: seq, digest: digest, body: body, to: &out)
+        return out
+    }
+
+    /// Appends the layout line to `out` (for pushes: no intermediate copy).
+    public static func appendAssembled(seq: Int, digest: UInt64, body: [UInt8], to out: inout [UInt8]) {
         out.append(contentsOf: Array(#"{"seq":"#.utf8))
         JSONWriter.appendInt(seq, to: &out)
         out.append(contentsOf: Array(#","digest":""#.utf8))
@@ -82,7 +88,6 @@ extension Layout {
         out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ",")])
         out.append(contentsOf: body)
         out.append(UInt8(ascii: "}"))
-        return out
     }
 }
 

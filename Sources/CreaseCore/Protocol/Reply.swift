@@ -111,13 +111,14 @@ public enum Reply {
     }
 
     /// `{"push":"layout","seq","digest","layout":{...}}` around the engine's layout bytes.
-    public static func appendLayoutPush(seq: Int, digest: UInt64, layout: [UInt8], to out: inout [UInt8]) {
+    /// `{"push":"layout","seq","digest","layout"}`: `layout` appends the layout line itself.
+    public static func appendLayoutPush(seq: Int, digest: UInt64, to out: inout [UInt8], layout: (inout [UInt8]) -> Void) {
         appendLiteral("{\"push\":\"layout\",\"seq\":", to: &out)
         JSONWriter.appendInt(seq, to: &out)
         appendLiteral(",\"digest\":\"", to: &out)
         appendHex(digest, to: &out)
         appendLiteral("\",\"layout\":", to: &out)
-        out.append(contentsOf: layout)
+        layout(&out)
         appendLiteral("}\n", to: &out)
     }
 
