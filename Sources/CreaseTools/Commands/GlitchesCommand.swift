@@ -90,7 +90,8 @@ struct GlitchCLI {
 
     /// `flash      keyboard   seq 41…42   the keyboard appeared at seq 41 and was gone 18 ms later, at seq 42`
     static func line(_ g: Glitch) -> String {
-        "\(g.kind.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(g.subject.padding(toLength: 18, withPad: " ", startingAt: 0)) \(g.seqText.padding(toLength: 15, withPad: " ", startingAt: 0)) \(g.message)"
+        func column(_ s: String, _ width: Int) -> String { s.count >= width ? s : s + String(repeating: " ", count: width - s.count) }
+        return "\(column(g.kind.rawValue, 11)) \(column(g.subject, 18)) \(column(g.seqText, 15)) \(g.message)"
     }
 
     /// `3 glitches in 179 events: flash 1, occluded 2`, on stderr with --json.
