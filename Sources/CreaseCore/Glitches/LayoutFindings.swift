@@ -143,7 +143,8 @@ enum LayoutFindingRules {
     }
 
     /// Items, custom bars and floating buttons against the reserved regions (and, for custom
-    /// bars and floating buttons, which the app places itself, the vertical bar) and the window.
+    /// bars and floating buttons, which the app places itself, the vertical bar when they
+    /// reach under it) and the window.
     static func placement(_ layout: Layout, into out: inout [Finding]) {
         let window = layout.device.window
         for bar in layout.bars {
@@ -162,7 +163,9 @@ enum LayoutFindingRules {
                                message: "\(what) \"\(id)\" at \(text(frame)) overlaps the \(regionName(r.kind)) at \(text(r.frame))"))
         }
         if obstacles {
-            for bar in layout.bars where bar.role == .vertical && overlaps(frame, bar.frame) {
+            // Reaching under the column hides part of it; inside the column is where an app
+            // that follows the vertical edge lays its own bar out.
+            for bar in layout.bars where bar.role == .vertical && overlaps(frame, bar.frame) && !inside(frame, bar.frame) {
                 out.append(Finding(kind: .occluded, subject: id, key: "\(id)|\(bar.id)",
                                    message: "\(what) \"\(id)\" at \(text(frame)) overlaps the vertical bar \"\(bar.id)\" at \(text(bar.frame))"))
             }
