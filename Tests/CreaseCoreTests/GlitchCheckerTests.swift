@@ -54,8 +54,14 @@ import Testing
         #expect(flaps.first?.firstSeq == 2 && flaps.first?.lastSeq == 6, "the five returns seq 2…6: \(flaps)")
         #expect(flaps.first?.subject == "layout")
         #expect(flaps.first?.message.contains("5 times") == true, "\(flaps)")
-        // After a quiet second, a new episode is a new glitch.
-        for i in 0..<8 { f.show(i % 2 == 0 ? Self.plain : Self.keyboard, atMs: 2_000 + Double(i) * 10) }
+        // Going on, it is the same episode.
+        for i in 12..<40 { f.show(i % 2 == 0 ? Self.plain : Self.keyboard, atMs: Double(i) * 10) }
+        #expect(f.of(.flapping).count == 1)
+        // Once the returns thin out (one in the last second here), the next chatter is a new episode.
+        f.show(Self.keyboard, atMs: 1_300)
+        f.show(Self.plain, atMs: 1_390)
+        #expect(f.of(.flapping).count == 1)
+        for i in 0..<8 { f.show(i % 2 == 0 ? Self.keyboard : Self.plain, atMs: 1_400 + Double(i) * 10) }
         #expect(f.of(.flapping).count == 2)
     }
 

@@ -7,8 +7,8 @@
 /// A condition of one layout (lostItem, occluded, offscreen) is reported when it begins,
 /// at the layout that shows it first; while it lasts (or comes back within the flapping
 /// window) it is the same episode and is not reported again. Flapping is reported once per
-/// episode, when the returns first pass the threshold; an episode ends after a window
-/// without returns. A flash is reported when the thing goes (or comes back), pairing each
+/// episode, when the returns first pass the threshold; an episode ends once the returns
+/// within the window have thinned out to half the threshold. A flash is reported when the thing goes (or comes back), pairing each
 /// change with the one before at most once.
 public struct GlitchChecker: Sendable {
     public let options: GlitchOptions
@@ -131,8 +131,9 @@ public struct GlitchChecker: Sendable {
         if leftAt.count > 64 { leftAt.removeFirst() }
         guard isReturn else { return }
         while returnsStart < returns.count, t &- returns[returnsStart].t > window { returnsStart += 1 }
-        if returnsStart == returns.count {
-            // A window without returns ends an episode.
+        if flapping, returns.count - returnsStart <= options.flappingReturns / 2 {
+            // The returns have thinned out to half the threshold: the episode is over, and
+            // the next one counts from here.
             flapping = false
             returns.removeAll(keepingCapacity: true)
             returnsStart = 0

@@ -65,12 +65,13 @@ struct LayoutFindings: Sendable {
 
 /// Numbers for subjects, so comparing what two layouts show is a merge of sorted integers.
 struct SubjectTable: Sendable {
-    enum Kind: Int8, Sendable { case item, bar, region, sheet }
-    private var numbers: [String: Int32] = [:]
+    enum Kind: Int8, Sendable, Hashable { case item, bar, region, sheet }
+    private struct Key: Hashable, Sendable { var kind: Kind; var id: String }
+    private var numbers: [Key: Int32] = [:]
     private(set) var names: [(kind: Kind, id: String)] = []
 
     mutating func number(_ kind: Kind, _ id: String) -> Int32 {
-        let key = "\(kind.rawValue):\(id)"
+        let key = Key(kind: kind, id: id)
         if let n = numbers[key] { return n }
         let n = Int32(names.count)
         numbers[key] = n
