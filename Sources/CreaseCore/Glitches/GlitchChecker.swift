@@ -19,7 +19,6 @@ public struct GlitchChecker: Sendable {
     // The layout before.
     private var last: LayoutFindings?
     private var lastDigest: UInt64 = 0
-    private var lastSeq = 0
 
     // Analyses of recent distinct layouts, most recent last; searched linearly.
     private var recent: [(digest: UInt64, findings: LayoutFindings)] = []
@@ -56,7 +55,6 @@ public struct GlitchChecker: Sendable {
 
     /// The layout at `seq`, time `t` (ns), whose digest is `digest`.
     public mutating func check(layout: Layout, seq: Int, t: UInt64, digest: UInt64) -> [Glitch] {
-        defer { lastSeq = seq }
         if let previous = last, digest == lastDigest {
             if previous.verticalEdge != nil { moved = false }
             return []
