@@ -32,11 +32,11 @@ struct ConnectionCallbacks {
 
 /// One client connection: its pipe handle, line framer and outgoing queue. What it
 /// may do and what it subscribed to are the core's, under the same `id`.
-final class Connection {
+final class Connection: UVHandleOwner {
     enum State { case open, closing, closed }
 
     let id: Int
-    let handle = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
+    var handle: UnsafeMutablePointer<uv_pipe_t> { typed() }
     private let callbacks: ConnectionCallbacks
     @exclusivity(unchecked) var framer: LineFramer
     @exclusivity(unchecked) var queue: OutboundQueue
@@ -47,8 +47,9 @@ final class Connection {
         self.callbacks = callbacks
         framer = LineFramer(limit: lineLimit)
         queue = OutboundQueue(limit: queueLimit)
+        super.init(allocating: uv_pipe_t.self)
         uv_pipe_init(loop, handle, 0)
-        handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        adopt()
     }
 
     var stream: UnsafeMutablePointer<uv_stream_t> { asStream(handle) }
@@ -156,11 +157,11 @@ final class Connection {
         let rc = uv_shutdown(req, stream) { req, _ in
             let c = Connection.from(req!.pointee.data)
             req!.deallocate()
-            c.closeHandle()
+            c.closeConnection()
         }
         if rc != 0 {
             req.deallocate()
-            closeHandle()
+            closeConnection()
         }
     }
 
@@ -168,18 +169,17 @@ final class Connection {
     func close() {
         guard state != .closed else { return }
         if state == .open { callbacks.leaving(self) }
+        closeConnection()
+    }
+
+    private func closeConnection() {
+        guard state != .closed else { return }
+        state = .closed
         closeHandle()
     }
 
-    private func closeHandle() {
-        guard state != .closed else { return }
-        state = .closed
-        guard uv_is_closing(asHandle(handle)) == 0 else { return }
-        uv_close(asHandle(handle)) { h in
-            let c = Unmanaged<Connection>.fromOpaque(h!.pointee.data).takeRetainedValue()
-            c.callbacks.log.debug("client \(c.id) closed after \(c.framer.scannedBytes) bytes in")
-            c.handle.deallocate()
-        }
+    override func didClose() {
+        callbacks.log.debug("client \(id) closed after \(framer.scannedBytes) bytes in")
     }
 }
 
