@@ -30,6 +30,16 @@ private struct CoreDriver {
         core.tracing = tracing
     }
 
+    /// Client 1 publishes; client 2 is subscribed to `topics` and has read what subscribing sent it.
+    static func publisherAndSubscriber(_ topics: [String]) -> CoreDriver {
+        var d = CoreDriver()
+        d.connect(1)
+        d.connect(2)
+        d.read([#"{"cmd":"subscribe","topics":[\#(topics.map { "\"\($0)\"" }.joined(separator: ","))]}"#], from: 2)
+        #expect(d.take(2).first?["topics"] != nil)
+        return d
+    }
+
     @discardableResult
     mutating func connect(_ client: Int, peer: PeerCredentials? = nil) -> AccessLevel {
         let level = core.connected(client: client, peer: peer, into: &actions)
@@ -164,11 +174,7 @@ private func orientation(_ value: String, id: Int) -> String {
     }
 
     @Test func aClientClosingMidBatchGetsNothingAndOthersAreServed() {
-        var d = CoreDriver()
-        d.connect(1)
-        d.connect(2)
-        d.read([#"{"cmd":"subscribe","topics":["layout"]}"#], from: 2)
-        _ = d.take(2)
+        var d = CoreDriver.publisherAndSubscriber(["layout"])
         d.read([orientation("landscapeLeft", id: 1)], from: 1)
         d.core.closed(client: 1)
         d.endOfIteration()
@@ -189,11 +195,7 @@ private func orientation(_ value: String, id: Int) -> String {
     }
 
     @Test func aDroppedSubscriberIsCountedAndGetsNoMorePushes() {
-        var d = CoreDriver()
-        d.connect(1)
-        d.connect(2)
-        d.read([#"{"cmd":"subscribe","topics":["layout","diagnostics"]}"#], from: 2)
-        _ = d.take(2)
+        var d = CoreDriver.publisherAndSubscriber(["layout", "diagnostics"])
         d.core.dropped(client: 2, reason: "queue over 1048576 bytes")
         d.read([orientation("landscapeLeft", id: 1)], from: 1)
         d.endOfIteration()
@@ -335,11 +337,7 @@ private func orientation(_ value: String, id: Int) -> String {
     }
 
     @Test func shutdownPublishesTheOpenBatchAndTellsEverySubscriber() {
-        var d = CoreDriver()
-        d.connect(1)
-        d.connect(2)
-        d.read([#"{"cmd":"subscribe","topics":["stats"]}"#], from: 2)
-        _ = d.take(2)
+        var d = CoreDriver.publisherAndSubscriber(["stats"])
         d.read([hinge(90, id: 1)], from: 1)
         d.core.shutdown(at: d.now, into: &d.actions)
         d.perform()
