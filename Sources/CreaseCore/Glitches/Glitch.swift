@@ -16,6 +16,20 @@ public enum GlitchKind: String, Sendable, CaseIterable, Equatable {
     case overBudget
     /// A conformance verdict that did not match.
     case mismatch
+
+    /// Its place in `allCases`, for counters kept in arrays.
+    public var index: Int {
+        switch self {
+        case .flapping: 0
+        case .flash: 1
+        case .lostItem: 2
+        case .occluded: 3
+        case .offscreen: 4
+        case .sideJump: 5
+        case .overBudget: 6
+        case .mismatch: 7
+        }
+    }
 }
 
 /// One glitch: what, about whom, when (the seqs and times of the layouts or events that
