@@ -115,6 +115,34 @@ import Testing
         #expect(try load(out).header.initialState == load(trace).header.initialState)
     }
 
+    /// Another build that lays out the fully open pose differently: its trace of the same run
+    /// records other digests there, and the run shrinks to one event that opens the hinge fully.
+    @Test func aRunThatDivergesFromAnotherBuildShrinksToTheEventThatShowsIt() throws {
+        let scratch = Scratch()
+        let path = Corpus.directory + "/slow-unfold.jsonl"
+        let file = try TraceFile(bytes: try Inputs.readFile(path))
+        var other = file.header.encode() + [0x0A]
+        var engine = file.header.makeEngine()
+        for e in try TraceMinimize.events(file) {
+            try engine.apply(e.envelope.event)
+            var theirs = e
+            if engine.state.pose == .fullyOpen { theirs.digest = ~e.digest }
+            TraceEncoding.appendEvent(theirs, to: &other)
+        }
+        let otherPath = "\(scratch.path)/other-build.jsonl"
+        #expect(FileManager.default.createFile(atPath: otherPath, contents: Data(other)))
+        let out = "\(scratch.path)/diverges.jsonl"
+        let run = try runProgram(Built.crease, ["trace", "minimize", path, "--diverges", otherPath, "-o", out], in: scratch)
+        #expect(run.status == 0, "\(run.stderr)")
+        let kept = try TraceMinimize.events(try load(out))
+        #expect(kept.count == 1, "\(kept.map(\.envelope.event))")
+        if case .hinge(let angle)? = kept.first?.envelope.event { #expect(angle >= 163, "past the fully open threshold and its hysteresis") }
+        #expect(try runProgram(Built.crease, ["replay", "--verify", out], in: scratch).status == 0)
+        // The same trace against itself never diverges: exit 1, nothing written.
+        let same = try runProgram(Built.crease, ["trace", "minimize", path, "--diverges", path, "-o", "\(scratch.path)/none.jsonl"], in: scratch)
+        #expect(same.status == 1 && same.stderr.contains("does not show"), "\(same.stderr)")
+    }
+
     /// What each trace of the corpus really holds (Traces/README.md says why), once the
     /// built-in app's own misplacements and the recording machine's load are set aside.
     @Test func theCorpusHoldsOnlyTheGlitchesItsReadmeExplains() throws {
