@@ -78,7 +78,7 @@ public enum Command: Sendable, Equatable {
             }
             if !topics.contains(t) { topics.append(t) }
         }
-        if required, topics.isEmpty { throw InputError.outOfRange("topics", "must name at least one topic") }
+        if required, topics.isEmpty { throw InputError.outOfRange("topics", "must name at least one topic", got: "[]") }
         return topics
     }
 }

@@ -53,7 +53,7 @@ enum TraceCommand {
         }
         var replayer = TraceReplayer(header: file.header, verify: false)
         var cursor = file.cursor()
-        var counts = (records: 0, events: 0, marks: 0, batches: 0, layouts: 0, gaps: 0)
+        var counts = (records: 0, events: 0, loads: 0, marks: 0, batches: 0, layouts: 0, gaps: 0)
         do {
             while let traced = try cursor.next() {
                 if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
@@ -66,6 +66,7 @@ enum TraceCommand {
                 case .batch: counts.batches += 1
                 case .layout: counts.layouts += 1
                 case .gap: counts.gaps += 1
+                case .load: counts.loads += 1
                 }
             }
         } catch let e as TraceError {
@@ -75,7 +76,7 @@ enum TraceCommand {
         }
         let h = file.header
         Console.out("\(path): trace v\(TraceHeader.currentVersion) from \(h.daemon), app \(h.app.name), part \(h.part) (\(h.reason))")
-        Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps")
+        Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.loads) loads, \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps")
         guard let cut = file.cut else {
             Console.out("ok")
             return ExitStatus.success
@@ -106,6 +107,7 @@ enum TraceCommand {
         }
         Console.out("trace      \(path)")
         Console.out("recorded   \(h.daemon), started \(h.started), part \(h.part) (\(h.reason))")
+        if !h.labels.isEmpty { Console.out("labels     " + h.labels.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")) }
         Console.out("app        \(h.app.name); profile \(h.profile.name) (hysteresis \(h.profile.hingeHysteresis)°)")
         var config = JSONWriter()
         config.value(h.config)
@@ -116,6 +118,7 @@ enum TraceCommand {
         Console.out("batches    \(s.batches) (\(s.batchedEvents) events, largest \(s.largestBatch))")
         for m in s.marks { Console.out("mark       seq \(m.seq) at \(ms(m.t - min(m.t, h.initialT))): \(m.label)") }
         for a in s.appReplacements { Console.out("app        replaced by \(a.name) at seq \(a.seq)") }
+        for l in s.loads { Console.out("load       \(l.app) and a state loaded at seq \(l.seq)") }
         for g in s.gaps { Console.out("gap        \(g.lost) records lost before seq \(g.seq): \(g.reason)") }
         Console.out("poses      \(s.poseTimeline.count) phases")
         let shown = s.poseTimeline.count > 24 ? Array(s.poseTimeline.prefix(12)) + Array(s.poseTimeline.suffix(12)) : s.poseTimeline
@@ -126,11 +129,9 @@ enum TraceCommand {
         if let a = s.interArrival {
             Console.out("interval   between events: p50 \(ms(a.p50)), p99 \(ms(a.p99)), max \(ms(a.max))")
         }
-        if let l = s.transportLatency {
-            Console.out("latency    sender ts → daemon read (\(l.count) events): min \(ms(l.min)), p50 \(ms(l.p50)), p99 \(ms(l.p99)), max \(ms(l.max))")
-        } else {
-            Console.out("latency    no sender timestamps on the daemon's clock")
-        }
+        func figures(_ p: Percentiles) -> String { "(\(p.count) events): min \(ms(p.min)), p50 \(ms(p.p50)), p99 \(ms(p.p99)), max \(ms(p.max))" }
+        Console.out("latency    sender ts → daemon read " + (s.transportLatency.map(figures) ?? "(no sender timestamps on the daemon's clock)"))
+        Console.out("           daemon read → layout queued " + (s.relayoutLatency.map(figures) ?? "(not recorded in this trace)"))
         if let w = s.cutWarning { Console.out("warning    \(w)") }
         return ExitStatus.success
     }

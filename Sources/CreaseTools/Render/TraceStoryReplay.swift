@@ -8,7 +8,7 @@ public struct TraceRun: Sendable {
     /// The engine where the replay stopped.
     public var engine: Engine
 
-    public static let latencyMeaning = "send → read: the sender's ts on the daemon's clock"
+    public static let latencyMeaning = "stems: send → read (the sender's ts on the daemon's clock); ticks: read → layout queued (the daemon's own, where recorded)"
 
     /// Replays `file`, stopping after the event with seq `stop` if one is given.
     public static func replay(_ file: TraceFile, title: String, keepFrames: Bool, stop: Int? = nil) throws(TraceError) -> TraceRun {
@@ -26,8 +26,11 @@ public struct TraceRun: Sendable {
                 if case .rejected(let error)? = divergence?.kind {
                     story.mark(seq: e.seq, t: e.t, label: "\(e.envelope.event.name) rejected on replay: \(error)")
                 } else {
-                    story.record(replayer.engine, t: e.t, event: e.envelope.event, latencyNs: transportLatency(e, origin: header.monotonicOrigin))
+                    story.record(replayer.engine, t: e.t, event: e.envelope.event,
+                                 latencyNs: TraceInfo.transportLatency(e, origin: header.monotonicOrigin), relayoutNs: e.latencyNs)
                 }
+            case .load(let l):
+                story.mark(seq: l.seq, t: l.t, label: "load: \(l.app.name)")
             case .mark(let seq, let t, let label):
                 story.mark(seq: seq, t: t, label: label)
             case .gap(let g):
@@ -37,14 +40,5 @@ public struct TraceRun: Sendable {
             }
         }
         return TraceRun(story: story, engine: replayer.engine)
-    }
-
-    /// The time from the sender's `ts` to the daemon reading the event, when the sender
-    /// stamped it from the daemon's monotonic clock (as `crease gen` and rigs on the same
-    /// machine do); the same reading `crease trace info` and the Chrome export make.
-    static func transportLatency(_ e: TraceEvent, origin: UInt64?) -> UInt64? {
-        guard let ts = e.envelope.ts, let origin else { return nil }
-        let delay = Int64(truncatingIfNeeded: origin &+ e.t) &- ts
-        return delay >= 0 && delay < 10_000_000_000 ? UInt64(delay) : nil
     }
 }
