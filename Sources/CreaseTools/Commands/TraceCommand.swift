@@ -12,10 +12,11 @@ enum TraceCommand {
                crease trace diff A B                      the first divergence between two runs
                crease trace export FILE --chrome [-o OUT] Chrome trace-event JSON (Perfetto, chrome://tracing)
                crease trace bench FILE [--repeat N]       replay --verify against reading and JSON-decoding the lines
+               crease trace index DIR [--label KEY=VALUE]...   the files a trace directory's index lists, with those labels
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
-        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench") }
+        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, index") }
         do {
             switch sub {
             case "check": return try check(&args)
@@ -24,7 +25,8 @@ enum TraceCommand {
             case "diff": return try diff(&args)
             case "export": return try export(&args)
             case "bench": return try bench(&args)
-            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export or bench")
+            case "index": return try index(&args)
+            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench or index")
             }
         } catch let e as TraceError {
             Console.err("crease trace \(sub): \(e)")
@@ -193,6 +195,32 @@ enum TraceCommand {
         bytes.append(0x0A)
         try TraceIO.write(bytes, to: out)
         return ExitStatus.success
+    }
+
+    // MARK: index
+
+    /// The entries of `DIR/index.jsonl` whose labels include every `--label` given, one line each.
+    static func index(_ args: inout Arguments) throws -> Int32 {
+        var wanted: [Label] = []
+        for text in try args.options("--label") {
+            do { wanted.append(try Label(parsing: text)) } catch { throw UsageError("--label: \(error.message)") }
+        }
+        guard let dir = args.positional() else { throw UsageError("a trace directory is needed") }
+        try args.finish()
+        let bytes = try TraceIO.readWhole(dir + "/" + TraceIndexEntry.fileName)
+        var damaged = false
+        for (number, line) in Inputs.lines(bytes) where !line.isEmpty {
+            let entry: TraceIndexEntry
+            do { entry = try TraceIndexEntry.decode(try JSON.parse(line)) } catch {
+                Console.err("crease trace index: \(TraceIndexEntry.fileName):\(number): \(error)")
+                damaged = true
+                continue
+            }
+            guard wanted.allSatisfy({ entry.labels.contains($0) }) else { continue }
+            let labels = entry.labels.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+            Console.out("\(entry.file)  \(entry.started)  pid \(entry.pid) part \(entry.part) (\(entry.reason)) from seq \(entry.seq)\(labels.isEmpty ? "" : "  " + labels)")
+        }
+        return damaged ? ExitStatus.checkFailed : ExitStatus.success
     }
 
     // MARK: bench
