@@ -461,17 +461,19 @@ public final class Daemon {
     private func finish(_ batch: PublishScheduler.Batch) {
         // A batch that changed nothing leaves the published layout current; one whose
         // changes cancel out (a keyboard up and down again) publishes nothing either.
-        if batch.changed, engine.digest != lastPublishedDigest {
+        let published = batch.changed && engine.digest != lastPublishedDigest
+        if published {
             publish()
             counters.publishes += 1
-            if batch.events > 1 {
-                counters.batches += 1
-                counters.batchedEvents += UInt64(batch.events)
-                trace?.recordBatch(firstSeq: batch.firstSeq, lastSeq: batch.lastSeq)
-            }
+        }
+        let done = uv_hrtime()
+        trace?.eventsQueued(atNs: done)
+        if published, batch.events > 1 {
+            counters.batches += 1
+            counters.batchedEvents += UInt64(batch.events)
+            trace?.recordBatch(firstSeq: batch.firstSeq, lastSeq: batch.lastSeq)
         }
         trace?.flush()
-        let done = uv_hrtime()
         for r in batchReadNs { histogram.record(done &- r) }
         batchReadNs.removeAll(keepingCapacity: true)
         if trace?.durableSeq != nil, !batchAcks.isEmpty {

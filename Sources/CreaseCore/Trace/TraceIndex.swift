@@ -1,4 +1,4 @@
-/// One line of `index.jsonl`, the index of a trace directory's files: the daemon appends
+/// One line of `index.ndjson`, the index of a trace directory's files: the daemon appends
 /// one for each trace file it begins, so the files of many rigs (many daemons, or one
 /// daemon over many runs) can be told apart by their labels without opening them.
 ///
@@ -6,7 +6,7 @@
 ///      "part":0,"reason":"start","seq":0,"labels":{"rig":"bench-3"}}
 public struct TraceIndexEntry: Sendable, Equatable {
     /// The index's name inside the trace directory.
-    public static let fileName = "index.jsonl"
+    public static let fileName = "index.ndjson"
 
     /// The file's name inside the directory.
     public var file: String

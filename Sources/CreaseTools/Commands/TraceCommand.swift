@@ -199,7 +199,7 @@ enum TraceCommand {
 
     // MARK: index
 
-    /// The entries of `DIR/index.jsonl` whose labels include every `--label` given, one line each.
+    /// The entries of `DIR/index.ndjson` whose labels include every `--label` given, one line each.
     static func index(_ args: inout Arguments) throws -> Int32 {
         var wanted: [Label] = []
         for text in try args.options("--label") {
