@@ -187,7 +187,7 @@ public final class Daemon {
             do {
                 trace = try factory(TraceContext(daemonVersion: DaemonInfo.version, engine: engine,
                                                  currentEngine: { [unowned self] in self.engine },
-                                                 configJSON: configJSON(), directory: options.traceDirectory,
+                                                 configJSON: configJSON(), directory: options.traceDirectory, labels: options.labels,
                                                  log: log, wake: { wake.send() }))
             } catch {
                 log.error("cannot open the trace: \(error); running without one")

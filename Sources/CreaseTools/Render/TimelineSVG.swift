@@ -399,7 +399,7 @@ private struct TimelineDrawing {
             ([("fill", Palette.layoutChange)], "layout change"),
             ([("fill", Palette.mark)], "mark"),
             ([("fill", Palette.latency)], "send → read"),
-            ([("fill", Palette.relayout)], "read → layout queued"),
+            ([("fill", Palette.relayout)], "read → queued"),
             ([("fill", Palette.overBudget)], "over budget"),
         ]
         w.begin("g", [("id", "legend")])

@@ -8,7 +8,7 @@ public struct TraceRun: Sendable {
     /// The engine where the replay stopped.
     public var engine: Engine
 
-    public static let latencyMeaning = "stems: send → read (the sender's ts on the daemon's clock); ticks: read → layout queued (the daemon's own, where recorded)"
+    public static let latencyMeaning = "stems: send → read (sender ts, daemon clock); ticks: read → layout queued"
 
     /// Replays `file`, stopping after the event with seq `stop` if one is given.
     public static func replay(_ file: TraceFile, title: String, keepFrames: Bool, stop: Int? = nil) throws(TraceError) -> TraceRun {
