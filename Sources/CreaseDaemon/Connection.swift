@@ -13,6 +13,8 @@ final class Connection {
     @exclusivity(unchecked) var pending: [UInt8] = []
     /// Topic bits (Topic.bit).
     var topics: UInt8 = 0
+    /// Lines received so far (every newline counts): the number error replies carry.
+    var lineNumber = 0
     var state = State.open
     /// Who connected (SO_PEERCRED), read once at accept; nil when the kernel would not say.
     var peer: PeerCredentials?

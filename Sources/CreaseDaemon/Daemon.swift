@@ -24,6 +24,8 @@ struct Counters {
     var lastDropReason: String?
     /// Lines and connections refused by the access policy.
     var forbidden: UInt64 = 0
+    /// Streams that ended inside a line (bytes after the last newline, never applied).
+    var unterminatedLines: UInt64 = 0
 }
 
 /// The imperative shell: one libuv loop on one thread, a Unix socket, clients and
@@ -66,6 +68,8 @@ public final class Daemon {
     @exclusivity(unchecked) private var histogram: LatencyHistogram
     @exclusivity(unchecked) private var scheduler: PublishScheduler
     private let startNs = uv_hrtime()
+    /// When the counters' period began: the start, or the last `stats` reset.
+    private var periodStartNs = uv_hrtime()
 
     /// Events of the open batch: when each was read, for the histogram.
     @exclusivity(unchecked) private var batchReadNs: [UInt64] = []
@@ -201,7 +205,11 @@ public final class Daemon {
                 self.shutdown(reason: s == SIGTERM ? "SIGTERM" : "SIGINT")
             })
         }
-        signals.append(UVSignal(loop: loop, signal: SIGHUP) { [unowned self] _ in self.reopenTrace(reason: "SIGHUP") })
+        signals.append(UVSignal(loop: loop, signal: SIGHUP) { [unowned self] _ in
+            // Events read in this iteration are published first, so their records go into the old file.
+            self.flush()
+            self.reopenTrace(reason: "SIGHUP")
+        })
         check = UVCheck(loop: loop) { [unowned self] in self.endOfIteration() }
 
         if let ms = NotifyMessage.watchdogIntervalMs(environment: environment, pid: getpid()) {
@@ -337,10 +345,13 @@ public final class Daemon {
     }
 
     /// Answers a line the connection's access level does not allow; nothing changes.
-    private func forbid(_ wanted: String, field: String, id: JSONValue?, from c: Connection) {
+    private func forbid(_ wanted: String, field: String, id: JSONValue?, ts: Int64? = nil, from c: Connection) {
         counters.forbidden += 1
         flush()
-        Reply.appendError(InputError("forbidden", policy.refusal(c.access, peer: c.peer, wanted: wanted), field: field, id: id), to: &c.pending)
+        var error = InputError("forbidden", policy.refusal(c.access, peer: c.peer, wanted: wanted), field: field, id: id)
+        error.line = c.lineNumber
+        error.ts = ts
+        Reply.appendError(error, to: &c.pending)
         c.flushPending()
         log.debug("client \(c.id): forbidden: \(wanted)")
     }
@@ -355,6 +366,7 @@ public final class Daemon {
             }
             // Answer what it sent before it hung up, then close.
             flush()
+            if !c.framer.partial.isEmpty { reportUnterminated(c) }
             c.closeAfterWrites()
             return
         }
@@ -380,7 +392,22 @@ public final class Daemon {
         }
     }
 
+    /// The client ended its stream after bytes with no newline: they are not applied, but
+    /// reported to it (it may still read), logged and counted.
+    private func reportUnterminated(_ c: Connection) {
+        let line = c.lineNumber + 1
+        let length = c.framer.partial.count
+        counters.unterminatedLines += 1
+        var error = InputError("unterminatedLine",
+                               "the stream ended inside line \(line): \(length) bytes with no newline were not applied; end every line with \\n")
+        error.line = line
+        Reply.appendError(error, to: &c.pending)
+        c.flushPending()
+        log.warning("client \(c.id) ended its stream inside line \(line) (\(length) bytes with no newline); not applied")
+    }
+
     private func handle(line: UnsafeRawBufferPointer, from c: Connection, readNs: UInt64) {
+        c.lineNumber += 1
         let inbound: Inbound
         do {
             inbound = try Wire.decode(line: line)
@@ -393,7 +420,7 @@ public final class Daemon {
             return
         case .event(let envelope):
             guard c.mayPublish else {
-                forbid("the \"\(envelope.event.name)\" event", field: "event", id: envelope.id, from: c)
+                forbid("the \"\(envelope.event.name)\" event", field: "event", id: envelope.id, ts: envelope.ts, from: c)
                 return
             }
             apply(envelope, line: line, from: c, readNs: readNs)
@@ -406,7 +433,7 @@ public final class Daemon {
                     forbid("the \"\(name)\" command", field: "cmd", id: body["id"], from: c)
                     return
                 }
-                perform(command, body: body, for: c)
+                perform(command, body: body, for: c, readNs: readNs)
             } catch {
                 reject(error, from: c)
             }
@@ -416,6 +443,8 @@ public final class Daemon {
     private func reject(_ error: InputError, from c: Connection) {
         counters.rejected += 1
         flush()
+        var error = error
+        error.line = c.lineNumber
         Reply.appendError(error, to: &c.pending)
         c.flushPending()
         log.debug("client \(c.id): rejected: \(error)")
@@ -428,6 +457,7 @@ public final class Daemon {
         } catch {
             var e = error
             if e.id == nil { e.id = envelope.id }
+            e.ts = envelope.ts
             reject(e, from: c)
             return
         }
@@ -566,7 +596,7 @@ public final class Daemon {
 
     // MARK: - Commands
 
-    private func perform(_ command: Command, body: JSONValue, for c: Connection) {
+    private func perform(_ command: Command, body: JSONValue, for c: Connection, readNs: UInt64) {
         let id = body["id"]
         switch command {
         case .hello:
@@ -588,6 +618,7 @@ public final class Daemon {
                     w.key("gid"); w.int(Int(p.gid))
                     w.endObject()
                 }
+                w.key("labels"); Label.write(options.labels, to: &w)
             }
         case .layout:
             Reply.appendOK(id: id, to: &c.pending) { w in
@@ -619,10 +650,41 @@ public final class Daemon {
             if topics.isEmpty { c.topics = 0 } else { for t in topics { c.topics &= ~t.bit } }
             if c.topics == 0 { subscribers.removeAll { $0 === c } }
             replyTopics(id: id, c)
-        case .stats:
+        case .stats(let reset):
             Reply.appendOK(id: id, to: &c.pending) { w in
                 w.key("seq"); w.int(engine.seq)
                 w.key("stats"); writeStats(to: &w)
+                if reset { w.key("reset"); w.bool(true) }
+            }
+            if reset {
+                counters = Counters()
+                histogram = LatencyHistogram(budgetNs: options.budgetUs * 1000)
+                periodStartNs = uv_hrtime()
+                lastStatsPushCount = .max
+                log.info("client \(c.id) reset the stats")
+            }
+        case .load(let request):
+            do {
+                let loaded = try request.loaded(onto: engine)
+                let changed = loaded.digest != engine.digest
+                engine = loaded
+                trace?.recordLoad(tNs: readNs, client: c.id, engine: engine)
+                if engine.digest != lastPublishedDigest {
+                    publish()
+                    counters.publishes += 1
+                }
+                trace?.flush()
+                log.notice("client \(c.id) loaded app \"\(engine.appName)\", profile \"\(engine.profileName)\" and a state at seq \(engine.seq)")
+                Reply.appendOK(id: id, to: &c.pending) { w in
+                    w.key("seq"); w.int(engine.seq)
+                    w.key("changed"); w.bool(changed)
+                    w.key("digest"); w.string(Digest.hex(engine.digest))
+                }
+            } catch {
+                var e = error
+                e.id = id
+                reject(e, from: c)
+                return
             }
         case .mark(let label):
             trace?.recordMark(seq: engine.seq, tNs: uv_hrtime(), label: label)
@@ -676,12 +738,15 @@ public final class Daemon {
         if let r = counters.lastDropReason { w.key("lastDropReason"); w.string(r) }
         w.key("oversizedLines"); w.int(Int(counters.oversized))
         w.key("forbidden"); w.int(Int(counters.forbidden))
+        w.key("unterminatedLines"); w.int(Int(counters.unterminatedLines))
         w.key("logDroppedLines"); w.int(Int(log.droppedLines))
         w.key("bytesIn"); w.int(Int(counters.bytesIn))
         w.key("bytesOut"); w.int(Int(counters.bytesOut))
         w.key("rssKiB"); w.int(Daemon.residentKiB())
         w.key("latency"); histogram.write(to: &w)
         if let trace { w.key("trace"); trace.writeStats(to: &w) }
+        w.key("labels"); Label.write(options.labels, to: &w)
+        w.key("periodS"); w.number(Double((uv_hrtime() - periodStartNs) / 1_000_000) / 1000)
         w.endObject()
     }
 
