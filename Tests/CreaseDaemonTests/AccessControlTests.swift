@@ -47,6 +47,8 @@ let asRoot = ConditionTrait.enabled(if: getuid() == 0, "setpriv and chown need r
             (#"{"event":"app","manifest":{"name":"x","root":{"kind":"navigationStack","id":"n","screens":[{"id":"a","toolbar":[]}]}},"id":4}"#, .number(4)),
             (#"{"cmd":"mark","label":"nope","id":5}"#, .number(5)),
             (#"{"cmd":"trace","action":"rotate","id":6}"#, .number(6)),
+            (#"{"cmd":"load","id":7}"#, .number(7)),
+            (#"{"cmd":"stats","reset":true,"id":8}"#, .number(8)),
         ]
         for (line, id) in refused {
             let r = try c.request(line)
