@@ -13,9 +13,9 @@ public protocol TraceSink: AnyObject {
     /// subscriber at `tNs`: each event's record carries its latency, read to queued.
     /// Comes before the batch record and the flush of the batch those events ended.
     func eventsQueued(atNs tNs: UInt64)
-    /// A `load` command read at `tNs` from `client`: `engine` is the engine it left, one
-    /// seq on (a load is a flush point, so every earlier event is queued already).
-    func recordLoad(tNs: UInt64, client: Int, engine: Engine)
+    /// A `load` command whose line was read at `tNs`: what it put in place, one seq on
+    /// (`load.t` is the sink's to set). A load is a flush point: every earlier event is queued.
+    func recordLoad(tNs: UInt64, load: TraceLoad)
     /// Events `firstSeq...lastSeq` were published as one layout (only for batches
     /// of two or more; a seq not covered by a batch was published alone, if it
     /// changed the layout).

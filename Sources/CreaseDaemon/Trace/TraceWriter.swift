@@ -156,13 +156,15 @@ public final class TraceWriter: TraceSink {
         }
     }
 
-    public func recordLoad(tNs: UInt64, client: Int, engine: Engine) {
-        let t = time(tNs)
-        append(t: t, seq: engine.seq) { out in
-            TraceEncoding.appendLoad(TraceLoad(seq: engine.seq, t: t, client: client, engine: engine), to: &out)
-            if options.layouts { TraceEncoding.appendLayout(seq: engine.seq, layout: engine.layoutJSON(), to: &out) }
+    public func recordLoad(tNs: UInt64, load: TraceLoad) {
+        var record = load
+        record.t = time(tNs)
+        let layout = options.layouts ? load.makeEngine().layoutJSON() : nil
+        append(t: record.t, seq: load.seq) { out in
+            TraceEncoding.appendLoad(record, to: &out)
+            if let layout { TraceEncoding.appendLayout(seq: load.seq, layout: layout, to: &out) }
         }
-        lastLayoutDigest = engine.digest
+        lastLayoutDigest = load.digest
     }
 
     public func recordBatch(firstSeq: Int, lastSeq: Int) {
