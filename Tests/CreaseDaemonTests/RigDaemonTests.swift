@@ -201,6 +201,34 @@ private func encode(_ value: JSONValue) -> String {
         #expect((s["periodS"]?.double ?? 99) <= (s["uptimeS"]?.double ?? 0))
     }
 
+    @Test("with layouts recorded and files rotating by size, bursts published as one still replay file by file, latencies and all")
+    func layoutsAndRotationWithStagedRecords() throws {
+        let d = try DaemonProcess(arguments: ["--trace-layouts", "--trace-rotate-bytes", "60000"])
+        let c = try Client(d.socketPath)
+        for round in 0..<6 {
+            c.send((0..<40).map { toggle($0 + round) + "\n" }.joined() + #"{"event":"hinge","angle":\#(round * 30)}"# + "\n")
+            _ = try c.request(#"{"cmd":"sync","id":"y"}"#)
+        }
+        d.stop()
+        let files = try traceFiles(d)
+        #expect(files.count > 2, "\(files)")
+        var events = 0, batches = 0, layouts = 0
+        for path in files {
+            let file = try TraceFile(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            let outcome = try TraceReplay.run(file, verify: true)
+            #expect(outcome.divergence == nil, "\(path): \(outcome.divergence?.summary ?? "")")
+            for r in try records(file) {
+                switch r {
+                case .event(let e): events += 1; #expect(e.latencyNs != nil)
+                case .batch: batches += 1
+                case .layout: layouts += 1
+                default: break
+                }
+            }
+        }
+        #expect(events == 246 && batches > 0 && layouts > 0)
+    }
+
     @Test("every traced event carries the daemon's latency: the figure its reply gave, in nanoseconds")
     func traceRecordsLatency() throws {
         let d = try DaemonProcess()
