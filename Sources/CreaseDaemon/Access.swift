@@ -30,8 +30,9 @@ extension Command {
     /// only reading: `mark` and `trace` need the publish level, like events.
     public var needsPublish: Bool {
         switch self {
-        case .mark, .trace: true
-        case .hello, .layout, .state, .subscribe, .unsubscribe, .stats, .sync: false
+        case .mark, .trace, .load: true
+        case .stats(let reset): reset
+        case .hello, .layout, .state, .subscribe, .unsubscribe, .sync: false
         }
     }
 }

@@ -69,7 +69,8 @@ public final class Daemon {
         let trace = self.trace
         core = DaemonCore(engine: engine,
                           config: .init(daemonName: "creased \(DaemonInfo.version)", budgetUs: options.budgetUs,
-                                        socketActivated: false, policy: policy, lineLimit: LineFramer.defaultLimit),
+                                        socketActivated: false, policy: policy, lineLimit: LineFramer.defaultLimit,
+                                        labels: options.labels),
                           probes: .init(residentKiB: Daemon.residentKiB, logDroppedLines: { log.droppedLines },
                                         traceStats: { w in trace.sink?.writeStats(to: &w) }),
                           startNs: uv_hrtime())
@@ -110,7 +111,7 @@ public final class Daemon {
                 let sink = try factory(TraceContext(daemonVersion: DaemonInfo.version, engine: core.engine,
                                                     currentEngine: { [unowned self] in self.core.engine },
                                                     configJSON: configJSON(), directory: options.traceDirectory,
-                                                    log: log, wake: { wake.send() }))
+                                                    labels: options.labels, log: log, wake: { wake.send() }))
                 trace.sink = sink
                 core.tracing = true
                 core.acksWaitForDisk = sink.durableSeq != nil
@@ -126,7 +127,12 @@ public final class Daemon {
                 self.shutdown(reason: s == SIGTERM ? "SIGTERM" : "SIGINT")
             })
         }
-        signals.append(UVSignal(loop: loop, signal: SIGHUP) { [unowned self] _ in self.reopenTrace(reason: "SIGHUP") })
+        signals.append(UVSignal(loop: loop, signal: SIGHUP) { [unowned self] _ in
+            // Events read in this iteration are published first, so their records go into the old file.
+            self.core.endOfIteration(at: uv_hrtime(), into: &self.actions)
+            self.perform()
+            self.reopenTrace(reason: "SIGHUP")
+        })
         check = UVCheck(loop: loop) { [unowned self] in
             self.core.endOfIteration(at: uv_hrtime(), into: &self.actions)
             self.perform()
@@ -214,7 +220,7 @@ public final class Daemon {
                 log.debug("client \(c.id): read failed: \(uvErrorName(Int32(nread)))")
             }
             // Answer what it sent before it hung up, then close.
-            core.endOfInput(client: c.id, at: uv_hrtime(), into: &actions)
+            core.endOfInput(client: c.id, unterminatedBytes: c.framer.partial.count, at: uv_hrtime(), into: &actions)
             perform()
             return
         }
@@ -277,6 +283,10 @@ public final class Daemon {
             actions.bytes.withUnsafeBytes {
                 sink.recordEvent(seq: seq, tNs: tNs, client: client, eventLine: UnsafeRawBufferPointer(rebasing: $0[line]), digest: digest)
             }
+        case .queued(let tNs):
+            sink.eventsQueued(atNs: tNs)
+        case .load(let tNs, let load):
+            sink.recordLoad(tNs: tNs, load: load)
         case .batch(let first, let last):
             sink.recordBatch(firstSeq: first, lastSeq: last)
         case .mark(let seq, let tNs, let label):

@@ -1,3 +1,5 @@
+import CreaseCore
+
 /// `creased`'s command line, parsed purely.
 public struct DaemonOptions: Sendable, Equatable {
     public enum AppSource: Sendable, Equatable {
@@ -19,6 +21,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var statsIntervalMs: UInt64 = 1000
     /// The socket's mode and group, and who may read or publish.
     public var access = AccessOptions()
+    /// `--label KEY=VALUE`, in the order given: in `hello`, `stats`, trace headers and the trace index.
+    public var labels: [Label] = []
 
     public init() {}
 
@@ -41,6 +45,9 @@ public struct DaemonOptions: Sendable, Equatable {
           --budget-us N          latency budget per event in microseconds (default 1000)
           --max-queue-bytes N    unsent bytes a client may accumulate before it is dropped (default 1048576)
           --stats-interval-ms N  period of `stats` pushes (default 1000)
+          --label KEY=VALUE      what the rig says about itself (rig id, device serial, build, app version);
+                                 repeatable; shown in hello, stats, trace headers and the trace index.
+                                 KEY: a letter, then up to 63 letters, digits, _ . -; VALUE: up to 256 bytes
           --trace-dir DIR        where trace files go
           --no-trace             record no trace
         \(TraceWriterOptions.usage)
@@ -88,6 +95,14 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--budget-us": o.budgetUs = try number(arg, min: 1)
             case "--max-queue-bytes": o.maxQueueBytes = Int(try number(arg, min: 1024))
             case "--stats-interval-ms": o.statsIntervalMs = try number(arg, min: 10)
+            case "--label":
+                let text = try value(arg)
+                let label: Label
+                do { label = try Label(parsing: text) } catch { throw UsageError(description: "--label: \(error.message)") }
+                guard !o.labels.contains(where: { $0.key == label.key }) else {
+                    throw UsageError(description: "--label: \"\(label.key)\" is given twice")
+                }
+                o.labels.append(label)
             case "--trace-dir": o.traceDirectory = try value(arg)
             case "--no-trace": o.trace = false
             case "--trace-layouts": o.traceWriter.layouts = true

@@ -9,6 +9,13 @@ public protocol TraceSink: AnyObject {
     /// included; valid only during the call), `digest` the layout digest after it. An
     /// `app` event's line holds the new manifest, so a replay follows the replacement.
     func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, digest: UInt64)
+    /// The layouts of every event recorded since the last call were queued to every
+    /// subscriber at `tNs`: each event's record carries its latency, read to queued.
+    /// Comes before the batch record and the flush of the batch those events ended.
+    func eventsQueued(atNs tNs: UInt64)
+    /// A `load` command whose line was read at `tNs`: what it put in place, one seq on
+    /// (`load.t` is the sink's to set). A load is a flush point: every earlier event is queued.
+    func recordLoad(tNs: UInt64, load: TraceLoad)
     /// Events `firstSeq...lastSeq` were published as one layout (only for batches
     /// of two or more; a seq not covered by a batch was published alone, if it
     /// changed the layout).
@@ -42,12 +49,15 @@ public struct TraceContext {
     public let configJSON: [UInt8]
     /// `--trace-dir`, if given.
     public let directory: String?
+    /// `--label`s, for every header and the directory's index.
+    public let labels: [Label]
     public let log: Logger
     /// Thread-safe: tells the loop that `durableSeq` moved.
     public let wake: @Sendable () -> Void
 
     public init(daemonVersion: String, engine: Engine, currentEngine: @escaping () -> Engine, configJSON: [UInt8],
-                directory: String?, log: Logger, wake: @escaping @Sendable () -> Void) {
+                directory: String?, labels: [Label] = [], log: Logger, wake: @escaping @Sendable () -> Void) {
+        self.labels = labels
         self.daemonVersion = daemonVersion
         self.engine = engine
         self.currentEngine = currentEngine

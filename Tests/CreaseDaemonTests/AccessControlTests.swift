@@ -47,6 +47,8 @@ let asRoot = ConditionTrait.enabled(if: getuid() == 0, "setpriv and chown need r
             (#"{"event":"app","manifest":{"name":"x","root":{"kind":"navigationStack","id":"n","screens":[{"id":"a","toolbar":[]}]}},"id":4}"#, .number(4)),
             (#"{"cmd":"mark","label":"nope","id":5}"#, .number(5)),
             (#"{"cmd":"trace","action":"rotate","id":6}"#, .number(6)),
+            (#"{"cmd":"load","id":7}"#, .number(7)),
+            (#"{"cmd":"stats","reset":true,"id":8}"#, .number(8)),
         ]
         for (line, id) in refused {
             let r = try c.request(line)
@@ -64,7 +66,7 @@ let asRoot = ConditionTrait.enabled(if: getuid() == 0, "setpriv and chown need r
         #expect(try c.request(#"{"cmd":"layout"}"#)["layout"]?["seq"] == .number(0))
         let stats = try c.request(#"{"cmd":"stats","id":8}"#)["stats"]
         #expect(stats?["events"] == .number(0))
-        #expect(stats?["forbidden"] == .number(5))
+        #expect(stats?["forbidden"] == .number(7))
         #expect(sub.readAvailable(quiet: 0.2).isEmpty)
         #expect(d.log().split(separator: "\n").contains { $0.contains("uid 0 gid 0") && $0.contains("may read") }, "\(d.log())")
     }

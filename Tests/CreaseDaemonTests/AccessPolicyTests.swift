@@ -49,8 +49,8 @@ import Testing
     }
 
     @Test func commandsThatWriteToTheTraceNeedPublish() {
-        let publishing: [Command] = [.mark(label: "x"), .trace(.rotate)]
-        let reading: [Command] = [.hello, .layout, .state, .subscribe([.layout]), .unsubscribe([]), .stats, .sync]
+        let publishing: [Command] = [.mark(label: "x"), .trace(.rotate), .load(LoadRequest()), .stats(reset: true)]
+        let reading: [Command] = [.hello, .layout, .state, .subscribe([.layout]), .unsubscribe([]), .stats(reset: false), .sync]
         #expect(publishing.allSatisfy { $0.needsPublish })
         #expect(!reading.contains { $0.needsPublish })
     }

@@ -392,3 +392,101 @@ private func orientation(_ value: String, id: Int) -> String {
         #expect(d.core.stats.glitches[GlitchKind.flapping.index] == 1)
     }
 }
+
+/// What a rig needs from the core: traceable errors, unterminated lines, stats periods,
+/// loads, labels, and each traced event's latency.
+@Suite struct DaemonCoreRigTests {
+    @Test func errorsCarryTheConnectionsLineAndTheEventsTs() {
+        var d = CoreDriver()
+        d.connect(1)
+        d.connect(2)
+        d.read([hinge(10), "", "# note", #"{"event":"hinge","angle":500,"ts":42}"#, #"{"cmd":"nope"}"#], from: 1)
+        let replies = d.take(1)
+        #expect(replies.count == 2)
+        #expect(replies[0]["line"] == .number(4) && replies[0]["ts"] == .number(42) && replies[0]["id"] == nil)
+        #expect(replies[1]["line"] == .number(5) && replies[1]["ts"] == nil && replies[1]["error"]?["code"] == .string("unknownCommand"))
+        // A state error keeps the event's ts; each connection counts its own lines.
+        d.read([#"{"event":"dismiss","ts":7}"#], from: 2)
+        let other = d.take(2)
+        #expect(other.first?["line"] == .number(1) && other.first?["ts"] == .number(7) && other.first?["error"]?["code"] == .string("invalidState"))
+    }
+
+    @Test func anUnterminatedLastLineIsReportedCountedAndNotApplied() {
+        var d = CoreDriver()
+        d.connect(1)
+        d.read([hinge(10, id: 1)], from: 1)
+        d.core.endOfInput(client: 1, unterminatedBytes: 17, at: d.now, into: &d.actions)
+        d.perform()
+        let replies = d.take(1)
+        #expect(replies.count == 2 && replies[0]["id"] == .number(1))
+        #expect(replies[1]["line"] == .number(2) && replies[1]["error"]?["code"] == .string("unterminatedLine"))
+        #expect(d.core.stats.unterminatedLines == 1 && d.core.engine.seq == 1 && d.closed == [1])
+        #expect(d.logs.contains { $0.contains("ended its stream inside line 2 (17 bytes") })
+    }
+
+    @Test func aStatsResetAnswersThePeriodThenStartsAnother() {
+        var d = CoreDriver()
+        d.connect(1)
+        d.read([hinge(10), hinge(90), "{x"], from: 1)
+        d.now += 2_000_000_000
+        d.read([#"{"cmd":"stats","reset":true,"id":"r"}"#], from: 1)
+        let reply = d.take(1).last
+        #expect(reply?["reset"] == .bool(true) && reply?["stats"]?["events"] == .number(2) && reply?["stats"]?["rejected"] == .number(1))
+        #expect(reply?["stats"]?["periodS"] == .number(2.001))
+        d.now += 500_000_000
+        d.read([#"{"cmd":"stats","id":"s"}"#], from: 1)
+        let after = d.take(1).last?["stats"]
+        #expect(after?["events"] == .number(0) && after?["rejected"] == .number(0) && after?["latency"]?["count"] == .number(0))
+        #expect(after?["periodS"] == .number(0.5) && after?["clients"] == .number(1) && after?["commands"] == .number(1))
+    }
+
+    @Test func aLoadPublishesIsRecordedAndAnswersItsSeq() throws {
+        var d = CoreDriver.publisherAndSubscriber(["layout"])
+        d.core.tracing = true
+        var target = Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "split")!)
+        try target.apply(.hinge(angle: 170))
+        var w = JSONWriter()
+        LoadRequest(app: target.app, state: try JSON.parse(target.state.jsonBytes(app: target.app)), digest: target.digest).write(to: &w, id: .string("l"))
+        d.read([hinge(90, id: 1), String(decoding: w.bytes, as: UTF8.self), hinge(100, id: 2)], from: 1)
+        d.endOfIteration()
+        let replies = d.take(1)
+        #expect(replies.map { $0["id"] } == [.number(1), .string("l"), .number(2)], "the load is a flush point, answered in order")
+        #expect(replies[1]["seq"] == .number(2) && replies[1]["digest"]?.str == Digest.hex(target.digest) && replies[1]["changed"] == .bool(true))
+        let pushes = d.take(2)
+        #expect(pushes.map { $0["seq"] } == [.number(1), .number(2), .number(3)], "the subscriber sees the loaded layout with its seq")
+        let loads = d.records.compactMap { r -> TraceLoad? in if case .load(_, let l) = r { l } else { nil } }
+        #expect(loads.count == 1 && loads.first?.seq == 2 && loads.first?.digest == target.digest && loads.first?.client == 1)
+        // A load that does not fit is an error reply with its line, and changes nothing.
+        d.read([#"{"cmd":"load","id":"bad","state":{"hingeAngle":0}}"#], from: 1)
+        let bad = d.take(1).first
+        #expect(bad?["id"] == .string("bad") && bad?["line"] == .number(4) && bad?["error"]?["field"]?.str?.hasPrefix("state.") == true)
+        #expect(d.core.engine.seq == 3)
+    }
+
+    @Test func eachEventsLatencyIsRecordedWhenItsLayoutIsQueuedBeforeTheBatchRecord() {
+        var d = CoreDriver(tracing: true)
+        d.connect(1)
+        d.read([orientation("landscapeLeft", id: 1), hinge(90, id: 2)], from: 1)
+        d.now += 70_000
+        d.endOfIteration()
+        let kinds = d.records.map { r -> String in
+            switch r {
+            case .event: "event"
+            case .queued(let t): "queued \(t)"
+            case .batch: "batch"
+            default: "other"
+            }
+        }
+        #expect(kinds == ["event", "event", "queued \(d.now)", "batch"], "\(kinds)")
+    }
+
+    @Test func labelsAreInHelloAndStats() throws {
+        var d = CoreDriver()
+        d.core.config.labels = [try Label(parsing: "rig=r7"), try Label(parsing: "build=27A")]
+        d.connect(1)
+        d.read([#"{"cmd":"hello"}"#, #"{"cmd":"stats"}"#], from: 1)
+        let replies = d.take(1)
+        let labels = JSONValue.object([("rig", .string("r7")), ("build", .string("27A"))])
+        #expect(replies[0]["labels"] == labels && replies[1]["stats"]?["labels"] == labels)
+    }
+}

@@ -118,6 +118,8 @@ final class NotifyListener {
         #expect(socket.contains("ListenStream=%t/crease/%i.sock"))
         #expect(service.contains("--socket %t/crease/%i.sock"))
         #expect(service.contains("--trace-dir %S/crease/%i"))
+        // Each rig's traces, index and hello name the rig.
+        #expect(service.contains("--label rig=%i"))
         #expect(service.contains("StateDirectory=crease/%i"))
         #expect(service.contains("Requires=creased@%i.socket"))
     }

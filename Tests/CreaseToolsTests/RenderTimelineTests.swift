@@ -111,6 +111,23 @@ import Testing
         #expect(columns > 1000 && columns <= 1100)
     }
 
+    @Test("the daemon's own latency is drawn beside the transport latency, counted against the same budget")
+    func relayoutLatencyIsDrawnToo() throws {
+        let app = try #require(BuiltinApps.app(named: "tabs"))
+        var e = Engine(profile: .builtin, app: app)
+        var story = TraceStory(title: "both", engine: e, t: 0, keepFrames: false, latencyMeaning: TraceRun.latencyMeaning, budgetNs: 1_000_000)
+        for i in 1...50 {
+            try e.apply(.hinge(angle: Double(i * 3)))
+            story.record(e, t: UInt64(i) * 1_000_000, event: .hinge(angle: Double(i * 3)), latencyNs: 100_000,
+                         relayoutNs: i % 25 == 0 ? 2_000_000 : 40_000)
+        }
+        let latency = try #require(try XMLTree.parse(TimelineSVG.render(story)).first(id: "latency"))
+        let ticks = try #require(latency.all("path", class: "relayout").first)
+        #expect(ticks["data-measured"] == "50" && ticks["data-over-budget"] == "2")
+        #expect(latency.all("g", class: "stems").first?["data-measured"] == "50")
+        #expect(latency.all("text", class: "summary").first?.text.contains("relayout 50") == true)
+    }
+
     @Test func identicalRunsDrawIdenticalTimelines() throws {
         #expect(TimelineSVG.render(try Self.demoStory()) == TimelineSVG.render(try Self.demoStory()))
     }

@@ -104,7 +104,7 @@ final class LiveDaemon {
     }
 
     func traceFiles() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: traces)
+        try FileManager.default.contentsOfDirectory(atPath: traces).filter { $0.hasSuffix(".jsonl") }
             .sorted { Int($0.split(separator: "-").last!.dropLast(6))! < Int($1.split(separator: "-").last!.dropLast(6))! }
             .map { "\(traces)/\($0)" }
     }

@@ -53,11 +53,12 @@ final class FakeDaemon {
         var w = JSONWriter()
         event.write(to: &w, ts: Int64(now))
         w.bytes.withUnsafeBytes { sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: $0, digest: engine.digest) }
+        sink.eventsQueued(atNs: now + 1000)
         sink.flush()   // each event is a batch of its own here
     }
 
     func files() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory).sorted {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("creased-") }.sorted {
             // Part numbers sort numerically.
             Int($0.split(separator: "-").last!.dropLast(6))! < Int($1.split(separator: "-").last!.dropLast(6))!
         }.map { "\(directory)/\($0)" }

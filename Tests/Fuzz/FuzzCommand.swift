@@ -40,7 +40,7 @@ private func okReply(_ command: Command, id: JSONValue?) -> [UInt8] {
             w.endArray()
         case .mark(let label):
             w.key("label"); w.string(label)
-        case .hello, .layout, .state, .stats, .sync, .trace:
+        case .hello, .layout, .state, .stats, .sync, .trace, .load:
             break
         }
     }
@@ -93,6 +93,9 @@ public func fuzzCommand(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         check(Set(topics.map(\.rawValue)).count == topics.count, "unsubscribe repeats a topic")
     case .mark(let label):
         check(body["label"] == .string(label), "mark's label is not the line's label")
+    case .load(let request):
+        // What decoded is what the line holds: a digest only when it named one.
+        check((request.digest != nil) == ((body["digest"] ?? .null) != .null), "load's digest is not the line's")
     case .hello, .layout, .state, .stats, .sync, .trace:
         break
     }

@@ -49,21 +49,34 @@ extension DeviceState {
     /// depends on the angle's history, not only on the angle).
     public static func decode(_ value: JSONValue, app: App) throws(InputError) -> DeviceState {
         let r = try FieldReader(value, path: "", what: "state")
+        try r.rejectUnknown(allowed: ["hingeAngle", "pose", "display", "orientation", "keyboard", "pip", "liveActivities", "splitView",
+                                      "layoutDirection", "reduceTransparency", "ui"])
         var s = DeviceState(app: app)
         s.hingeAngle = try r.number("hingeAngle")
-        let pose = try r.string("pose")
-        guard let p = Pose(rawValue: pose) else { throw InputError.badValue("pose", pose, allowed: Pose.allCases.map(\.rawValue)) }
-        s.pose = p
+        guard s.hingeAngle >= 0, s.hingeAngle <= EventLimits.maxAngle else {
+            throw InputError.outOfRange("hingeAngle", "must be between 0 and 180 degrees", got: s.hingeAngle)
+        }
+        s.pose = try r.enumeration("pose", Pose.self)
+        // The display follows from the pose; when given it must say the same.
+        if let display = try r.optionalEnumeration("display", Display.self), display != s.display {
+            throw InputError("badValue", "field \"display\" is \"\(display.rawValue)\", but pose \"\(s.pose.rawValue)\" shows the \(s.display.rawValue) display",
+                             field: "display")
+        }
         s.orientation = try r.enumeration("orientation", Orientation.self)
         let kb = try FieldReader(try r.required("keyboard"), path: "keyboard", what: "keyboard")
+        try kb.rejectUnknown(allowed: ["visible", "height"])
         s.keyboardVisible = try kb.bool("visible")
         s.keyboardHeight = try kb.optionalNumber("height")
+        if let h = s.keyboardHeight, !(h >= 0 && h <= EventLimits.maxKeyboardHeight) {
+            throw InputError.outOfRange("keyboard.height", "must be between 0 and \(Int(EventLimits.maxKeyboardHeight)) points", got: h)
+        }
         s.pipActive = try r.bool("pip")
         s.liveActivities = try r.integer("liveActivities", min: 0, max: EventLimits.maxLiveActivities)
         s.splitSide = try r.enumeration("splitView", SplitSide.self)
         s.layoutDirection = try r.enumeration("layoutDirection", LayoutDirection.self)
         s.reduceTransparency = try r.bool("reduceTransparency")
         let ui = try FieldReader(try r.required("ui"), path: "ui", what: "ui state")
+        try ui.rejectUnknown(allowed: ["selectedTabs", "stacks", "sheet", "inspectors"])
         for (i, v) in try ui.array("selectedTabs").enumerated() {
             let e = try FieldReader(v, path: "ui.selectedTabs[\(i)]", what: "selected tab")
             let tv = try e.string("tabView"), tab = try e.string("tab")
@@ -86,6 +99,9 @@ extension DeviceState {
                 }
                 pushed.append(si)
             }
+            guard pushed.count <= App.maxStackDepth else {
+                throw InputError.outOfRange("ui.stacks[\(i)].pushed", "may hold at most \(App.maxStackDepth) screens", got: "\(pushed.count)")
+            }
             s.ui.pushed[ci] = pushed
         }
         if let sheetId = try ui.optionalString("sheet") {
@@ -97,10 +113,15 @@ extension DeviceState {
             s.ui.sheet = found
         }
         for v in try ui.array("inspectors") {
-            guard case .string(let screenId) = v, let si = app.screens.firstIndex(where: { $0.id == screenId }) else {
-                throw InputError("unknownId", "state shows the inspector of an unknown screen", field: "ui.inspectors")
+            guard case .string(let screenId) = v, let si = app.screens.firstIndex(where: { $0.id == screenId }),
+                  app.screens[si].inspector != nil else {
+                throw InputError("unknownId", "state shows the inspector of a screen that declares none", field: "ui.inspectors")
             }
             s.ui.inspector[si] = true
+        }
+        // As the state machine keeps it: a sheet belongs to a screen on screen.
+        if let sheet = s.ui.sheet, !VisiblePath(app: app, ui: s.ui).visibleScreens(app: app, ui: s.ui).contains(sheet.screen) {
+            throw InputError("invalidState", "state presents a sheet of screen \"\(app.screens[sheet.screen].id)\", which is not visible", field: "ui.sheet")
         }
         return s
     }

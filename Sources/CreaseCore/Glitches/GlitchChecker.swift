@@ -53,6 +53,13 @@ public struct GlitchChecker: Sendable {
         recent.removeAll()
     }
 
+    /// The whole state was replaced (a `load`, or a trace resuming after a gap): anything,
+    /// the vertical bar included, may change without an event that explains it.
+    public mutating func replaced(app: App) {
+        use(app: app)
+        moved = true
+    }
+
     /// The layout at `seq`, time `t` (ns), whose digest is `digest`.
     public mutating func check(layout: Layout, seq: Int, t: UInt64, digest: UInt64) -> [Glitch] {
         if let previous = last, digest == lastDigest {

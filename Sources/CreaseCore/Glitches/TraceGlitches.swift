@@ -38,15 +38,19 @@ public struct RunGlitches: Sendable {
     /// before its last, whose layouts the daemon never sent.
     @discardableResult
     public mutating func applied(_ e: TraceEvent, engine: Engine, published: Bool) -> [Glitch] {
-        var found = checker.check(event: CheckedEvent(seq: e.seq, t: e.t, event: e.envelope.event, latencyNs: header.transportLatency(e)))
+        // The daemon's own read-to-queued time where the trace has it (the budget is the
+        // daemon's); older traces only have the sender's time to the read.
+        let latency = e.latencyNs ?? header.transportLatency(e)
+        var found = checker.check(event: CheckedEvent(seq: e.seq, t: e.t, event: e.envelope.event, latencyNs: latency))
         if case .app = e.envelope.event { checker.use(app: engine.app) }
         if published { found += checker.check(layout: engine.layout, seq: engine.seq, t: e.t, digest: engine.digest) }
         glitches += found
         return found
     }
 
-    /// The engine was reset to a recorded state (a gap).
+    /// The engine was reset to a recorded state (a gap or a load).
     public mutating func resumed(engine: Engine, t: UInt64) {
+        checker.replaced(app: engine.app)
         glitches += checker.check(layout: engine.layout, seq: engine.seq, t: t, digest: engine.digest)
     }
 
@@ -84,6 +88,9 @@ public enum TraceGlitches {
             case .gap(let g):
                 layouts += 1
                 run.resumed(engine: replayer.engine, t: g.t)
+            case .load(let l):
+                layouts += 1
+                run.resumed(engine: replayer.engine, t: l.t)
             case .mark, .batch, .layout:
                 break
             }

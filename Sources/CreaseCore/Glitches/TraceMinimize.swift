@@ -2,8 +2,8 @@
 /// list written back as a self-contained trace, and the properties a candidate is tested for.
 /// Every candidate starts from the original header: the same app, profile and initial state.
 public enum TraceMinimize {
-    /// The events of a file, in order. A gap resets the engine to a recorded state that no
-    /// subset of events would reach, so a trace with gaps is refused.
+    /// The events of a file, in order. A gap or a load resets the engine to a recorded state
+    /// that no subset of events would reach, so a trace with either is refused.
     public static func events(_ file: TraceFile) throws(TraceError) -> [TraceEvent] {
         var out: [TraceEvent] = []
         var cursor = file.cursor()
@@ -12,6 +12,9 @@ public enum TraceMinimize {
             case .event(let e): out.append(e)
             case .gap(let g):
                 throw TraceError("records were lost before seq \(g.seq) (a gap): minimize the part after it (crease trace slice --from \(g.seq + 1))",
+                                 line: traced.line, offset: traced.offset)
+            case .load(let l):
+                throw TraceError("a state was loaded at seq \(l.seq): minimize the part after it (crease trace slice --from \(l.seq + 1))",
                                  line: traced.line, offset: traced.offset)
             case .mark, .batch, .layout: break
             }

@@ -103,7 +103,7 @@ struct FieldReader {
 
     static func checkInteger(_ n: Double, field: String, min: Int, max: Int) throws(InputError) -> Int {
         guard n == n.rounded() else { throw InputError.wrongType(field, expected: "an integer", got: .number(n)) }
-        guard n >= Double(min), n <= Double(max) else { throw InputError.outOfRange(field, "must be between \(min) and \(max)") }
+        guard n >= Double(min), n <= Double(max) else { throw InputError.outOfRange(field, "must be between \(min) and \(max)", got: n) }
         return Int(n)
     }
 

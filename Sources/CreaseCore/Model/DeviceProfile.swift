@@ -111,14 +111,15 @@ public struct DeviceProfile: Sendable, Equatable {
         if let name = try r.optionalString("name") { p.name = name }
         for (name, path) in numericFields {
             guard let v = try r.optionalNumber(name) else { continue }
-            guard v >= 0, v <= 10_000 else { throw InputError.outOfRange(name, "must be between 0 and 10000") }
+            guard v >= 0, v <= 10_000 else { throw InputError.outOfRange(name, "must be between 0 and 10000", got: v) }
             p[keyPath: path] = v
         }
         guard p.partialOpenThreshold + p.hingeHysteresis < p.fullyOpenThreshold - p.hingeHysteresis,
               p.partialOpenThreshold - p.hingeHysteresis >= 0, p.fullyOpenThreshold + p.hingeHysteresis <= 180 else {
-            throw InputError.outOfRange("hingeHysteresis", "the hysteresis bands must not overlap and must stay within 0…180")
+            throw InputError.outOfRange("hingeHysteresis", "the hysteresis bands must not overlap and must stay within 0…180",
+                                        got: "\(InputError.shown(p.hingeHysteresis)) around thresholds \(InputError.shown(p.partialOpenThreshold)) and \(InputError.shown(p.fullyOpenThreshold))")
         }
-        guard p.itemLength >= 44 else { throw InputError.outOfRange("itemLength", "must be at least the 44 pt tap target") }
+        guard p.itemLength >= 44 else { throw InputError.outOfRange("itemLength", "must be at least the 44 pt tap target", got: p.itemLength) }
         return p
     }
 

@@ -5,6 +5,26 @@ public enum Orientation: String, Sendable, CaseIterable {
     public var isLandscape: Bool { self == .landscapeLeft || self == .landscapeRight }
 }
 
+/// How an orientation event names the landscape rotations. Events and layouts use
+/// interface orientations (`interface`, the default): `landscapeRight` has the device's
+/// top turned to the left, so on the outer display the camera, and the bar, are on the
+/// left. Device orientations (`device`, what an accelerometer reports) name the same
+/// rotations the other way round: device `landscapeLeft` (home side on the right) is
+/// interface `landscapeRight`. The portrait values are the same in both.
+public enum OrientationConvention: String, Sendable, CaseIterable {
+    case interface, device
+
+    /// The interface orientation `value`, named in this convention, stands for.
+    public func interfaceOrientation(_ value: Orientation) -> Orientation {
+        guard self == .device else { return value }
+        switch value {
+        case .landscapeLeft: return .landscapeRight
+        case .landscapeRight: return .landscapeLeft
+        case .portrait, .portraitUpsideDown: return value
+        }
+    }
+}
+
 public enum SplitSide: String, Sendable, CaseIterable { case none, left, right }
 
 public enum LayoutDirection: String, Sendable, CaseIterable { case ltr, rtl }

@@ -1,18 +1,28 @@
 extension Event {
-    /// Decodes one event object. Errors name the offending field.
+    /// Decodes one event object. Errors name the offending field and carry the
+    /// message's `id` and `ts` when those could be read.
     public static func decode(_ value: JSONValue) throws(InputError) -> EventEnvelope {
         let r = try FieldReader(value, path: "", what: "event")
         let id = r.optional("id")
+        var ts: Int64?
         do {
-            return try decodeFields(r, id: id)
+            ts = try timestamp(r)
+            return try decodeFields(r, id: id, ts: ts)
         } catch {
             var e = error
             e.id = id
+            e.ts = ts
             throw e
         }
     }
 
-    private static func decodeFields(_ r: FieldReader, id: JSONValue?) throws(InputError) -> EventEnvelope {
+    private static func timestamp(_ r: FieldReader) throws(InputError) -> Int64? {
+        guard let t = try r.optionalNumber("ts") else { return nil }
+        guard t == t.rounded(), abs(t) < 9.2e18 else { throw InputError.wrongType("ts", expected: "an integer (nanoseconds)", got: .number(t)) }
+        return Int64(t)
+    }
+
+    private static func decodeFields(_ r: FieldReader, id: JSONValue?, ts: Int64?) throws(InputError) -> EventEnvelope {
         if let idValue = id {
             switch idValue {
             case .string, .number, .bool: break
@@ -20,11 +30,6 @@ extension Event {
             }
         }
         let name = try r.string("event")
-        var ts: Int64?
-        if let t = try r.optionalNumber("ts") {
-            guard t == t.rounded(), abs(t) < 9.2e18 else { throw InputError.wrongType("ts", expected: "an integer (nanoseconds)", got: .number(t)) }
-            ts = Int64(t)
-        }
         // Every event may carry "event", "ts" and "id" besides its own fields.
         func fields(_ own: [StaticString]) throws(InputError) { try r.rejectUnknown(allowed: ["event", "ts", "id"] + own) }
 
@@ -34,18 +39,20 @@ extension Event {
             try fields(["angle"])
             let angle = try r.number("angle")
             guard angle >= 0, angle <= EventLimits.maxAngle else {
-                throw InputError.outOfRange("angle", "must be between 0 (shut) and 180 (flat) degrees, got \(angle)")
+                throw InputError.outOfRange("angle", "must be between 0 (shut) and 180 (flat) degrees", got: angle)
             }
             event = .hinge(angle: angle == 0 ? 0 : angle)  // folds -0 into 0
         case "orientation":
-            try fields(["value"])
-            event = .orientation(try r.enumeration("value", Orientation.self))
+            try fields(["value", "convention"])
+            let value = try r.enumeration("value", Orientation.self)
+            let convention = try r.optionalEnumeration("convention", OrientationConvention.self) ?? .interface
+            event = .orientation(convention.interfaceOrientation(value))
         case "keyboard":
             try fields(["visible", "height"])
             let visible = try r.bool("visible")
             let height = try r.optionalNumber("height")
             if let h = height, !(h >= 0 && h <= EventLimits.maxKeyboardHeight) {
-                throw InputError.outOfRange("height", "must be between 0 and \(Int(EventLimits.maxKeyboardHeight)) points")
+                throw InputError.outOfRange("height", "must be between 0 and \(Int(EventLimits.maxKeyboardHeight)) points", got: h)
             }
             event = .keyboard(visible: visible, height: height.map { $0 == 0 ? 0 : $0 })
         case "pip":

@@ -7,6 +7,11 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     public var field: String?
     /// The `id` of the message that caused the error, when it could be read.
     public var id: JSONValue?
+    /// The rejected event's `ts`, when it could be read: with `line`, how a rig that
+    /// sends no ids finds the line that failed.
+    public var ts: Int64?
+    /// The line of the connection (1-based, every line counted) that was rejected; set by the daemon.
+    public var line: Int?
 
     public init(_ code: String, _ message: String, field: String? = nil, id: JSONValue? = nil) {
         self.code = code
@@ -28,8 +33,20 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
         InputError("wrongType", "field \"\(field)\" must be \(expected), not \(got.typeName)", field: field)
     }
 
-    public static func outOfRange(_ field: String, _ detail: String) -> InputError {
-        InputError("outOfRange", "field \"\(field)\" \(detail)", field: field)
+    /// A value outside its range: the message says what the range is and what was given.
+    public static func outOfRange(_ field: String, _ requirement: String, got: String) -> InputError {
+        InputError("outOfRange", "field \"\(field)\" \(requirement), got \(got)", field: field)
+    }
+
+    public static func outOfRange(_ field: String, _ requirement: String, got: Double) -> InputError {
+        outOfRange(field, requirement, got: shown(got))
+    }
+
+    /// A number as JSON writes it (`200`, `12.5`), so the message shows what was sent.
+    public static func shown(_ value: Double) -> String {
+        var out: [UInt8] = []
+        JSONWriter.appendNumber(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     public static func badValue(_ field: String, _ value: String, allowed: [String]) -> InputError {

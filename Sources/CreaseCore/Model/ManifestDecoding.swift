@@ -35,7 +35,9 @@ private struct ManifestDecoder {
         guard !id.hasPrefix("system.") else {
             throw InputError("badValue", "id \"\(id)\" uses the reserved prefix \"system.\"", field: field)
         }
-        guard ids.count < App.maxIds else { throw InputError("outOfRange", "manifest has more than \(App.maxIds) ids", field: field) }
+        guard ids.count < App.maxIds else {
+            throw InputError("outOfRange", "a manifest may have at most \(App.maxIds) ids, got more: \"\(id)\" would be id \(ids.count + 1)", field: field)
+        }
         guard ids.insert(id).inserted else { throw InputError("duplicateId", "id \"\(id)\" is used twice", field: field) }
     }
 
@@ -145,7 +147,7 @@ private struct ManifestDecoder {
             let fid = try fr.string("id")
             try claim(fid, at: fr.fieldPath("id"))
             let size = try fr.optionalNumber("size") ?? 56
-            guard size >= 28, size <= 200 else { throw InputError.outOfRange(fr.fieldPath("size"), "must be between 28 and 200 points") }
+            guard size >= 28, size <= 200 else { throw InputError.outOfRange(fr.fieldPath("size"), "must be between 28 and 200 points", got: size) }
             floating.append(FloatingButton(id: fid, size: size,
                                            anchor: try fr.optionalEnumeration("anchor", FloatingAnchor.self) ?? .safeArea,
                                            corner: try fr.optionalEnumeration("corner", FloatingCorner.self) ?? .bottomTrailing))

@@ -8,14 +8,17 @@ public enum Command: Sendable, Equatable {
     case subscribe([Topic])
     /// Remove topics; an empty list (or no `"topics"`) removes all.
     case unsubscribe([Topic])
-    case stats
+    /// The counters; with `reset`, the counters start again once they are answered.
+    case stats(reset: Bool)
+    /// Profile, app and state replaced at once (see `LoadRequest`).
+    case load(LoadRequest)
     /// An annotation written into the trace at the current seq.
     case mark(label: String)
     /// Replies once every earlier event is applied and published.
     case sync
     case trace(TraceAction)
 
-    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "mark", "sync", "trace"]
+    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "load", "mark", "sync", "trace"]
 
     /// Decodes the command `name` whose whole message is `body`. Unknown fields are
     /// rejected so a typo is reported; errors carry the message's id.
@@ -36,7 +39,10 @@ public enum Command: Sendable, Equatable {
         case "hello": try fields([]); return .hello
         case "layout": try fields([]); return .layout
         case "state": try fields([]); return .state
-        case "stats": try fields([]); return .stats
+        case "stats":
+            try fields(["reset"])
+            return .stats(reset: try r.optionalBool("reset") ?? false)
+        case "load": return .load(try LoadRequest.decode(body))
         case "sync": try fields([]); return .sync
         case "subscribe":
             try fields(["topics"])
@@ -78,7 +84,7 @@ public enum Command: Sendable, Equatable {
             }
             if !topics.contains(t) { topics.append(t) }
         }
-        if required, topics.isEmpty { throw InputError.outOfRange("topics", "must name at least one topic") }
+        if required, topics.isEmpty { throw InputError.outOfRange("topics", "must name at least one topic", got: "[]") }
         return topics
     }
 }

@@ -58,12 +58,23 @@ public enum Reply {
         p += digits
     }
 
-    /// `{"id"?,"ok":false,"error":{"code","message","field"?}}`.
+    /// `{"id"?,"line"?,"ts"?,"ok":false,"error":{"code","message","field"?}}`: `line` is the
+    /// connection's line number of the rejected line, `ts` the rejected event's own.
     public static func appendError(_ error: InputError, to out: inout [UInt8]) {
         appendLiteral("{", to: &out)
         if let id = error.id {
             appendLiteral("\"id\":", to: &out)
             appendValue(id, to: &out)
+            appendLiteral(",", to: &out)
+        }
+        if let line = error.line {
+            appendLiteral("\"line\":", to: &out)
+            JSONWriter.appendInt(line, to: &out)
+            appendLiteral(",", to: &out)
+        }
+        if let ts = error.ts {
+            appendLiteral("\"ts\":", to: &out)
+            JSONWriter.appendInt(Int(ts), to: &out)
             appendLiteral(",", to: &out)
         }
         appendLiteral("\"ok\":false,\"error\":{\"code\":", to: &out)

@@ -2,10 +2,11 @@
 /// Perfetto open. One process, one track per kind of thing:
 /// events (an instant each), pose and display phases (spans), published batches
 /// (spans from the first event's read to the last's), transport latency (a span from
-/// the sender's `ts` to the daemon's read, where both used the same clock), marks.
+/// the sender's `ts` to the daemon's read, where both used the same clock), the daemon's
+/// relayout latency (a span from the read to the layout queued, where recorded), marks.
 public enum ChromeExport {
     enum Track: Int, CaseIterable {
-        case events = 1, pose, display, batches, latency, marks
+        case events = 1, pose, display, batches, latency, marks, relayout
         var name: String {
             switch self {
             case .events: "events"
@@ -14,6 +15,7 @@ public enum ChromeExport {
             case .batches: "batches"
             case .latency: "transport latency"
             case .marks: "marks"
+            case .relayout: "relayout latency"
             }
         }
     }
@@ -60,6 +62,17 @@ public enum ChromeExport {
                 }
                 if let delay = file.header.transportLatency(e) {
                     span(&w, name: "send→read", track: .latency, from: e.t - delay, to: e.t)
+                }
+                if let l = e.latencyNs {
+                    span(&w, name: "read→queued", track: .relayout, from: e.t, to: e.t + l)
+                }
+            case .load(let l):
+                endT = l.t
+                eventT[l.seq] = l.t
+                instant(&w, name: "load \(l.app.name)", track: .events, t: l.t) { w in
+                    w.key("seq"); w.int(l.seq)
+                    w.key("digest"); w.string(Digest.hex(l.digest))
+                    if let c = l.client { w.key("client"); w.int(c) }
                 }
             case .batch(let first, let last):
                 if let a = eventT[first], let b = eventT[last] {

@@ -45,12 +45,11 @@ public enum TraceDiff {
                 result.divergence = point(.aEnded, nil, y, ra, rb)
                 return result
             case (let x?, let y?):
-                guard case .event(let xe) = x.record, case .event(let ye) = y.record else { return result }
-                if xe.envelope.event != ye.envelope.event {
+                if change(x) != change(y) {
                     result.divergence = point(.event, x, y, ra, rb)
                     return result
                 }
-                if xe.digest != ye.digest || ra.engine.digest != rb.engine.digest {
+                if x.record.recordedDigest != y.record.recordedDigest || ra.engine.digest != rb.engine.digest {
                     result.divergence = point(.digest, x, y, ra, rb)
                     return result
                 }
@@ -59,13 +58,23 @@ public enum TraceDiff {
         }
     }
 
-    /// Applies records up to and including the next event; returns that event's record.
+    /// What an event or load record changes, as canonical JSON: the event, or the load's
+    /// profile, app and state.
+    private static func change(_ t: TracedRecord) -> [UInt8] {
+        switch t.record {
+        case .event(let e): return e.envelope.event.jsonBytes()
+        case .load(let l): return l.jsonBytes()
+        default: return []
+        }
+    }
+
+    /// Applies records up to and including the next event or load; returns its record.
     private static func nextEvent(_ cursor: inout TraceCursor, _ replayer: inout TraceReplayer, trace: String) throws(TraceError) -> TracedRecord? {
         while let traced = try cursor.next() {
             if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
                 throw TraceError("trace \(trace): seq \(d.seq) cannot be applied: \(error)", line: traced.line, offset: traced.offset)
             }
-            if case .event = traced.record { return traced }
+            if traced.record.appliedSeq != nil { return traced }
         }
         return nil
     }
@@ -73,8 +82,8 @@ public enum TraceDiff {
     private static func point(_ kind: TraceComparison.Point.Kind, _ x: TracedRecord?, _ y: TracedRecord?,
                               _ ra: TraceReplayer, _ rb: TraceReplayer) -> TraceComparison.Point {
         func parts(_ t: TracedRecord?) -> (Int?, Int?, [UInt8]?, UInt64?) {
-            guard let t, case .event(let e) = t.record else { return (nil, nil, nil, nil) }
-            return (e.seq, t.line, e.envelope.event.jsonBytes(), e.digest)
+            guard let t, let seq = t.record.appliedSeq else { return (nil, nil, nil, nil) }
+            return (seq, t.line, change(t), t.record.recordedDigest)
         }
         let (sa, la, ea, da) = parts(x)
         let (sb, lb, eb, db) = parts(y)

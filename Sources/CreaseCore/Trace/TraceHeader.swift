@@ -16,6 +16,8 @@ public struct TraceHeader: Sendable, Equatable {
     /// `start`, `size`, `time`, `command`, `SIGHUP`, `slice`.
     public var part: Int
     public var reason: String
+    /// The daemon's `--label`s, in order (empty when it had none; then not written).
+    public var labels: [Label]
     public var profile: DeviceProfile
     public var app: App
     /// The daemon's configuration (budget, limits) as it gave it.
@@ -32,20 +34,21 @@ public struct TraceHeader: Sendable, Equatable {
     public var initialDigest: UInt64
 
     /// The header of a file that begins with `engine` as it is now, at `t`.
-    public init(daemon: String, started: String, part: Int, reason: String, config: JSONValue, layouts: Bool,
+    public init(daemon: String, started: String, part: Int, reason: String, labels: [Label] = [], config: JSONValue, layouts: Bool,
                 monotonicOrigin: UInt64?, t: UInt64, engine: Engine) {
-        self.init(daemon: daemon, started: started, part: part, reason: reason, profile: engine.profile, app: engine.app,
+        self.init(daemon: daemon, started: started, part: part, reason: reason, labels: labels, profile: engine.profile, app: engine.app,
                   config: config, layouts: layouts, monotonicOrigin: monotonicOrigin,
                   initialSeq: engine.seq, initialT: t, initialState: engine.state, initialDigest: engine.digest)
     }
 
-    public init(daemon: String, started: String, part: Int, reason: String, profile: DeviceProfile, app: App,
+    public init(daemon: String, started: String, part: Int, reason: String, labels: [Label] = [], profile: DeviceProfile, app: App,
                 config: JSONValue, layouts: Bool, monotonicOrigin: UInt64?,
                 initialSeq: Int, initialT: UInt64, initialState: DeviceState, initialDigest: UInt64) {
         self.daemon = daemon
         self.started = started
         self.part = part
         self.reason = reason
+        self.labels = labels
         self.profile = profile
         self.app = app
         self.config = config
@@ -72,6 +75,7 @@ public struct TraceHeader: Sendable, Equatable {
         w.key("started"); w.string(started)
         w.key("part"); w.int(part)
         w.key("reason"); w.string(reason)
+        if !labels.isEmpty { w.key("labels"); Label.write(labels, to: &w) }
         w.key("profile"); profile.write(to: &w)
         w.key("app"); w.value(app.source)
         w.key("config"); w.value(config)
@@ -114,7 +118,7 @@ public struct TraceHeader: Sendable, Equatable {
 
     private static func decodeFields(_ value: JSONValue) throws(InputError) -> TraceHeader {
         let r = try FieldReader(value, path: "", what: "trace header")
-        try r.rejectUnknown(allowed: ["crease", "version", "daemon", "started", "part", "reason", "profile", "app",
+        try r.rejectUnknown(allowed: ["crease", "version", "daemon", "started", "part", "reason", "labels", "profile", "app",
                                       "config", "layouts", "monotonicOrigin", "initial"])
         let profile = try DeviceProfile.decode(try r.required("profile"))
         let app = try App.decode(try r.required("app"), path: "app")
@@ -131,10 +135,11 @@ public struct TraceHeader: Sendable, Equatable {
         // the nearest double, which is still within a microsecond for centuries.
         let origin = try r.optionalNumber("monotonicOrigin")
         if let o = origin, !(o >= 0 && o < 1.8e19 && o == o.rounded()) {
-            throw InputError.outOfRange("monotonicOrigin", "must be a whole number of nanoseconds")
+            throw InputError.outOfRange("monotonicOrigin", "must be a whole number of nanoseconds", got: o)
         }
         return TraceHeader(daemon: try r.string("daemon"), started: try r.string("started"),
                            part: try r.integer("part", min: 0, max: TraceHeader.maxInteger), reason: try r.string("reason"),
+                           labels: try r.optional("labels").map { v throws(InputError) in try Label.decode(v, field: "labels") } ?? [],
                            profile: profile, app: app, config: config, layouts: try r.bool("layouts"),
                            monotonicOrigin: origin.map { UInt64($0) },
                            initialSeq: try initial.integer("seq", min: 0, max: TraceHeader.maxInteger),

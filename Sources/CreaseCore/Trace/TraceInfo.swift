@@ -12,6 +12,8 @@ public struct TraceSummary: Sendable {
     public var layoutRecords = 0
     public var gaps: [(seq: Int, lost: Int, reason: String)] = []
     public var appReplacements: [(seq: Int, name: String)] = []
+    /// `load` records: the seq and the app each put in place.
+    public var loads: [(seq: Int, app: String)] = []
     public var firstSeq: Int?
     public var lastSeq: Int?
     /// `t` of the header and of the last record.
@@ -26,6 +28,8 @@ public struct TraceSummary: Sendable {
     /// sender used the daemon's monotonic clock (the header's `monotonicOrigin`) —
     /// `crease gen --to` and `crease replay --to` do.
     public var transportLatency: Percentiles?
+    /// The daemon's own latency per event as recorded (read → layout queued), where the trace holds it.
+    public var relayoutLatency: Percentiles?
     public var cutWarning: String?
 
     public struct PosePhase: Sendable, Equatable {
@@ -65,11 +69,20 @@ public enum TraceInfo {
         var counts = [Int](repeating: 0, count: Event.names.count)
         var gapsNs: [UInt64] = []
         var latencies: [UInt64] = []
+        var relayouts: [UInt64] = []
         var previousT: UInt64?
         var replayer = TraceReplayer(header: header, verify: false)
         var pose = replayer.engine.layout.device.pose
         var display = replayer.engine.layout.device.display
         s.poseTimeline.append(.init(seq: header.initialSeq, t: header.initialT, pose: pose, display: display))
+        func notePose(seq: Int, t: UInt64) {
+            let device = replayer.engine.layout.device
+            if device.pose != pose || device.display != display {
+                pose = device.pose
+                display = device.display
+                s.poseTimeline.append(.init(seq: seq, t: t, pose: pose, display: display))
+            }
+        }
         var cursor = file.cursor()
         while let traced = try cursor.next() {
             s.records += 1
@@ -86,13 +99,14 @@ public enum TraceInfo {
                 if let p = previousT { gapsNs.append(e.t - p) }
                 previousT = e.t
                 if let delay = header.transportLatency(e) { latencies.append(delay) }
+                if let l = e.latencyNs { relayouts.append(l) }
                 if case .app(let app) = e.envelope.event { s.appReplacements.append((e.seq, app.name)) }
-                let device = replayer.engine.layout.device
-                if device.pose != pose || device.display != display {
-                    pose = device.pose
-                    display = device.display
-                    s.poseTimeline.append(.init(seq: e.seq, t: e.t, pose: pose, display: display))
-                }
+                notePose(seq: e.seq, t: e.t)
+            case .load(let l):
+                s.lastSeq = l.seq
+                s.endT = l.t
+                s.loads.append((l.seq, l.app.name))
+                notePose(seq: l.seq, t: l.t)
             case .mark(let seq, let t, let label):
                 s.marks.append((seq, t, label))
                 s.endT = max(s.endT, t)
@@ -111,6 +125,7 @@ public enum TraceInfo {
         s.eventsByType = zip(Event.names, counts).filter { $0.1 > 0 }.map { ($0.0, $0.1) }
         s.interArrival = Percentiles(gapsNs)
         s.transportLatency = Percentiles(latencies)
+        s.relayoutLatency = Percentiles(relayouts)
         return s
     }
 }

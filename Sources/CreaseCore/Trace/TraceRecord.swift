@@ -1,6 +1,7 @@
 /// One line after the header. Which member a line has says what it is:
 ///
-///     {"seq":12,"t":48211904,"client":3,"event":{"event":"hinge","angle":91.5,"ts":77},"digest":"…"}
+///     {"seq":12,"t":48211904,"client":3,"event":{"event":"hinge","angle":91.5,"ts":77},"digest":"…","latencyNs":41250}
+///     {"seq":13,"t":48900000,"client":3,"load":{"profile":{…},"app":{…},"state":{…}},"digest":"…"}
 ///     {"seq":12,"t":48300000,"mark":"label"}
 ///     {"seq":12,"batch":[9,12]}                       events 9…12 were published as one layout
 ///     {"seq":12,"layout":{…}}                        the layout after seq 12 (--trace-layouts)
@@ -15,6 +16,26 @@ public enum TraceRecord: Sendable, Equatable {
     case layout(seq: Int, json: [UInt8])
     /// Records were lost (a full disk, a failed write); writing resumed at `seq` with this state.
     case gap(TraceGap)
+    /// A `load` command: profile, app and state replaced at once, one seq past the last.
+    case load(TraceLoad)
+
+    /// The layout digest an event or load record says it left.
+    public var recordedDigest: UInt64? {
+        switch self {
+        case .event(let e): e.digest
+        case .load(let l): l.digest
+        case .mark, .batch, .layout, .gap: nil
+        }
+    }
+
+    /// The seq of a record that moves the engine on by one (an event or a load).
+    public var appliedSeq: Int? {
+        switch self {
+        case .event(let e): e.seq
+        case .load(let l): l.seq
+        case .mark, .batch, .layout, .gap: nil
+        }
+    }
 }
 
 public struct TraceEvent: Sendable, Equatable {
@@ -26,13 +47,61 @@ public struct TraceEvent: Sendable, Equatable {
     public var envelope: EventEnvelope
     /// The layout digest after the event.
     public var digest: UInt64
+    /// The daemon's own latency for the event: from reading its line to its layout
+    /// being queued to every subscriber (as its reply's `latencyUs`). Nil in traces
+    /// recorded before it was written.
+    public var latencyNs: UInt64?
 
-    public init(seq: Int, t: UInt64, client: Int?, envelope: EventEnvelope, digest: UInt64) {
+    public init(seq: Int, t: UInt64, client: Int?, envelope: EventEnvelope, digest: UInt64, latencyNs: UInt64? = nil) {
         self.seq = seq
         self.t = t
         self.client = client
         self.envelope = envelope
         self.digest = digest
+        self.latencyNs = latencyNs
+    }
+}
+
+public struct TraceLoad: Sendable, Equatable {
+    public var seq: Int
+    public var t: UInt64
+    public var client: Int?
+    public var profile: DeviceProfile
+    public var app: App
+    public var state: DeviceState
+    /// The layout digest after the load.
+    public var digest: UInt64
+
+    public init(seq: Int, t: UInt64, client: Int?, engine: Engine) {
+        self.init(seq: seq, t: t, client: client, profile: engine.profile, app: engine.app, state: engine.state, digest: engine.digest)
+    }
+
+    public init(seq: Int, t: UInt64, client: Int?, profile: DeviceProfile, app: App, state: DeviceState, digest: UInt64) {
+        self.seq = seq
+        self.t = t
+        self.client = client
+        self.profile = profile
+        self.app = app
+        self.state = state
+        self.digest = digest
+    }
+
+    /// The engine the load leaves.
+    public func makeEngine() -> Engine { Engine(profile: profile, app: app, state: state, seq: seq) }
+
+    /// `{"profile","app","state"}`: what the load put in place, the record's `load` member.
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("profile"); profile.write(to: &w)
+        w.key("app"); w.value(app.source)
+        w.key("state"); state.write(to: &w, app: app)
+        w.endObject()
+    }
+
+    public func jsonBytes() -> [UInt8] {
+        var w = JSONWriter(capacity: 16 * 1024)
+        write(to: &w)
+        return w.bytes
     }
 }
 
@@ -52,7 +121,7 @@ public enum TraceEncoding {
     /// `event` is the event object as the client sent it (already validated by the daemon);
     /// surrounding whitespace is dropped so the record stays one canonical-looking line.
     public static func appendEvent(seq: Int, t: UInt64, client: Int?, event: UnsafeRawBufferPointer, digest: UInt64,
-                                   to out: inout [UInt8]) {
+                                   latencyNs: UInt64? = nil, to out: inout [UInt8]) {
         let bytes = event.bindMemory(to: UInt8.self)
         var lo = 0, hi = bytes.count
         while lo < hi, isSpace(bytes[lo]) { lo += 1 }
@@ -67,13 +136,34 @@ public enum TraceEncoding {
         }
         appendASCII(#","event":"#, to: &out)
         out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[lo..<hi]))
-        appendDigestTail(digest, to: &out)
+        appendASCII(#","digest":""#, to: &out)
+        out.append(contentsOf: Digest.hexBytes(digest))
+        out.append(UInt8(ascii: "\""))
+        if let latencyNs {
+            appendASCII(#","latencyNs":"#, to: &out)
+            JSONWriter.appendUInt(UInt(latencyNs), to: &out)
+        }
+        appendASCII("}\n", to: &out)
     }
 
     public static func appendEvent(_ e: TraceEvent, to out: inout [UInt8]) {
         var w = JSONWriter(capacity: 96)
         e.envelope.event.write(to: &w, ts: e.envelope.ts, id: e.envelope.id)
-        w.bytes.withUnsafeBytes { appendEvent(seq: e.seq, t: e.t, client: e.client, event: $0, digest: e.digest, to: &out) }
+        w.bytes.withUnsafeBytes { appendEvent(seq: e.seq, t: e.t, client: e.client, event: $0, digest: e.digest, latencyNs: e.latencyNs, to: &out) }
+    }
+
+    /// A load: the profile, app and state it put in place, and the digest they give.
+    public static func appendLoad(_ l: TraceLoad, to out: inout [UInt8]) {
+        var w = JSONWriter(capacity: 16 * 1024)
+        w.beginObject()
+        w.key("seq"); w.int(l.seq)
+        w.key("t"); w.int(Int(l.t))
+        if let client = l.client { w.key("client"); w.int(client) }
+        w.key("load"); l.write(to: &w)
+        w.key("digest"); w.string(Digest.hex(l.digest))
+        w.endObject()
+        out.append(contentsOf: w.bytes)
+        out.append(0x0A)
     }
 
     public static func appendMark(seq: Int, t: UInt64, label: String, to out: inout [UInt8]) {
@@ -136,13 +226,8 @@ public enum TraceEncoding {
             w.endObject()
             out.append(contentsOf: w.bytes)
             out.append(0x0A)
+        case .load(let l): appendLoad(l, to: &out)
         }
-    }
-
-    private static func appendDigestTail(_ digest: UInt64, to out: inout [UInt8]) {
-        appendASCII(#","digest":""#, to: &out)
-        out.append(contentsOf: Digest.hexBytes(digest))
-        appendASCII("\"}\n", to: &out)
     }
 
     @inline(__always) static func appendASCII(_ s: StaticString, to out: inout [UInt8]) {
@@ -177,15 +262,24 @@ extension TraceRecord {
             return d
         }
         if let event = r.optional("event") {
-            try r.rejectUnknown(allowed: ["seq", "t", "client", "event", "digest"])
+            try r.rejectUnknown(allowed: ["seq", "t", "client", "event", "digest", "latencyNs"])
             let envelope: EventEnvelope
-            do { envelope = try Event.decode(event) } catch {
-                var e = error
-                e.field = e.field.map { "event.\($0)" } ?? "event"
-                throw e
-            }
+            do { envelope = try Event.decode(event) } catch { throw error.under("event") }
+            let latency = try r.optionalInteger("latencyNs", min: 0, max: TraceHeader.maxInteger)
             return .event(TraceEvent(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
-                                     envelope: envelope, digest: try digest()))
+                                     envelope: envelope, digest: try digest(), latencyNs: latency.map { UInt64($0) }))
+        }
+        if let load = r.optional("load") {
+            try r.rejectUnknown(allowed: ["seq", "t", "client", "load", "digest"])
+            let l = try FieldReader(load, path: "load", what: "load")
+            try l.rejectUnknown(allowed: ["profile", "app", "state"])
+            let profile: DeviceProfile
+            do { profile = try DeviceProfile.decode(try l.required("profile")) } catch { throw error.under("load.profile") }
+            let app = try App.decode(try l.required("app"), path: "load.app")
+            let state: DeviceState
+            do { state = try DeviceState.decode(try l.required("state"), app: app) } catch { throw error.under("load.state") }
+            return .load(TraceLoad(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
+                                   profile: profile, app: app, state: state, digest: try digest()))
         }
         if r.optional("mark") != nil {
             try r.rejectUnknown(allowed: ["seq", "t", "mark"])
@@ -216,13 +310,13 @@ extension TraceRecord {
             return .gap(TraceGap(seq: seq, t: try time(), lost: try g.integer("lost", min: 0, max: TraceHeader.maxInteger),
                                  reason: try g.string("reason"), state: try r.required("state"), digest: try digest()))
         }
-        throw InputError("unknownRecord", "a record has one of \"event\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
+        throw InputError("unknownRecord", "a record has one of \"event\", \"load\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
     }
 }
 
 /// The common case, parsed without building a JSONValue: a hinge event in the exact
 /// shape the trace writer produces from a rig's line,
-/// `{"seq":N,"t":N,"client":N,"event":{"event":"hinge","angle":X[,"ts":N]},"digest":"HEX"}`.
+/// `{"seq":N,"t":N,"client":N,"event":{"event":"hinge","angle":X[,"ts":N]},"digest":"HEX"[,"latencyNs":N]}`.
 /// Anything else (other spacing, an `id`, another event) returns nil and takes the general path,
 /// which accepts the same records; the two are tested to agree.
 enum TraceFastPath {
@@ -245,11 +339,18 @@ enum TraceFastPath {
             guard let magnitude = unsigned(b, &i), magnitude < 1 << 53 else { return nil }
             ts = negative ? -Int64(magnitude) : Int64(magnitude)
         }
-        guard expect(b, &i, #"},"digest":""#), i + 18 == b.count, let digest = hex16(b, i),
-              b[i + 16] == UInt8(ascii: "\""), b[i + 17] == UInt8(ascii: "}") else { return nil }
-        guard seq <= TraceHeader.maxInteger, t <= TraceHeader.maxInteger, client <= TraceHeader.maxInteger else { return nil }
+        guard expect(b, &i, #"},"digest":""#), let digest = hex16(b, i), i + 17 <= b.count, b[i + 16] == UInt8(ascii: "\"") else { return nil }
+        i += 17
+        var latency: Int?
+        if expect(b, &i, #","latencyNs":"#) {
+            guard let l = unsigned(b, &i) else { return nil }
+            latency = l
+        }
+        guard i + 1 == b.count, b[i] == UInt8(ascii: "}") else { return nil }
+        guard seq <= TraceHeader.maxInteger, t <= TraceHeader.maxInteger, client <= TraceHeader.maxInteger,
+              (latency ?? 0) <= TraceHeader.maxInteger else { return nil }
         return TraceEvent(seq: seq, t: UInt64(t), client: client, envelope: EventEnvelope(event: .hinge(angle: angle), ts: ts),
-                          digest: digest)
+                          digest: digest, latencyNs: latency.map { UInt64($0) })
     }
 
     @inline(__always) static func expect(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ s: StaticString) -> Bool {

@@ -11,6 +11,8 @@ public struct Divergence: Sendable, Equatable {
         case layout
         /// The state a gap record resumes from gives another layout than it records.
         case gapDigest
+        /// What a load record put in place gives another layout than it records.
+        case loadDigest
     }
     public var kind: Kind
     public var seq: Int
@@ -35,6 +37,8 @@ public struct Divergence: Sendable, Equatable {
             return "seq \(seq) (line \(line)): digest \(Digest.hex(actual)) matches but the recorded layout differs"
         case .gapDigest:
             return "seq \(seq) (line \(line)): after a gap, the recorded state gives digest \(Digest.hex(actual)), the trace records \(Digest.hex(expected))"
+        case .loadDigest:
+            return "seq \(seq) (line \(line)): the loaded state gives digest \(Digest.hex(actual)), the trace records \(Digest.hex(expected))"
         }
     }
 }
@@ -72,16 +76,7 @@ public struct TraceReplayer: Sendable {
     public mutating func apply(_ traced: TracedRecord) throws(TraceError) -> Divergence? {
         switch traced.record {
         case .event(let e):
-            guard e.seq == engine.seq + 1 else {
-                throw TraceError("event seq \(e.seq) does not follow seq \(engine.seq)", line: traced.line, offset: traced.offset)
-            }
-            // Events are stamped when their line is read, so their t never goes back; a mark or
-            // a rotation is stamped when handled, which may be after later events of the same read.
-            guard e.t >= lastEventT else {
-                throw TraceError("t \(e.t) goes back from the previous event's \(lastEventT)", line: traced.line, offset: traced.offset)
-            }
-            lastEventT = e.t
-            lastT = max(lastT, e.t)
+            try follow(seq: e.seq, t: e.t, traced)
             do {
                 try engine.apply(e.envelope.event)
             } catch {
@@ -115,6 +110,13 @@ public struct TraceReplayer: Sendable {
                                       actual: engine.digest, differences: LayoutDiff.differences(expected: json, actual: actual))
                 }
             }
+        case .load(let l):
+            try follow(seq: l.seq, t: l.t, traced)
+            engine = l.makeEngine()
+            if verify, engine.digest != l.digest {
+                return Divergence(kind: .loadDigest, seq: l.seq, line: traced.line, event: nil, expected: l.digest,
+                                  actual: engine.digest, differences: [])
+            }
         case .gap(let g):
             guard g.seq >= engine.seq else {
                 throw TraceError("a gap resuming at seq \(g.seq) is behind the replay (seq \(engine.seq))", line: traced.line, offset: traced.offset)
@@ -133,6 +135,20 @@ public struct TraceReplayer: Sendable {
             }
         }
         return nil
+    }
+
+    /// An event or a load: the next seq, read no earlier than the one before. Both are
+    /// stamped when their line is read, so their t never goes back; a mark or a rotation
+    /// is stamped when handled, which may be after later events of the same read.
+    private mutating func follow(seq: Int, t: UInt64, _ traced: TracedRecord) throws(TraceError) {
+        guard seq == engine.seq + 1 else {
+            throw TraceError("seq \(seq) does not follow seq \(engine.seq)", line: traced.line, offset: traced.offset)
+        }
+        guard t >= lastEventT else {
+            throw TraceError("t \(t) goes back from the previous event's \(lastEventT)", line: traced.line, offset: traced.offset)
+        }
+        lastEventT = t
+        lastT = max(lastT, t)
     }
 }
 

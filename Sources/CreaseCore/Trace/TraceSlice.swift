@@ -21,7 +21,7 @@ public enum TraceSlice {
 
         func writeHeader(_ r: TraceReplayer) {
             let h = TraceHeader(daemon: file.header.daemon, started: file.header.started, part: 0, reason: "slice",
-                                config: file.header.config, layouts: file.header.layouts,
+                                labels: file.header.labels, config: file.header.config, layouts: file.header.layouts,
                                 monotonicOrigin: file.header.monotonicOrigin, t: r.lastT, engine: r.engine)
             out = h.encode()
             out.append(0x0A)
@@ -30,8 +30,8 @@ public enum TraceSlice {
 
         while let traced = try cursor.next() {
             let record = traced.record
-            if case .event(let e) = record, e.seq == from, !headerWritten { writeHeader(replayer) }
-            if case .event(let e) = record, e.seq > to { break }
+            if let seq = record.appliedSeq, seq == from, !headerWritten { writeHeader(replayer) }
+            if let seq = record.appliedSeq, seq > to { break }
             _ = try replayer.apply(traced)
             guard headerWritten else { continue }
             switch record {
@@ -39,7 +39,7 @@ public enum TraceSlice {
                 // A batch that began before the slice is cut to the slice's part of it.
                 let clipped = max(first, from)
                 if clipped < last { TraceEncoding.appendBatch(first: clipped, last: last, to: &out) }
-            case .event:
+            case .event, .load:
                 events += 1
                 appendLine(of: traced, from: file, to: &out)
             default:

@@ -24,6 +24,11 @@ public struct DaemonActions {
     /// What the trace sink records; an event's line is `bytes[line]`.
     public enum TraceEntry: Equatable {
         case event(seq: Int, tNs: UInt64, client: Int, line: Range<Int>, digest: UInt64)
+        /// The layouts of the events recorded since the last `queued` were queued to every
+        /// subscriber at `tNs` (each event's record carries its latency).
+        case queued(tNs: UInt64)
+        /// A `load` read at `tNs`: what it put in place (the record's own `t` is the sink's to set).
+        case load(tNs: UInt64, TraceLoad)
         case batch(firstSeq: Int, lastSeq: Int)
         case mark(seq: Int, tNs: UInt64, label: String)
     }

@@ -3,6 +3,7 @@ import CreaseCore
 /// The commands: one case each, answered into the client's reply. A new command is a
 /// case of `Command` (decoded in CreaseCore) and a case here.
 extension DaemonCore {
+    /// Every command but `load` (`load(_:…)`, below): only a reply, written once it is encoded.
     mutating func perform(_ command: Command, id: JSONValue?, for client: Int, at now: UInt64, into out: inout DaemonActions) {
         let start = out.bytes.count
         defer { out.write(client: client, from: start) }
@@ -27,6 +28,7 @@ extension DaemonCore {
                     w.key("gid"); w.int(Int(p.gid))
                     w.endObject()
                 }
+                w.key("labels"); Label.write(config.labels, to: &w)
             }
         case .layout:
             Reply.appendOK(id: id, to: &out.bytes) { w in
@@ -55,11 +57,21 @@ extension DaemonCore {
         case .unsubscribe(let topics):
             subscribers.remove(TopicSet(topics), for: client)
             appendTopicsReply(id: id, for: client, to: &out.bytes)
-        case .stats:
+        case .stats(let reset):
             Reply.appendOK(id: id, to: &out.bytes) { w in
                 w.key("seq"); w.int(engine.seq)
                 w.key("stats"); writeStats(at: now, to: &w)
+                if reset { w.key("reset"); w.bool(true) }
             }
+            if reset {
+                // The figures just answered close the period; the next one starts empty.
+                stats = DaemonStats(budgetNs: config.budgetUs * 1000)
+                periodStartNs = now
+                lastStatsPushEvents = .max
+                out.log(.info, "client \(client) reset the stats")
+            }
+        case .load:
+            preconditionFailure("load publishes; receive(line:) hands it to load(_:…)")
         case .mark(let label):
             if tracing { out.append(.record(.mark(seq: engine.seq, tNs: now, label: label))) }
             out.log(.info, "mark at seq \(engine.seq): \(label)")
@@ -79,6 +91,40 @@ extension DaemonCore {
             }
             out.append(.reopenTrace(client: client, id: id))
         }
+    }
+
+    /// Profile, app and state replaced at once, one seq on: published like an event's
+    /// change, recorded in the trace, answered with the seq and digest. A load that does not
+    /// fit (or gives another digest than asked) is rejected and changes nothing.
+    mutating func load(_ request: LoadRequest, id: JSONValue?, for client: Int, readAt readNs: UInt64, at now: UInt64,
+                       into out: inout DaemonActions) {
+        let loaded: Engine
+        do { loaded = try request.loaded(onto: engine) } catch {
+            var e = error
+            e.id = id
+            reject(e, from: client, at: now, into: &out)
+            return
+        }
+        let changed = loaded.digest != engine.digest
+        engine = loaded
+        glitches.replaced(app: engine.app)
+        if tracing {
+            out.append(.record(.load(tNs: readNs, TraceLoad(seq: engine.seq, t: 0, client: client, engine: engine))))
+        }
+        if engine.digest != lastPublishedDigest {
+            publish(into: &out)
+            report(glitches.check(layout: engine.layout, seq: engine.seq, t: readNs &- startNs, digest: engine.digest), into: &out)
+            stats.publishes += 1
+        }
+        if tracing { out.append(.flushTrace) }
+        out.log(.notice, "client \(client) loaded app \"\(engine.appName)\", profile \"\(engine.profileName)\" and a state at seq \(engine.seq)")
+        let start = out.bytes.count
+        Reply.appendOK(id: id, to: &out.bytes) { w in
+            w.key("seq"); w.int(engine.seq)
+            w.key("changed"); w.bool(changed)
+            w.key("digest"); w.string(Digest.hex(engine.digest))
+        }
+        out.write(client: client, from: start)
     }
 
     /// The shell reopened the trace for `trace rotate`: the new file's path, or nil when it failed.

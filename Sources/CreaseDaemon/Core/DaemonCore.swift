@@ -16,8 +16,12 @@ public struct DaemonCore {
         public var socketActivated: Bool
         public var policy: AccessPolicy
         public var lineLimit: Int
+        /// `--label`s, for `hello` and `stats`.
+        public var labels: [Label]
 
-        public init(daemonName: String, budgetUs: UInt64, socketActivated: Bool, policy: AccessPolicy, lineLimit: Int) {
+        public init(daemonName: String, budgetUs: UInt64, socketActivated: Bool, policy: AccessPolicy, lineLimit: Int,
+                    labels: [Label] = []) {
+            self.labels = labels
             self.daemonName = daemonName
             self.budgetUs = budgetUs
             self.socketActivated = socketActivated
@@ -45,6 +49,8 @@ public struct DaemonCore {
     public struct Client: Sendable {
         public let access: AccessLevel
         public let peer: PeerCredentials?
+        /// Lines received so far, every newline counted: the number its error replies carry.
+        public var lines = 0
     }
 
     /// A reply owed to an event that carried an id.
@@ -60,6 +66,8 @@ public struct DaemonCore {
     public internal(set) var config: Config
     let probes: Probes
     let startNs: UInt64
+    /// When the counters' period began: the start, or the last `stats` reset.
+    var periodStartNs: UInt64
     public internal(set) var engine: Engine
     public internal(set) var stats: DaemonStats
     public internal(set) var subscribers = Subscribers()
@@ -93,6 +101,7 @@ public struct DaemonCore {
         self.config = config
         self.probes = probes
         self.startNs = startNs
+        periodStartNs = startNs
         stats = DaemonStats(budgetNs: config.budgetUs * 1000)
         scheduler = PublishScheduler(budgetNs: config.budgetUs * 1000)
         lastPublishedDigest = engine.digest
@@ -131,9 +140,21 @@ public struct DaemonCore {
         return access
     }
 
-    /// The client hung up or its read failed: what it sent before is answered, then it closes.
-    public mutating func endOfInput(client: Int, at now: UInt64, into out: inout DaemonActions) {
+    /// The client hung up or its read failed: what it sent before is answered, then it
+    /// closes. `unterminatedBytes` followed its last newline: they are not applied, but the
+    /// client is told (it may still read), the log says so and `stats` counts it.
+    public mutating func endOfInput(client: Int, unterminatedBytes: Int = 0, at now: UInt64, into out: inout DaemonActions) {
         flush(at: now, into: &out)
+        if unterminatedBytes > 0, let lines = clients[client]?.lines {
+            stats.unterminatedLines += 1
+            var error = InputError("unterminatedLine",
+                                   "the stream ended inside line \(lines + 1): \(unterminatedBytes) bytes with no newline were not applied; end every line with \\n")
+            error.line = lines + 1
+            let start = out.bytes.count
+            Reply.appendError(error, to: &out.bytes)
+            out.write(client: client, from: start)
+            out.log(.warning, "client \(client) ended its stream inside line \(lines + 1) (\(unterminatedBytes) bytes with no newline); not applied")
+        }
         out.append(.closeAfterWrites(client: client))
     }
 
@@ -170,7 +191,9 @@ public struct DaemonCore {
     /// One line from a client (without its newline), read at `readNs`.
     public mutating func receive(line: UnsafeRawBufferPointer, from client: Int, readAt readNs: UInt64, now: UInt64,
                                  into out: inout DaemonActions) {
-        guard let access = clients[client]?.access else { return }
+        guard let slot = clients.index(forKey: client) else { return }
+        clients.values[slot].lines += 1
+        let access = clients.values[slot].access
         let inbound: Inbound
         do {
             inbound = try Wire.decode(line: line)
@@ -183,7 +206,7 @@ public struct DaemonCore {
             return
         case .event(let envelope):
             guard access == .publish else {
-                forbid("the \"\(envelope.event.name)\" event", field: "event", id: envelope.id, from: client, at: now, into: &out)
+                forbid("the \"\(envelope.event.name)\" event", field: "event", id: envelope.id, ts: envelope.ts, from: client, at: now, into: &out)
                 return
             }
             apply(envelope, line: line, from: client, readNs: readNs, now: now, into: &out)
@@ -197,7 +220,12 @@ public struct DaemonCore {
                     forbid("the \"\(name)\" command", field: "cmd", id: id, from: client, at: now, into: &out)
                     return
                 }
-                perform(command, id: id, for: client, at: now, into: &out)
+                if case .load(let request) = command {
+                    // Not a reply-only command: it publishes, so it writes its own reply.
+                    load(request, id: id, for: client, readAt: readNs, at: now, into: &out)
+                } else {
+                    perform(command, id: id, for: client, at: now, into: &out)
+                }
             } catch {
                 reject(error, from: client, at: now, into: &out)
             }
@@ -207,6 +235,8 @@ public struct DaemonCore {
     mutating func reject(_ error: InputError, from client: Int, at now: UInt64, into out: inout DaemonActions) {
         stats.rejected += 1
         flush(at: now, into: &out)
+        var error = error
+        error.line = clients[client]?.lines
         let start = out.bytes.count
         Reply.appendError(error, to: &out.bytes)
         out.write(client: client, from: start)
@@ -214,14 +244,17 @@ public struct DaemonCore {
     }
 
     /// Answers a line the client's access level does not allow; nothing changes.
-    mutating func forbid(_ wanted: String, field: String, id: JSONValue?, from client: Int, at now: UInt64,
+    mutating func forbid(_ wanted: String, field: String, id: JSONValue?, ts: Int64? = nil, from client: Int, at now: UInt64,
                          into out: inout DaemonActions) {
         stats.forbidden += 1
         flush(at: now, into: &out)
         let c = clients[client]
         let message = config.policy.refusal(c?.access ?? .none, peer: c?.peer, wanted: wanted)
         let start = out.bytes.count
-        Reply.appendError(InputError("forbidden", message, field: field, id: id), to: &out.bytes)
+        var error = InputError("forbidden", message, field: field, id: id)
+        error.line = c?.lines
+        error.ts = ts
+        Reply.appendError(error, to: &out.bytes)
         out.write(client: client, from: start)
         out.log(.debug, "client \(client): forbidden: \(wanted)")
     }
@@ -234,6 +267,7 @@ public struct DaemonCore {
         } catch {
             var e = error
             if e.id == nil { e.id = envelope.id }
+            e.ts = envelope.ts
             reject(e, from: client, at: now, into: &out)
             return
         }
@@ -278,16 +312,19 @@ public struct DaemonCore {
             report(glitches.check(event: batchEvents[i]), into: &out)
         }
         batchEvents.removeAll(keepingCapacity: true)
-        if batch.changed, engine.digest != lastPublishedDigest {
+        let published = batch.changed && engine.digest != lastPublishedDigest
+        if published {
             publish(into: &out)
             report(glitches.check(layout: engine.layout, seq: engine.seq, t: (batchReadNs.last ?? now) &- startNs, digest: engine.digest),
                    into: &out)
             stats.publishes += 1
-            if batch.events > 1 {
-                stats.batches += 1
-                stats.batchedEvents += UInt64(batch.events)
-                if tracing { out.append(.record(.batch(firstSeq: batch.firstSeq, lastSeq: batch.lastSeq))) }
-            }
+        }
+        // The events' records carry their latency, so they come before the batch record.
+        if tracing, !batchReadNs.isEmpty { out.append(.record(.queued(tNs: now))) }
+        if published, batch.events > 1 {
+            stats.batches += 1
+            stats.batchedEvents += UInt64(batch.events)
+            if tracing { out.append(.record(.batch(firstSeq: batch.firstSeq, lastSeq: batch.lastSeq))) }
         }
         if tracing { out.append(.flushTrace) }
         for r in batchReadNs { stats.latency.record(now &- r) }
@@ -402,7 +439,8 @@ public struct DaemonCore {
     }
 
     func writeStats(at now: UInt64, to w: inout JSONWriter) {
-        let gauges = DaemonStats.Gauges(uptimeNs: now &- startNs, clients: clients.count, subscribers: subscribers.count,
+        let gauges = DaemonStats.Gauges(uptimeNs: now &- startNs, periodNs: now &- periodStartNs, labels: config.labels,
+                                        clients: clients.count, subscribers: subscribers.count,
                                         logDroppedLines: probes.logDroppedLines(), residentKiB: probes.residentKiB(),
                                         trace: tracing ? probes.traceStats : nil)
         stats.write(gauges, to: &w)

@@ -2,6 +2,7 @@ import CreaseCore
 
 /// The counters `stats` reports, as one value the core keeps. A new counter is a
 /// field here and a line in `write`, at the place it should appear in the reply.
+/// `{"cmd":"stats","reset":true}` starts them all again; gauges are not counters.
 public struct DaemonStats: Sendable {
     public var events: UInt64 = 0
     public var rejected: UInt64 = 0
@@ -15,6 +16,8 @@ public struct DaemonStats: Sendable {
     public var oversizedLines: UInt64 = 0
     /// Lines and connections refused by the access policy.
     public var forbidden: UInt64 = 0
+    /// Streams that ended inside a line (bytes after the last newline, never applied).
+    public var unterminatedLines: UInt64 = 0
     public var bytesIn: UInt64 = 0
     public var bytesOut: UInt64 = 0
     /// From each event's read to its batch's publish.
@@ -29,6 +32,9 @@ public struct DaemonStats: Sendable {
     /// What the core does not know by itself, read when stats are written.
     public struct Gauges {
         public var uptimeNs: UInt64
+        /// Since the counters' period began (the start or the last reset).
+        public var periodNs: UInt64
+        public var labels: [Label]
         public var clients: Int
         public var subscribers: Int
         public var logDroppedLines: UInt64
@@ -53,6 +59,7 @@ public struct DaemonStats: Sendable {
         if let r = lastDropReason { w.key("lastDropReason"); w.string(r) }
         w.key("oversizedLines"); w.int(Int(oversizedLines))
         w.key("forbidden"); w.int(Int(forbidden))
+        w.key("unterminatedLines"); w.int(Int(unterminatedLines))
         w.key("logDroppedLines"); w.int(Int(g.logDroppedLines))
         w.key("bytesIn"); w.int(Int(bytesIn))
         w.key("bytesOut"); w.int(Int(bytesOut))
@@ -62,6 +69,8 @@ public struct DaemonStats: Sendable {
         for (kind, n) in zip(GlitchKind.allCases, glitches) { w.key(kind.rawValue); w.int(Int(n)) }
         w.endObject()
         if let trace = g.trace { w.key("trace"); trace(&w) }
+        w.key("labels"); Label.write(g.labels, to: &w)
+        w.key("periodS"); w.number(Double(g.periodNs / 1_000_000) / 1000)
         w.endObject()
     }
 }

@@ -32,6 +32,20 @@ public final class TraceWriter: TraceSink {
     private var fileStartT: UInt64 = 0
     private var lastLayoutDigest: UInt64
     private var health = Health.writing
+    /// Events recorded whose layout is not yet queued: their records wait here for their
+    /// latency (`eventsQueued`). Lines and layouts in one buffer, reused.
+    private var staged: [UInt8] = []
+    private var stagedEvents: [StagedEvent] = []
+
+    private struct StagedEvent {
+        var seq: Int
+        var tNs: UInt64
+        var client: Int
+        var digest: UInt64
+        /// The event line in `staged`, then its layout line, if any.
+        var line: Range<Int>
+        var layout: Range<Int>
+    }
 
     enum Health {
         case writing
@@ -58,8 +72,11 @@ public final class TraceWriter: TraceSink {
         let config = (try? JSON.parse(context.configJSON)) ?? .object([])
         self.daemon = daemon
         self.config = config
-        var first = TraceWriter.header(daemon: daemon, config: config, part: 0, reason: "start", layouts: options.layouts, origin: origin, t: 0,
-                                       engine: context.engine)
+        let labels = context.labels
+        let pid = self.pid
+        let (firstHeader, firstIndex) = TraceWriter.header(daemon: daemon, config: config, part: 0, reason: "start", labels: labels, layouts: options.layouts,
+                                                           origin: origin, t: 0, engine: context.engine, path: path, pid: pid)
+        var first = firstHeader
         if options.layouts { TraceEncoding.appendLayout(seq: context.engine.seq, layout: context.engine.layoutJSON(), to: &first) }
         let fd: Int32
         switch files.create(path) {
@@ -72,47 +89,82 @@ public final class TraceWriter: TraceSink {
         }
         fileBytes = UInt64(first.count)
         queue = TraceQueue(path: path, durableSeq: context.engine.seq)
+        let index = TraceIndexFile(directory: directory, log: context.log)
+        index.append(firstIndex)
         let worker = TraceWriterThread(queue: queue, files: files, options: options, fd: fd, length: first.count,
-                                       wake: context.wake, headerFor: { engine, t, reason, part in
-                                           TraceWriter.header(daemon: daemon, config: config, part: part, reason: reason, layouts: options.layouts,
-                                                              origin: origin, t: t, engine: engine)
+                                       wake: context.wake, index: index, headerFor: { engine, t, reason, part, path in
+                                           TraceWriter.header(daemon: daemon, config: config, part: part, reason: reason, labels: labels,
+                                                              layouts: options.layouts, origin: origin, t: t, engine: engine, path: path, pid: pid)
                                        })
         let thread = Thread { worker.run() }
         thread.name = "trace writer"
         thread.start()
     }
 
-    static func header(daemon: String, config: JSONValue, part: Int, reason: String, layouts: Bool, origin: UInt64, t: UInt64,
-                       engine: Engine) -> [UInt8] {
+    /// The header line of a file beginning at `path`, and its line for the directory's index.
+    static func header(daemon: String, config: JSONValue, part: Int, reason: String, labels: [Label], layouts: Bool, origin: UInt64,
+                       t: UInt64, engine: Engine, path: String, pid: Int32) -> (header: [UInt8], index: [UInt8]) {
         let now = TraceFileName.now()
-        var bytes = TraceHeader(daemon: daemon, started: TraceFileName.iso8601(seconds: now.seconds, millis: now.millis),
-                                part: part, reason: reason, config: config, layouts: layouts, monotonicOrigin: origin,
-                                t: t, engine: engine).encode()
+        let started = TraceFileName.iso8601(seconds: now.seconds, millis: now.millis)
+        var bytes = TraceHeader(daemon: daemon, started: started, part: part, reason: reason, labels: labels, config: config,
+                                layouts: layouts, monotonicOrigin: origin, t: t, engine: engine).encode()
         bytes.append(0x0A)
-        return bytes
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        let index = TraceIndexEntry(file: file, started: started, pid: Int(pid), part: part, reason: reason, seq: engine.seq, labels: labels)
+        return (bytes, index.encode())
     }
 
     private func time(_ tNs: UInt64) -> UInt64 { tNs >= origin ? tNs - origin : 0 }
 
     // MARK: TraceSink
 
+    /// Stages the event until its layout is queued (`eventsQueued`); its layout line, with
+    /// `--trace-layouts`, is taken now, from the engine just after this event.
     public func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, digest: UInt64) {
-        let t = time(tNs)
-        var layout: [UInt8]?
+        let lineStart = staged.count
+        staged.append(contentsOf: eventLine)
+        let lineEnd = staged.count
         if options.layouts, digest != lastLayoutDigest {
             lastLayoutDigest = digest
-            layout = context.currentEngine().layoutJSON()
+            TraceEncoding.appendLayout(seq: seq, layout: context.currentEngine().layoutJSON(), to: &staged)
         }
-        append(t: t, seq: seq) { out in
-            TraceEncoding.appendEvent(seq: seq, t: t, client: client, event: eventLine, digest: digest, to: &out)
-            if let layout { TraceEncoding.appendLayout(seq: seq, layout: layout, to: &out) }
+        stagedEvents.append(StagedEvent(seq: seq, tNs: tNs, client: client, digest: digest, line: lineStart..<lineEnd,
+                                        layout: lineEnd..<staged.count))
+    }
+
+    public func eventsQueued(atNs queuedNs: UInt64) {
+        guard let last = stagedEvents.last else { return }
+        for e in stagedEvents {
+            let t = time(e.tNs)
+            append(t: t, seq: e.seq) { out in
+                staged[e.line].withUnsafeBytes { line in
+                    TraceEncoding.appendEvent(seq: e.seq, t: t, client: e.client, event: line, digest: e.digest,
+                                              latencyNs: queuedNs >= e.tNs ? queuedNs - e.tNs : 0, to: &out)
+                }
+                out.append(contentsOf: staged[e.layout])
+            }
         }
+        staged.removeAll(keepingCapacity: staged.capacity <= 1 << 20)
+        stagedEvents.removeAll(keepingCapacity: true)
+        // Rotations wait for the events' records, so a new file's header holds the state after the last of them.
         // A file begun by a command may carry a t later than events read in the same chunk.
+        let t = time(last.tNs)
         if options.rotateSeconds > 0, t > fileStartT, t - fileStartT >= options.rotateSeconds * 1_000_000_000 {
             rotate(reason: "time", t: t)
         } else if options.rotateBytes > 0, fileBytes >= options.rotateBytes {
             rotate(reason: "size", t: t)
         }
+    }
+
+    public func recordLoad(tNs: UInt64, load: TraceLoad) {
+        var record = load
+        record.t = time(tNs)
+        let layout = options.layouts ? load.makeEngine().layoutJSON() : nil
+        append(t: record.t, seq: load.seq) { out in
+            TraceEncoding.appendLoad(record, to: &out)
+            if let layout { TraceEncoding.appendLayout(seq: load.seq, layout: layout, to: &out) }
+        }
+        lastLayoutDigest = load.digest
     }
 
     public func recordBatch(firstSeq: Int, lastSeq: Int) {
@@ -142,6 +194,8 @@ public final class TraceWriter: TraceSink {
     }
 
     public func reopen(reason: String) throws -> String {
+        // Normally the daemon publishes first; should events still wait, they go into the old file.
+        eventsQueued(atNs: clock())
         rotate(reason: reason, t: time(clock()))
         return path
     }
@@ -168,6 +222,7 @@ public final class TraceWriter: TraceSink {
     }
 
     public func close() {
+        eventsQueued(atNs: clock())
         queue.withLock { q in
             q.closing = true
             q.condition.signal()
@@ -246,13 +301,14 @@ public final class TraceWriter: TraceSink {
         let engine = context.currentEngine()
         part += 1
         let newPath = "\(directory)/\(TraceFileName.make(startSeconds: startSeconds, pid: pid, part: part))"
-        var header = TraceWriter.header(daemon: daemon, config: config, part: part, reason: reason, layouts: options.layouts, origin: origin, t: t, engine: engine)
+        var (header, index) = TraceWriter.header(daemon: daemon, config: config, part: part, reason: reason, labels: context.labels,
+                                                 layouts: options.layouts, origin: origin, t: t, engine: engine, path: newPath, pid: pid)
         if options.layouts { TraceEncoding.appendLayout(seq: engine.seq, layout: engine.layoutJSON(), to: &header) }
         fileBytes = UInt64(header.count)
         fileStartT = t
         path = newPath
         queue.withLock { q in
-            q.enqueue(.open(path: newPath, header: header, engine: engine, t: t))
+            q.enqueue(.open(path: newPath, header: header, index: index, engine: engine, t: t))
             q.path = newPath
             // A new file while failing is a probe: it marks the gap if it opens, and records go after it.
             if case .writing = health {} else { health = .probing(epoch: q.failureEpoch) }
@@ -265,7 +321,7 @@ public final class TraceWriter: TraceSink {
 enum TraceOp {
     case records([UInt8], count: Int)
     /// Close the current file and continue in a new one that starts with `header`.
-    case open(path: String, header: [UInt8], engine: Engine, t: UInt64)
+    case open(path: String, header: [UInt8], index: [UInt8], engine: Engine, t: UInt64)
     /// A probe while failing: mark the gap with this state (in a new file if none is open).
     case resume(engine: Engine, t: UInt64, newPath: String)
 }
@@ -337,7 +393,9 @@ final class TraceWriterThread: @unchecked Sendable {
     let files: any TraceFileSystem
     let options: TraceWriterOptions
     let wake: @Sendable () -> Void
-    let headerFor: @Sendable (Engine, UInt64, String, Int) -> [UInt8]
+    let index: TraceIndexFile
+    /// The header and index lines of a file the thread begins itself (after a gap).
+    let headerFor: @Sendable (Engine, UInt64, String, Int, String) -> (header: [UInt8], index: [UInt8])
     var fd: Int32
     /// Bytes of complete records in the current file: a failed write is cut back to this.
     var length: Int
@@ -352,7 +410,9 @@ final class TraceWriterThread: @unchecked Sendable {
     var recordsSinceCheck = 0
 
     init(queue: TraceQueue, files: any TraceFileSystem, options: TraceWriterOptions, fd: Int32, length: Int,
-         wake: @escaping @Sendable () -> Void, headerFor: @escaping @Sendable (Engine, UInt64, String, Int) -> [UInt8]) {
+         wake: @escaping @Sendable () -> Void, index: TraceIndexFile,
+         headerFor: @escaping @Sendable (Engine, UInt64, String, Int, String) -> (header: [UInt8], index: [UInt8])) {
+        self.index = index
         self.queue = queue
         self.files = files
         self.options = options
@@ -437,17 +497,18 @@ final class TraceWriterThread: @unchecked Sendable {
                 q.recordsWritten += UInt64(count)
                 q.bytesWritten += UInt64(bytes.count)
             }
-        case .open(let path, let header, let engine, let t):
+        case .open(let path, let header, let indexLine, let engine, let t):
             if fd >= 0 {
                 if options.fsync != .never { _ = files.sync(fd) }
                 files.close(fd)
                 fd = -1
             }
-            open(path: path, header: header, engine: engine, t: t)
+            open(path: path, header: header, index: indexLine, engine: engine, t: t)
         case .resume(let engine, let t, let newPath):
             if fd < 0 {
                 let part = Int(newPath.split(separator: "-").last?.split(separator: ".").first ?? "0") ?? 0
-                open(path: newPath, header: headerFor(engine, t, "gap", part), engine: engine, t: t)
+                let lines = headerFor(engine, t, "gap", part, newPath)
+                open(path: newPath, header: lines.header, index: lines.index, engine: engine, t: t)
                 if fd >= 0 { queue.withLock { $0.path = newPath } }
                 return
             }
@@ -455,7 +516,7 @@ final class TraceWriterThread: @unchecked Sendable {
         }
     }
 
-    private func open(path: String, header: [UInt8], engine: Engine, t: UInt64) {
+    private func open(path: String, header: [UInt8], index indexLine: [UInt8], engine: Engine, t: UInt64) {
         switch files.create(path) {
         case .failure(let e):
             queue.withLock { $0.fail(e.description) }
@@ -469,6 +530,7 @@ final class TraceWriterThread: @unchecked Sendable {
             fd = f
             length = header.count
             dirty = true
+            index.append(indexLine)
             lastCheckNs = DispatchTime.now().uptimeNanoseconds
             recordsSinceCheck = 0
         }
@@ -555,5 +617,38 @@ final class TraceWriterThread: @unchecked Sendable {
             return true
         }
         if advanced { wake() }
+    }
+}
+
+/// `index.ndjson` in the trace directory: one line per trace file begun (docs/traces.md),
+/// appended with `O_APPEND` so daemons sharing a directory never interleave within a line.
+/// Written at start (before the loop runs) and by the writer thread; a failure is logged
+/// and never stops the trace.
+final class TraceIndexFile: @unchecked Sendable {
+    let path: String
+    let log: Logger
+    private var failed = false
+
+    init(directory: String, log: Logger) {
+        path = "\(directory)/\(TraceIndexEntry.fileName)"
+        self.log = log
+    }
+
+    func append(_ line: [UInt8]) {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
+        var error: Int32 = 0
+        if fd < 0 {
+            error = errno
+        } else {
+            let n = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress!, $0.count) }
+            if n != line.count { error = n < 0 ? errno : ENOSPC }
+            Glibc.close(fd)
+        }
+        if error != 0, !failed {
+            failed = true
+            log.warning("trace: cannot append to \(path): \(String(cString: strerror(error))); the trace files are written all the same")
+        } else if error == 0 {
+            failed = false
+        }
     }
 }

@@ -197,19 +197,23 @@ enum WatchCommand {
     }
 }
 
-/// `crease stats [--socket PATH] [--json]`: the daemon's latency histogram and counters.
+/// `crease stats [--socket PATH] [--json] [--reset]`: the daemon's latency histogram and
+/// counters; `--reset` starts a new period once they are printed.
 enum StatsCommand {
-    static let usage = "crease stats [--socket PATH] [--json]"
+    static let usage = "crease stats [--socket PATH] [--json] [--reset]"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let socket = try args.option("--socket")
         let json = args.flag("--json")
+        let reset = args.flag("--reset")
         try args.finish()
         do {
             let conn = try DaemonConnection(path: DaemonConnection.defaultPath(explicit: socket))
-            let reply = try conn.command(#"{"cmd":"stats","id":"stats"}"#)
+            let reply = try conn.command(reset ? #"{"cmd":"stats","reset":true,"id":"stats"}"# : #"{"cmd":"stats","id":"stats"}"#)
             guard let stats = reply["stats"] else {
-                Console.err("crease stats: unexpected reply")
+                var message = "unexpected reply"
+                if case .string(let m)? = reply["error"]?["message"] { message = m }
+                Console.err("crease stats: \(message)")
                 return ExitStatus.checkFailed
             }
             if json {
@@ -233,11 +237,17 @@ enum StatsText {
             return String(decoding: JSONWriter.encode(.number(x)), as: UTF8.self)
         }
         let l = stats["latency"] ?? .null
+        var labels = ""
+        if case .object(let members)? = stats["labels"], !members.isEmpty {
+            labels = "\nlabels " + members.map { k, v in
+                if case .string(let text) = v { "\(k)=\(text)" } else { k }
+            }.joined(separator: ", ")
+        }
         return """
             events \(n(stats["events"])) (rejected \(n(stats["rejected"]))), publishes \(n(stats["publishes"])) (batches \(n(stats["batches"])) of \(n(stats["batchedEvents"])) events)
             latency us: p50 \(n(l["p50Us"]))  p90 \(n(l["p90Us"]))  p99 \(n(l["p99Us"]))  p99.9 \(n(l["p999Us"]))  max \(n(l["maxUs"]))  over budget (\(n(l["budgetUs"])) us) \(n(l["overBudget"])) of \(n(l["count"]))
             clients \(n(stats["clients"])), subscribers \(n(stats["subscribers"])), dropped \(n(stats["dropped"])), rss \(n(stats["rssKiB"])) KiB, up \(n(stats["uptimeS"])) s
-            """
+            """ + labels
     }
 }
 

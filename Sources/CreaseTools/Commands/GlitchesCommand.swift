@@ -47,7 +47,7 @@ enum LayoutStream {
         guard let tValue = value["t"] else { throw InputError.missing("t", in: "layout") }
         guard case .number(let t) = tValue else { throw InputError.wrongType("t", expected: "a whole number of nanoseconds", got: tValue) }
         guard t >= 0, t == t.rounded(), t <= Double(TraceHeader.maxInteger) else {
-            throw InputError.outOfRange("t", "must be a whole number of nanoseconds from 0 to 2^53")
+            throw InputError.outOfRange("t", "must be a whole number of nanoseconds from 0 to 2^53", got: t)
         }
         return (decoded.seq, UInt64(t), decoded.layout)
     }

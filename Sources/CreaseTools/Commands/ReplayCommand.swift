@@ -6,20 +6,22 @@ import CreaseCore
 /// (exit 1), printing the seq, the event, both digests and, where the trace holds
 /// layouts, the fields that differ.
 enum ReplayCommand {
-    static let usage = "crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET] [--each]   (--each: every published layout)"
+    static let usage = "crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET [--no-load]] [--each]   (--each: every published layout)"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let verify = args.flag("--verify")
         let each = args.flag("--each")
         let speed = try Pacer.speed(try args.option("--speed"))
         let socket = try args.option("--to")
+        let noLoad = args.flag("--no-load")
         guard let path = args.positional() else { throw UsageError("a trace file is needed") }
         try args.finish()
         if socket != nil && each { throw UsageError("--each prints in-process layouts; it does not go with --to") }
+        if socket == nil && noLoad { throw UsageError("--no-load goes with --to") }
         let file = try TraceIO.load(path)
         TraceIO.warnIfCut(file, name: path)
         do {
-            if let socket { return try intoDaemon(file, path: path, socket: socket, speed: speed, verify: verify) }
+            if let socket { return try intoDaemon(file, path: path, socket: socket, speed: speed, verify: verify, load: !noLoad) }
             return try inProcess(file, path: path, speed: speed, verify: verify, each: each)
         } catch let e as TraceError {
             Console.err("crease replay: \(path): \(e)")
@@ -74,52 +76,69 @@ enum ReplayCommand {
         return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: nil)
     }
 
-    /// Streams the events into a daemon. With `--verify` each event carries its seq as `id`
-    /// and every reply's digest is checked; the daemon must start where the trace starts.
-    static func intoDaemon(_ file: TraceFile, path: String, socket: String, speed: Double, verify: Bool) throws -> Int32 {
+    /// Streams the trace into a daemon the way a rig does. First a `load` puts the daemon
+    /// where the trace starts (its profile, app and state, checked against the header's
+    /// digest); a load record, or a gap, in the trace is sent as a load too. With
+    /// `--no-load` the daemon must already be at the trace's starting digest. With
+    /// `--verify` each event carries its seq as `id` and every reply's digest is checked.
+    static func intoDaemon(_ file: TraceFile, path: String, socket: String, speed: Double, verify: Bool, load: Bool) throws -> Int32 {
         let client = try SocketStreamer(path: socket)
-        let hello = try client.request(Array(#"{"cmd":"hello","id":"replay-hello"}"#.utf8), id: "replay-hello")
-        if verify {
+        let start = LoadRequest(header: file.header)
+        if load {
+            let reply = try client.request(loadLine(start, id: "replay-load"), id: "replay-load")
+            guard reply["ok"] == .bool(true) else {
+                throw CheckFailed("the daemon refused to load the trace's starting state: \(errorText(reply))")
+            }
+        } else {
+            let hello = try client.request(Array(#"{"cmd":"hello","id":"replay-hello"}"#.utf8), id: "replay-hello")
             guard case .string(let d) = hello["digest"], let digest = Digest.parseHex(d) else {
                 throw CheckFailed("the daemon's hello has no digest")
             }
             guard digest == file.header.initialDigest else {
-                throw CheckFailed("the daemon is at digest \(d), the trace starts at \(Digest.hex(file.header.initialDigest)): start creased with the trace's app and profile, fresh")
+                throw CheckFailed("the daemon is at digest \(d), the trace starts at \(Digest.hex(file.header.initialDigest)): without --no-load, replay loads the trace's starting state first")
             }
         }
         var expected: [(seq: Int, digest: UInt64, event: [UInt8])] = []
+        // Follows the trace, so a gap's state is read against the app of the moment.
+        var replayer = TraceReplayer(header: file.header, verify: false)
         var cursor = file.cursor()
         let pacer = Pacer(speed: speed)
         var sent = 0
         var previousT: UInt64?
         while let traced = try cursor.next() {
-            if case .gap(let g) = traced.record {
-                // A daemon cannot be set to the state a gap resumes from: what follows would not match.
-                let message = "line \(traced.line): \(g.lost) records were lost before seq \(g.seq); the daemon's layouts part from the trace's here"
-                if verify { throw CheckFailed(message + " (replay in process to verify across the gap)") }
-                Console.err("warning: \(message)")
+            let before = replayer.engine
+            _ = try replayer.apply(traced)
+            switch traced.record {
+            case .gap(let g):
+                try client.send(loadLine(LoadRequest(profile: before.profile, app: before.app, state: g.state, digest: g.digest), id: "replay-gap-\(traced.line)"))
+                Console.err("line \(traced.line): \(g.lost) records were lost before seq \(g.seq); loading the state the trace resumes from")
+            case .load(let l):
+                var state = JSONWriter(capacity: 1024)
+                l.state.write(to: &state, app: l.app)
+                try client.send(loadLine(LoadRequest(profile: l.profile, app: l.app, state: try JSON.parse(state.bytes), digest: l.digest),
+                                         id: "replay-load-\(l.seq)"))
+            case .event(let e):
+                // Events read together by the recording daemon go out together, each instant when due.
+                if speed > 0, e.t != previousT {
+                    try client.flush()
+                    pacer.wait(untilOffsetNs: e.t &- file.header.initialT)
+                }
+                previousT = e.t
+                var w = JSONWriter(capacity: 128)
+                e.envelope.event.write(to: &w, ts: Int64(TraceIO.monotonicNs()), id: verify ? .number(Double(e.seq)) : nil)
+                try client.send(w.bytes)
+                sent += 1
+                if verify { expected.append((e.seq, e.digest, e.envelope.event.jsonBytes())) }
+            case .mark, .batch, .layout:
+                break
             }
-            guard case .event(let e) = traced.record else { continue }
-            // Events read together by the recording daemon go out together, each instant when due.
-            if speed > 0, e.t != previousT {
-                try client.flush()
-                pacer.wait(untilOffsetNs: e.t &- file.header.initialT)
-            }
-            previousT = e.t
-            var w = JSONWriter(capacity: 128)
-            e.envelope.event.write(to: &w, ts: Int64(TraceIO.monotonicNs()), id: verify ? .number(Double(e.seq)) : nil)
-            try client.send(w.bytes)
-            sent += 1
-            if verify { expected.append((e.seq, e.digest, e.envelope.event.jsonBytes())) }
         }
         let sync = try client.request(Array(#"{"cmd":"sync","id":"replay-sync"}"#.utf8), id: "replay-sync")
         client.shutdownWrites()
         let replies = client.collected()
         let errors = replies.filter { $0["ok"] == .bool(false) }
         if let first = errors.first {
-            var w = JSONWriter()
-            w.value(first)
-            throw CheckFailed("the daemon rejected \(errors.count) event(s); first: \(String(decoding: w.bytes, as: UTF8.self))")
+            throw CheckFailed("the daemon rejected \(errors.count) line(s); first: \(errorText(first))")
         }
         if verify {
             var acks: [Int: UInt64] = [:]
@@ -136,7 +155,19 @@ enum ReplayCommand {
         }
         var digestText = "?"
         if case .string(let d)? = sync["digest"] { digestText = d }
-        Console.err("sent \(sent) events to \(socket)\(verify ? ", every reply's digest matches" : ""); daemon digest \(digestText)")
+        Console.err("sent \(sent) events to \(socket)\(load ? " from the loaded starting state" : "")\(verify ? ", every reply's digest matches" : ""); daemon digest \(digestText)")
         return ExitStatus.success
+    }
+
+    static func loadLine(_ request: LoadRequest, id: String) -> [UInt8] {
+        var w = JSONWriter(capacity: 16 * 1024)
+        request.write(to: &w, id: .string(id))
+        return w.bytes
+    }
+
+    static func errorText(_ reply: JSONValue) -> String {
+        var w = JSONWriter()
+        w.value(reply)
+        return String(decoding: w.bytes, as: UTF8.self)
     }
 }

@@ -16,10 +16,11 @@ enum TraceCommand {
                                                           replay and check for glitches; exit 1 when any is found
                crease trace minimize FILE (--glitch KIND [--subject ID] | --diverges OTHER_BUILD_TRACE | --until 'CMD') -o OUT
                                                           the fewest events that still show it (delta debugging)
+               crease trace index DIR [--label KEY=VALUE]...   the files a trace directory's index lists, with those labels
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
-        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, glitches, minimize") }
+        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, glitches, minimize, index") }
         do {
             switch sub {
             case "check": return try check(&args)
@@ -30,7 +31,8 @@ enum TraceCommand {
             case "bench": return try bench(&args)
             case "glitches": return try glitches(&args)
             case "minimize": return try minimize(&args)
-            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench, glitches or minimize")
+            case "index": return try index(&args)
+            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench, glitches, minimize or index")
             }
         } catch let e as TraceError {
             Console.err("crease trace \(sub): \(e)")
@@ -59,7 +61,7 @@ enum TraceCommand {
         }
         var replayer = TraceReplayer(header: file.header, verify: false)
         var cursor = file.cursor()
-        var counts = (records: 0, events: 0, marks: 0, batches: 0, layouts: 0, gaps: 0)
+        var counts = (records: 0, events: 0, loads: 0, marks: 0, batches: 0, layouts: 0, gaps: 0)
         do {
             while let traced = try cursor.next() {
                 if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
@@ -72,6 +74,7 @@ enum TraceCommand {
                 case .batch: counts.batches += 1
                 case .layout: counts.layouts += 1
                 case .gap: counts.gaps += 1
+                case .load: counts.loads += 1
                 }
             }
         } catch let e as TraceError {
@@ -81,7 +84,7 @@ enum TraceCommand {
         }
         let h = file.header
         Console.out("\(path): trace v\(TraceHeader.currentVersion) from \(h.daemon), app \(h.app.name), part \(h.part) (\(h.reason))")
-        Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps")
+        Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.loads) loads, \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps")
         guard let cut = file.cut else {
             Console.out("ok")
             return ExitStatus.success
@@ -112,6 +115,7 @@ enum TraceCommand {
         }
         Console.out("trace      \(path)")
         Console.out("recorded   \(h.daemon), started \(h.started), part \(h.part) (\(h.reason))")
+        if !h.labels.isEmpty { Console.out("labels     " + h.labels.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")) }
         Console.out("app        \(h.app.name); profile \(h.profile.name) (hysteresis \(h.profile.hingeHysteresis)°)")
         var config = JSONWriter()
         config.value(h.config)
@@ -122,6 +126,7 @@ enum TraceCommand {
         Console.out("batches    \(s.batches) (\(s.batchedEvents) events, largest \(s.largestBatch))")
         for m in s.marks { Console.out("mark       seq \(m.seq) at \(ms(m.t - min(m.t, h.initialT))): \(m.label)") }
         for a in s.appReplacements { Console.out("app        replaced by \(a.name) at seq \(a.seq)") }
+        for l in s.loads { Console.out("load       \(l.app) and a state loaded at seq \(l.seq)") }
         for g in s.gaps { Console.out("gap        \(g.lost) records lost before seq \(g.seq): \(g.reason)") }
         Console.out("poses      \(s.poseTimeline.count) phases")
         let shown = s.poseTimeline.count > 24 ? Array(s.poseTimeline.prefix(12)) + Array(s.poseTimeline.suffix(12)) : s.poseTimeline
@@ -132,11 +137,9 @@ enum TraceCommand {
         if let a = s.interArrival {
             Console.out("interval   between events: p50 \(ms(a.p50)), p99 \(ms(a.p99)), max \(ms(a.max))")
         }
-        if let l = s.transportLatency {
-            Console.out("latency    sender ts → daemon read (\(l.count) events): min \(ms(l.min)), p50 \(ms(l.p50)), p99 \(ms(l.p99)), max \(ms(l.max))")
-        } else {
-            Console.out("latency    no sender timestamps on the daemon's clock")
-        }
+        func figures(_ p: Percentiles) -> String { "(\(p.count) events): min \(ms(p.min)), p50 \(ms(p.p50)), p99 \(ms(p.p99)), max \(ms(p.max))" }
+        Console.out("latency    sender ts → daemon read " + (s.transportLatency.map(figures) ?? "(no sender timestamps on the daemon's clock)"))
+        Console.out("           daemon read → layout queued " + (s.relayoutLatency.map(figures) ?? "(not recorded in this trace)"))
         let glitches = try TraceGlitches.check(file, options: GlitchOptions()).glitches
         Console.out("glitches   \(GlitchCLI.summary(glitches, of: "the published layouts and events"))")
         for g in glitches.prefix(20) { Console.out("  \(GlitchCLI.line(g))") }
@@ -202,6 +205,32 @@ enum TraceCommand {
         bytes.append(0x0A)
         try TraceIO.write(bytes, to: out)
         return ExitStatus.success
+    }
+
+    // MARK: index
+
+    /// The entries of `DIR/index.ndjson` whose labels include every `--label` given, one line each.
+    static func index(_ args: inout Arguments) throws -> Int32 {
+        var wanted: [Label] = []
+        for text in try args.options("--label") {
+            do { wanted.append(try Label(parsing: text)) } catch { throw UsageError("--label: \(error.message)") }
+        }
+        guard let dir = args.positional() else { throw UsageError("a trace directory is needed") }
+        try args.finish()
+        let bytes = try TraceIO.readWhole(dir + "/" + TraceIndexEntry.fileName)
+        var damaged = false
+        for (number, line) in Inputs.lines(bytes) where !line.isEmpty {
+            let entry: TraceIndexEntry
+            do { entry = try TraceIndexEntry.decode(try JSON.parse(line)) } catch {
+                Console.err("crease trace index: \(TraceIndexEntry.fileName):\(number): \(error)")
+                damaged = true
+                continue
+            }
+            guard wanted.allSatisfy({ entry.labels.contains($0) }) else { continue }
+            let labels = entry.labels.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+            Console.out("\(entry.file)  \(entry.started)  pid \(entry.pid) part \(entry.part) (\(entry.reason)) from seq \(entry.seq)\(labels.isEmpty ? "" : "  " + labels)")
+        }
+        return damaged ? ExitStatus.checkFailed : ExitStatus.success
     }
 
     // MARK: bench

@@ -62,6 +62,7 @@ enum Palette {
     static let layoutChange = "#7c3aed"
     static let mark = "#b45309"
     static let latency = "#0f766e"
+    static let relayout = "#c026d3"
     static let overBudget = "#dc2626"
     static let glitch = "#be123c"
 

@@ -243,14 +243,15 @@ private struct TimelineDrawing {
         }
         w.leaf("rect", [("x", num(L)), ("y", num(top)), ("width", num(plotWidth)), ("height", num(h)), ("fill", "#f8fafc"), ("stroke", "#94a3b8")])
         let measured = story.points.compactMap { p in p.latencyNs.map { (p, $0) } }
-        guard !measured.isEmpty else {
+        let relayouts = story.points.compactMap { p in p.relayoutNs.map { (p, $0) } }
+        guard !measured.isEmpty || !relayouts.isEmpty else {
             w.element("text", [("class", "none"), ("x", num(L + plotWidth / 2)), ("y", num(top + h / 2)), ("font-size", "12"), ("text-anchor", "middle"),
                                ("fill", Palette.muted)], text: "this run records no per-event latency")
             if let b = story.budgetNs { budgetLine(&w, b, y: nil) }
             w.end()
             return
         }
-        let highest = measured.map(\.1).max() ?? 0
+        let highest = (measured + relayouts).map(\.1).max() ?? 0
         let ceiling = Double(max(highest, (story.budgetNs ?? 0) * 5 / 4, 1))
         func y(_ ns: UInt64) -> Double { top + h - Double(ns) / ceiling * (h - 4) }
         for (i, v) in [0, ceiling / 2, ceiling].enumerated() {
@@ -258,15 +259,19 @@ private struct TimelineDrawing {
                                ("fill", Palette.muted)], text: micros(v))
         }
         // One stem per pixel column: the column's worst event, red when over the budget.
-        var columns: [(x: Double, ns: UInt64)] = []
-        for (p, ns) in measured {
-            let px = x(p.t).rounded(.down)
-            if let last = columns.last, last.x == px {
-                if ns > last.ns { columns[columns.count - 1].ns = ns }
-            } else {
-                columns.append((px, ns))
+        func worstPerColumn(_ values: [(TraceStory.Point, UInt64)]) -> [(x: Double, ns: UInt64)] {
+            var columns: [(x: Double, ns: UInt64)] = []
+            for (p, ns) in values {
+                let px = x(p.t).rounded(.down)
+                if let last = columns.last, last.x == px {
+                    if ns > last.ns { columns[columns.count - 1].ns = ns }
+                } else {
+                    columns.append((px, ns))
+                }
             }
+            return columns
         }
+        let columns = worstPerColumn(measured)
         let budget = story.budgetNs ?? .max
         let over = measured.filter { $0.1 > budget }.count
         w.begin("g", [("class", "stems"), ("data-measured", String(measured.count)), ("data-over-budget", String(over))])
@@ -277,9 +282,25 @@ private struct TimelineDrawing {
                             ("d", mine.map { "M\(num($0.x + 0.5)) \(num(top + h))V\(num(y($0.ns)))" }.joined())])
         }
         w.end()
+        // The daemon's own latency per event, a tick per column over the stems.
+        let relayoutColumns = worstPerColumn(relayouts)
+        let relayoutOver = relayouts.filter { $0.1 > budget }.count
+        if !relayoutColumns.isEmpty {
+            w.leaf("path", [("class", "relayout"), ("data-measured", String(relayouts.count)), ("data-over-budget", String(relayoutOver)),
+                            ("stroke", Palette.relayout), ("stroke-width", "2"),
+                            ("d", relayoutColumns.map { "M\(num($0.x - 1)) \(num(y($0.ns)))h3" }.joined())])
+        }
         if let b = story.budgetNs { budgetLine(&w, b, y: y(b)) }
-        var summary = "\(measured.count) measured · max \(micros(Double(highest)))"
-        if story.budgetNs != nil { summary += " · \(over) over budget" }
+        var parts: [String] = []
+        if !measured.isEmpty {
+            parts.append("\(measured.count) measured · max \(micros(Double(measured.map(\.1).max() ?? 0)))")
+            if story.budgetNs != nil { parts[parts.count - 1] += " · \(over) over budget" }
+        }
+        if !relayouts.isEmpty {
+            parts.append("relayout \(relayouts.count) · max \(micros(Double(relayouts.map(\.1).max() ?? 0)))")
+            if story.budgetNs != nil { parts[parts.count - 1] += " · \(relayoutOver) over budget" }
+        }
+        let summary = parts.joined(separator: "; ")
         w.element("text", [("class", "summary"), ("x", num(L + 6)), ("y", num(top + 14)), ("font-size", "10"), ("fill", Palette.ink)], text: summary)
         w.end()
     }
@@ -409,7 +430,8 @@ private struct TimelineDrawing {
             ([("fill", Palette.layoutChange)], "layout change"),
             ([("fill", Palette.glitch)], "glitch"),
             ([("fill", Palette.mark)], "mark"),
-            ([("fill", Palette.latency)], "latency"),
+            ([("fill", Palette.latency)], "send → read"),
+            ([("fill", Palette.relayout)], "read → queued"),
             ([("fill", Palette.overBudget)], "over budget"),
         ]
         w.begin("g", [("id", "legend")])

@@ -21,8 +21,10 @@ public struct TraceStory: Sendable {
         public var digest: UInt64
         /// The digest differs from the one before.
         public var layoutChanged: Bool
-        /// How long the event took, where the run knows.
+        /// How long the event took to reach the daemon, where the run knows (`latencyMeaning`).
         public var latencyNs: UInt64?
+        /// The daemon's own latency for the event (read → layout queued), where recorded.
+        public var relayoutNs: UInt64?
     }
 
     public struct Mark: Sendable, Equatable {
@@ -61,17 +63,17 @@ public struct TraceStory: Sendable {
         keepsFrames = keepFrames
         self.latencyMeaning = latencyMeaning
         self.budgetNs = budgetNs
-        start = TraceStory.point(engine, t: t, event: nil, changed: false, latency: nil)
+        start = TraceStory.point(engine, t: t, event: nil, changed: false, latency: nil, relayout: nil)
         if keepFrames {
             frames.append(Frame(seq: engine.seq, t: t, eventText: nil, layout: engine.layout, app: engine.app, digest: engine.digest))
         }
     }
 
     /// Records the engine just after it applied `event` at time `t`.
-    public mutating func record(_ engine: Engine, t: UInt64, event: Event, latencyNs: UInt64? = nil) {
+    public mutating func record(_ engine: Engine, t: UInt64, event: Event, latencyNs: UInt64? = nil, relayoutNs: UInt64? = nil) {
         let previous = points.last?.digest ?? start.digest
         let changed = engine.digest != previous
-        points.append(TraceStory.point(engine, t: t, event: event, changed: changed, latency: latencyNs))
+        points.append(TraceStory.point(engine, t: t, event: event, changed: changed, latency: latencyNs, relayout: relayoutNs))
         if changed, keepsFrames {
             frames.append(Frame(seq: engine.seq, t: t, eventText: EventLabel.text(event), layout: engine.layout, app: engine.app, digest: engine.digest))
         }
@@ -84,10 +86,11 @@ public struct TraceStory: Sendable {
     /// The last time the story knows of.
     public var end: UInt64 { max(points.last?.t ?? start.t, marks.last?.t ?? start.t) }
 
-    static func point(_ e: Engine, t: UInt64, event: Event?, changed: Bool, latency: UInt64?) -> Point {
+    static func point(_ e: Engine, t: UInt64, event: Event?, changed: Bool, latency: UInt64?, relayout: UInt64?) -> Point {
         let s = e.state
         return Point(seq: e.seq, t: t, eventText: event.map(EventLabel.text) ?? "",
                      angle: s.hingeAngle, pose: s.pose, orientation: s.orientation, keyboard: s.keyboardVisible,
-                     pip: s.pipActive, liveActivities: s.liveActivities, digest: e.digest, layoutChanged: changed, latencyNs: latency)
+                     pip: s.pipActive, liveActivities: s.liveActivities, digest: e.digest, layoutChanged: changed, latencyNs: latency,
+                     relayoutNs: relayout)
     }
 }

@@ -9,7 +9,7 @@ public struct TraceRun: Sendable {
     /// The engine where the replay stopped.
     public var engine: Engine
 
-    public static let latencyMeaning = "send → read: the sender's ts on the daemon's clock"
+    public static let latencyMeaning = "stems: send → read (sender ts, daemon clock); ticks: read → layout queued"
 
     /// Replays `file`, stopping after the event with seq `stop` if one is given.
     public static func replay(_ file: TraceFile, title: String, keepFrames: Bool, stop: Int? = nil,
@@ -28,9 +28,13 @@ public struct TraceRun: Sendable {
                 if case .rejected(let error)? = divergence?.kind {
                     story.mark(seq: e.seq, t: e.t, label: "\(e.envelope.event.name) rejected on replay: \(error)")
                 } else {
-                    story.record(replayer.engine, t: e.t, event: e.envelope.event, latencyNs: header.transportLatency(e))
+                    story.record(replayer.engine, t: e.t, event: e.envelope.event,
+                                 latencyNs: header.transportLatency(e), relayoutNs: e.latencyNs)
                     glitches.applied(e, engine: replayer.engine, published: published.contains(e.seq))
                 }
+            case .load(let l):
+                story.mark(seq: l.seq, t: l.t, label: "load: \(l.app.name)")
+                glitches.resumed(engine: replayer.engine, t: l.t)
             case .mark(let seq, let t, let label):
                 story.mark(seq: seq, t: t, label: label)
             case .gap(let g):
