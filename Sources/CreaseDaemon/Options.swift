@@ -48,6 +48,10 @@ public struct DaemonOptions: Sendable, Equatable {
         \(AccessOptions.usage)
           --version, --help
         A socket-activated start (LISTEN_FDS/LISTEN_PID) uses the passed socket instead.
+        \(EnvironmentOptions.usage)
+        Signals: TERM or INT stop (subscribers get a shutdown push), HUP begins a new trace file.
+        Exit status: 0 stopped cleanly, 1 could not start, 2 bad option. Documentation: docs/daemon.md,
+        docs/traces.md and docs/lab.md (installed under PREFIX/share/doc/crease).
         """
 
     public static func parse(_ arguments: [String]) throws(UsageError) -> Parsed {

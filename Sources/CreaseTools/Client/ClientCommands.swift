@@ -197,14 +197,17 @@ enum WatchCommand {
     }
 }
 
-/// `crease stats [--socket PATH] [--json]`: the daemon's latency histogram and counters.
+/// `crease stats [--socket PATH] [--json | --openmetrics]`: the daemon's latency histogram
+/// and counters, as lines, as the stats object, or as OpenMetrics text for Prometheus.
 enum StatsCommand {
-    static let usage = "crease stats [--socket PATH] [--json]"
+    static let usage = "crease stats [--socket PATH] [--json | --openmetrics]"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let socket = try args.option("--socket")
         let json = args.flag("--json")
+        let openMetrics = args.flag("--openmetrics")
         try args.finish()
+        if json && openMetrics { throw UsageError("--json and --openmetrics exclude each other") }
         do {
             let conn = try DaemonConnection(path: DaemonConnection.defaultPath(explicit: socket))
             let reply = try conn.command(#"{"cmd":"stats","id":"stats"}"#)
@@ -212,7 +215,10 @@ enum StatsCommand {
                 Console.err("crease stats: unexpected reply")
                 return ExitStatus.checkFailed
             }
-            if json {
+            if openMetrics {
+                // The text ends with a newline of its own.
+                Console.out(String(OpenMetrics.format(stats: stats).dropLast()))
+            } else if json {
                 Console.out(bytes: JSONWriter.encode(stats))
             } else {
                 Console.out(StatsText.render(stats))

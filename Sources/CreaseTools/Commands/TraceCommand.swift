@@ -12,10 +12,11 @@ enum TraceCommand {
                crease trace diff A B                      the first divergence between two runs
                crease trace export FILE --chrome [-o OUT] Chrome trace-event JSON (Perfetto, chrome://tracing)
                crease trace bench FILE [--repeat N]       replay --verify against reading and JSON-decoding the lines
+               crease trace index DIR [--json]            one row per trace file under DIR (recursively); --json: JSON Lines
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
-        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench") }
+        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, index") }
         do {
             switch sub {
             case "check": return try check(&args)
@@ -24,7 +25,8 @@ enum TraceCommand {
             case "diff": return try diff(&args)
             case "export": return try export(&args)
             case "bench": return try bench(&args)
-            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export or bench")
+            case "index": return try index(&args)
+            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench or index")
             }
         } catch let e as TraceError {
             Console.err("crease trace \(sub): \(e)")
@@ -38,6 +40,27 @@ enum TraceCommand {
     static func onePath(_ args: inout Arguments) throws -> String {
         guard let path = args.positional() else { throw UsageError("a trace file is needed") }
         return path
+    }
+
+    // MARK: index
+
+    /// Rows for every trace under DIR; files that are not traces are named on stderr and
+    /// skipped. Exit 1 when any trace is damaged, 0 otherwise.
+    static func index(_ args: inout Arguments) throws -> Int32 {
+        let json = args.flag("--json")
+        guard let directory = args.positional() else { throw UsageError("a directory is needed") }
+        try args.finish()
+        var damaged = 0
+        if !json { Console.out(TraceIndex.tableHeader) }
+        for path in try TraceIndex.files(under: directory) {
+            guard let bytes = try? TraceIO.readWhole(path), let row = TraceIndex.row(path: path, bytes: bytes) else {
+                Console.err("crease trace index: skipped \(path): not a readable trace")
+                continue
+            }
+            if row["damaged"] != .null { damaged += 1 }
+            if json { Console.out(bytes: JSONWriter.encode(row)) } else { Console.out(TraceIndex.tableLine(row)) }
+        }
+        return damaged > 0 ? ExitStatus.checkFailed : ExitStatus.success
     }
 
     // MARK: check

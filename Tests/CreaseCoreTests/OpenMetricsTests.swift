@@ -1,0 +1,65 @@
+@testable import CreaseCore
+import Testing
+
+/// The OpenMetrics formatter over stats objects built by hand (the daemon's own stats
+/// go through the real prometheus_client parser in clients/python/tests).
+@Suite struct OpenMetricsTests {
+    func stats(_ extra: String = "") throws -> JSONValue {
+        try JSON.parse(Array("""
+            {"events":12,"rejected":1,"clients":2,"subscribers":1,"rssKiB":2048,\(extra)
+             "latency":{"count":12,"budgetUs":1000,"overBudget":2,"sumUs":3600.5,"buckets":[[100,3],[1000,10],[2500,12]]},
+             "trace":{"state":"failing","records":30,"bytes":4096,"lost":5,"gaps":1,"files":2}}
+            """.utf8))
+    }
+
+    func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
+
+    @Test func countersGaugesAndAHistogramInSeconds() throws {
+        let text = OpenMetrics.format(stats: try stats())
+        let l = lines(text)
+        #expect(l.contains("# TYPE crease_events counter"))
+        #expect(l.contains("crease_events_total 12"))
+        #expect(l.contains("crease_rejected_lines_total 1"))
+        #expect(l.contains("crease_clients 2"))
+        #expect(l.contains("crease_resident_memory_bytes 2097152"))
+        #expect(l.contains("# TYPE crease_latency_seconds histogram"))
+        #expect(l.contains(#"crease_latency_seconds_bucket{le="0.0001"} 3"#))
+        #expect(l.contains(#"crease_latency_seconds_bucket{le="0.001"} 10"#))
+        #expect(l.contains(#"crease_latency_seconds_bucket{le="0.0025"} 12"#))
+        #expect(l.contains(#"crease_latency_seconds_bucket{le="+Inf"} 12"#))
+        #expect(l.contains("crease_latency_seconds_count 12"))
+        #expect(l.contains("crease_latency_seconds_sum 0.0036005"))
+        #expect(l.contains("crease_over_budget_total 2"))
+        #expect(l.contains("crease_trace_lost_records_total 5"))
+        #expect(l.contains("crease_trace_failing 1"))
+        #expect(text.hasSuffix("# EOF\n"))
+        // Members the stats lack are left out, not invented.
+        #expect(!text.contains("publishes"))
+        #expect(!text.contains("glitches"))
+    }
+
+    @Test func everySampleCarriesTheRigLabelsEscaped() throws {
+        let text = OpenMetrics.format(stats: try stats(#""labels":{"rig":"r\"1","site.name":"lab\\2","9x":"a\nb","n":3},"#))
+        let samples = lines(text).filter { !$0.hasPrefix("#") }
+        #expect(!samples.isEmpty)
+        for s in samples {
+            #expect(s.hasPrefix("crease_") && s.contains(#"{rig="r\"1",site_name="lab\\2",_9x="a\nb""#), "\(s)")
+        }
+    }
+
+    @Test func glitchesAndConformanceByKey() throws {
+        let text = OpenMetrics.format(stats: try stats(#""glitches":{"total":3,"flicker":2,"overlap":1},"conformance":{"match":7,"stale":0,"mismatch":1},"#))
+        let l = lines(text)
+        #expect(l.contains(#"crease_glitches_total{kind="flicker"} 2"#))
+        #expect(l.contains(#"crease_glitches_total{kind="overlap"} 1"#))
+        #expect(!text.contains(#"kind="total""#))
+        #expect(l.contains(#"crease_conformance_observations_total{verdict="mismatch"} 1"#))
+    }
+
+    @Test func secondsAreExactDecimals() {
+        #expect(OpenMetrics.secondsText(micros: 25) == "0.000025")
+        #expect(OpenMetrics.secondsText(micros: 1_000_000) == "1.0")
+        #expect(OpenMetrics.secondsText(micros: 2_500_000.4) == "2.5000004")
+        #expect(OpenMetrics.secondsText(micros: 0) == "0.0")
+    }
+}
