@@ -9,7 +9,8 @@ extension CLI {
     static let clientCommands: [Command] = [
         Command(name: "send", usage: SendCommand.usage, summary: "send events to creased and print its replies", run: SendCommand.run),
         Command(name: "watch", usage: WatchCommand.usage, summary: "one line per layout creased publishes", run: WatchCommand.run),
-        Command(name: "stats", usage: StatsCommand.usage, summary: "creased's latency histogram and counters", run: StatsCommand.run),
+        Command(name: "stats", usage: StatsCommand.usage, summary: "creased's latency histogram and counters (--openmetrics for Prometheus)", run: StatsCommand.run),
+        Command(name: "fleet", usage: FleetCommand.usage, summary: "every rig in /run/crease (or DIR), one live line each", run: FleetCommand.run),
     ]
 }
 
