@@ -63,3 +63,19 @@ import Testing
         #expect(OpenMetrics.secondsText(micros: 0) == "0.0")
     }
 }
+
+@Suite struct PrometheusTextTests {
+    @Test func countersAreTypedUnderTheirSampleNameWithoutUnitOrEOF() throws {
+        let stats = try JSON.parse(Array(#"{"events":3,"clients":1,"rssKiB":4,"latency":{"count":3,"sumUs":10,"buckets":[[100,3]],"overBudget":0}}"#.utf8))
+        let text = OpenMetrics.format(stats: stats, dialect: .prometheusText)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("# TYPE crease_events_total counter"))
+        #expect(lines.contains("crease_events_total 3"))
+        #expect(lines.contains("# TYPE crease_clients gauge"))
+        #expect(lines.contains("# TYPE crease_latency_seconds histogram"))
+        #expect(!text.contains("# UNIT") && !text.contains("# EOF"))
+        // The same samples as OpenMetrics, line for line.
+        let om = OpenMetrics.format(stats: stats).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(om == lines.filter { !$0.hasPrefix("#") }.map { Substring($0) })
+    }
+}

@@ -1,14 +1,24 @@
-/// The daemon's `stats` object as OpenMetrics text (the Prometheus exposition format),
-/// for node_exporter's textfile collector or any scraper. Pure: the same stats give the
-/// same text. `crease stats --openmetrics` and `creased --metrics-textfile` both print
-/// this. Members a stats object lacks are left out; every series carries the rig's
+/// The daemon's `stats` object as metrics for Prometheus. Pure: the same stats give the
+/// same text. Members a stats object lacks are left out; every series carries the rig's
 /// labels when the stats hold `labels` (an object of strings).
 public enum OpenMetrics {
     /// Every family name starts with this.
     public static let prefix = "crease_"
 
-    public static func format(stats: JSONValue) -> String {
-        var out = Exposition(labels: rigLabels(stats["labels"]))
+    /// The same series in two spellings.
+    public enum Dialect: Sendable {
+        /// OpenMetrics 1.0 (`crease stats --openmetrics`): a counter family `x` has the
+        /// sample `x_total`; `# UNIT` lines; `# EOF` at the end.
+        case openMetrics
+        /// The Prometheus text format 0.0.4, which node_exporter's textfile collector reads
+        /// (`creased --metrics-textfile`, `crease stats --prometheus`): counters are typed
+        /// under their `_total` name (that collector would take an OpenMetrics counter for
+        /// an untyped metric), no `# UNIT`, no `# EOF`.
+        case prometheusText
+    }
+
+    public static func format(stats: JSONValue, dialect: Dialect = .openMetrics) -> String {
+        var out = Exposition(labels: rigLabels(stats["labels"]), dialect: dialect)
         let counters: [(key: String, name: String, help: String)] = [
             ("events", "events", "Events applied."),
             ("rejected", "rejected_lines", "Lines rejected as invalid input."),
@@ -38,7 +48,7 @@ public enum OpenMetrics {
         out.perKey(stats["glitches"], family: "glitches", label: "kind", help: "Glitches detected, by kind.")
         out.perKey(stats["conformance"], family: "conformance_observations", label: "verdict",
                    help: "Observations compared with the published layouts, by verdict.")
-        out.text += "# EOF\n"
+        if dialect == .openMetrics { out.text += "# EOF\n" }
         return out.text
     }
 
@@ -85,11 +95,14 @@ public enum OpenMetrics {
     /// The text being built, and the labels every sample carries.
     struct Exposition {
         let labels: [(String, String)]
+        let dialect: Dialect
         var text = ""
 
         mutating func family(_ name: String, type: String, unit: String?, help: String) {
+            // The text format names a counter by its sample.
+            let name = dialect == .prometheusText && type == "counter" ? "\(name)_total" : name
             text += "# TYPE \(OpenMetrics.prefix)\(name) \(type)\n"
-            if let unit { text += "# UNIT \(OpenMetrics.prefix)\(name) \(unit)\n" }
+            if let unit, dialect == .openMetrics { text += "# UNIT \(OpenMetrics.prefix)\(name) \(unit)\n" }
             text += "# HELP \(OpenMetrics.prefix)\(name) \(help)\n"
         }
 

@@ -198,17 +198,21 @@ enum WatchCommand {
     }
 }
 
-/// `crease stats [--socket PATH] [--json | --openmetrics]`: the daemon's latency histogram
-/// and counters, as lines, as the stats object, or as OpenMetrics text for Prometheus.
+/// `crease stats [--socket PATH] [--json | --openmetrics | --prometheus]`: the daemon's
+/// latency histogram and counters, as lines, as the stats object, or as metrics text for
+/// Prometheus (OpenMetrics, or the text format node_exporter's textfile collector reads).
 enum StatsCommand {
-    static let usage = "crease stats [--socket PATH] [--json | --openmetrics]"
+    static let usage = "crease stats [--socket PATH] [--json | --openmetrics | --prometheus]"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let socket = try args.option("--socket")
         let json = args.flag("--json")
-        let openMetrics = args.flag("--openmetrics")
+        let openMetrics = args.flag("--openmetrics"), prometheus = args.flag("--prometheus")
         try args.finish()
-        if json && openMetrics { throw UsageError("--json and --openmetrics exclude each other") }
+        guard [json, openMetrics, prometheus].filter({ $0 }).count <= 1 else {
+            throw UsageError("--json, --openmetrics and --prometheus exclude each other")
+        }
+        let dialect: OpenMetrics.Dialect? = openMetrics ? .openMetrics : prometheus ? .prometheusText : nil
         do {
             let conn = try DaemonConnection(path: DaemonConnection.defaultPath(explicit: socket))
             let reply = try conn.command(#"{"cmd":"stats","id":"stats"}"#)
@@ -216,9 +220,9 @@ enum StatsCommand {
                 Console.err("crease stats: unexpected reply")
                 return ExitStatus.checkFailed
             }
-            if openMetrics {
+            if let dialect {
                 // The text ends with a newline of its own.
-                Console.out(String(OpenMetrics.format(stats: stats).dropLast()))
+                Console.out(String(OpenMetrics.format(stats: stats, dialect: dialect).dropLast()))
             } else if json {
                 Console.out(bytes: JSONWriter.encode(stats))
             } else {

@@ -1,5 +1,7 @@
-"""`crease stats --openmetrics` from a real creased, read by prometheus_client's own
-OpenMetrics parser: the text must parse, and the families must hold what stats says."""
+"""`crease stats --openmetrics` and `--prometheus` from a real creased, read by
+prometheus_client's own parsers (OpenMetrics, and the Prometheus text format that
+node_exporter's textfile collector reads): the text must parse, and the families must
+hold what stats says."""
 
 import json
 import os
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
+from prometheus_client.parser import text_string_to_metric_families as prometheus_text_families
 
 ROOT = Path(__file__).resolve().parents[3]
 CREASED = os.environ.get("CREASE_BIN", str(ROOT / ".build/debug/creased"))
@@ -79,6 +82,18 @@ def test_stats_as_openmetrics_parse_with_prometheus_client(daemon):
     assert 0 < total < 3 * 60
     # The bounds are the ones stats reports, in seconds.
     assert bounds[:-1] == [le / 1e6 for le, _ in stats["latency"]["buckets"]]
+
+
+def test_prometheus_text_types_every_counter(daemon):
+    request(daemon, '{"event":"hinge","angle":90,"id":1}')
+    text = subprocess.run([CREASE, "stats", "--socket", daemon, "--prometheus"],
+                          check=True, capture_output=True, text=True).stdout
+    families = {f.name: f for f in prometheus_text_families(text)}
+    # Read as node_exporter reads it, no family is left untyped.
+    assert all(f.type != "unknown" for f in families.values()), [n for n, f in families.items() if f.type == "unknown"]
+    assert families["crease_events"].type == "counter"
+    assert families["crease_events"].samples[0].value == 1
+    assert families["crease_latency_seconds"].type == "histogram"
 
 
 def test_openmetrics_fail_to_parse_when_broken(daemon):
