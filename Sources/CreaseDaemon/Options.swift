@@ -17,6 +17,9 @@ public struct DaemonOptions: Sendable, Equatable {
     public var maxQueueBytes = 1 << 20
     /// How often subscribers of the `stats` topic get a push, in milliseconds.
     public var statsIntervalMs: UInt64 = 1000
+    /// `--metrics-textfile`: where the stats go as Prometheus text, and how often.
+    public var metricsTextfile: String?
+    public var metricsIntervalMs: UInt64 = 5000
     /// The socket's mode and group, and who may read or publish.
     public var access = AccessOptions()
 
@@ -41,6 +44,9 @@ public struct DaemonOptions: Sendable, Equatable {
           --budget-us N          latency budget per event in microseconds (default 1000)
           --max-queue-bytes N    unsent bytes a client may accumulate before it is dropped (default 1048576)
           --stats-interval-ms N  period of `stats` pushes (default 1000)
+          --metrics-textfile PATH  write the stats as Prometheus text to PATH (replaced atomically)
+                                 for node_exporter's textfile collector
+          --metrics-interval-ms N  how often (default 5000)
           --trace-dir DIR        where trace files go
           --no-trace             record no trace
         \(TraceWriterOptions.usage)
@@ -92,6 +98,11 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--budget-us": o.budgetUs = try number(arg, min: 1)
             case "--max-queue-bytes": o.maxQueueBytes = Int(try number(arg, min: 1024))
             case "--stats-interval-ms": o.statsIntervalMs = try number(arg, min: 10)
+            case "--metrics-textfile":
+                let p = try value(arg)
+                guard !p.isEmpty else { throw UsageError(description: "--metrics-textfile needs a path") }
+                o.metricsTextfile = p
+            case "--metrics-interval-ms": o.metricsIntervalMs = try number(arg, min: 100)
             case "--trace-dir": o.traceDirectory = try value(arg)
             case "--no-trace": o.trace = false
             case "--trace-layouts": o.traceWriter.layouts = true

@@ -230,3 +230,48 @@ func filesBelow(_ dir: String) -> [String] {
         #expect(stats["trace"]?["removedFiles"] == .number(5))
     }
 }
+
+@Suite struct MetricsTextfileTests {
+    @Test func theStatsLandInTheFileAtomicallyAsPrometheusText() throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = "\(dir)/rig.prom"
+        let d = try DaemonProcess(arguments: ["--metrics-textfile", path, "--metrics-interval-ms", "100"])
+        let c = try Client(d.socketPath)
+        for i in 0..<3 { #expect(try c.request(toggle(i, id: "e\(i)"))["ok"] == .bool(true)) }
+        // Readers only ever see whole files: each read ends with the last family's line.
+        var reads = 0
+        var sawAll = false
+        let deadline = monotonicSeconds() + 20
+        while monotonicSeconds() < deadline, !sawAll || reads < 50 {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { usleep(2_000); continue }
+            reads += 1
+            #expect(text.hasSuffix("\n") && text.contains("\ncrease_trace_failing 0\n"), "a partial file: \(text.suffix(200))")
+            if text.contains("\ncrease_events_total 3\n") { sawAll = true }
+            usleep(2_000)
+        }
+        #expect(sawAll, "\(d.log())")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("# TYPE crease_events_total counter"))
+        #expect(text.contains("# TYPE crease_latency_seconds histogram"))
+        #expect(!text.contains("# EOF"))
+        var st = stat()
+        #expect(stat(path, &st) == 0 && st.st_mode & 0o777 == 0o644)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["rig.prom"])
+
+        // At a clean stop the file keeps the last figures.
+        #expect(try c.request(toggle(3, id: "last"))["ok"] == .bool(true))
+        d.signal(SIGTERM)
+        #expect(d.waitForExit() == 0)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("\ncrease_events_total 4\n"))
+    }
+
+    @Test func aFileThatCannotBeWrittenIsLoggedAndTheDaemonServesOn() throws {
+        let d = try DaemonProcess(arguments: ["--metrics-textfile", "/nonexistent-dir/rig.prom", "--metrics-interval-ms", "100"])
+        let c = try Client(d.socketPath)
+        let deadline = monotonicSeconds() + 20
+        while monotonicSeconds() < deadline, !d.log().contains("metrics: create /nonexistent-dir/rig.prom") { usleep(20_000) }
+        #expect(d.log().contains("metrics: create /nonexistent-dir/rig.prom"), "\(d.log())")
+        #expect(try c.request(toggle(0, id: "e"))["ok"] == .bool(true))
+    }
+}
