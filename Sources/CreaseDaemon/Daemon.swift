@@ -700,7 +700,7 @@ public final class Daemon {
         var w = JSONWriter(capacity: 2048)
         writeStats(to: &w)
         guard let stats = try? JSON.parse(w.bytes) else { return }
-        metrics.submit(OpenMetrics.format(stats: stats, dialect: .prometheusText))
+        metrics.submit(OpenMetrics.format(stats: stats, dialect: .prometheusText, rig: OpenMetrics.rigName(socketPath: socketPath)))
         let failure = metrics.status.failure
         if failure != metricsFailure {
             if let failure { log.warning("metrics: \(failure)") } else { log.notice("metrics: writing \(metrics.path) again") }

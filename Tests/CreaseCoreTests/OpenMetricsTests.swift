@@ -47,6 +47,16 @@ import Testing
         }
     }
 
+    @Test func theRigIsNamedAfterItsSocketUnlessItsLabelsNameIt() throws {
+        #expect(OpenMetrics.rigName(socketPath: "/run/crease/rig1.sock") == "rig1")
+        #expect(OpenMetrics.rigName(socketPath: "plain") == "plain")
+        let unlabelled = OpenMetrics.format(stats: try stats(), rig: "rig1")
+        #expect(unlabelled.contains("crease_events_total{rig=\"rig1\"} 12\n"))
+        let labelled = OpenMetrics.format(stats: try stats(#""labels":{"site":"lab1","rig":"bench-7"},"#), rig: "rig1")
+        #expect(labelled.contains("crease_events_total{site=\"lab1\",rig=\"bench-7\"} 12\n"))
+        #expect(!labelled.contains("rig1"))
+    }
+
     @Test func glitchesAndConformanceByKey() throws {
         let text = OpenMetrics.format(stats: try stats(#""glitches":{"total":3,"flicker":2,"overlap":1},"conformance":{"match":7,"stale":0,"mismatch":1},"#))
         let l = lines(text)

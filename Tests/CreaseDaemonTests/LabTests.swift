@@ -239,6 +239,7 @@ func filesBelow(_ dir: String) -> [String] {
         let d = try DaemonProcess(arguments: ["--metrics-textfile", path, "--metrics-interval-ms", "100"])
         let c = try Client(d.socketPath)
         for i in 0..<3 { #expect(try c.request(toggle(i, id: "e\(i)"))["ok"] == .bool(true)) }
+        // Series are labelled with the rig, named after the socket (run/creased.sock).
         // Readers only ever see whole files: each read ends with the last family's line.
         var reads = 0
         var sawAll = false
@@ -246,8 +247,8 @@ func filesBelow(_ dir: String) -> [String] {
         while monotonicSeconds() < deadline, !sawAll || reads < 50 {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { usleep(2_000); continue }
             reads += 1
-            #expect(text.hasSuffix("\n") && text.contains("\ncrease_trace_failing 0\n"), "a partial file: \(text.suffix(200))")
-            if text.contains("\ncrease_events_total 3\n") { sawAll = true }
+            #expect(text.hasSuffix("\n") && text.contains("\ncrease_trace_failing{rig=\"creased\"} 0\n"), "a partial file: \(text.suffix(200))")
+            if text.contains("\ncrease_events_total{rig=\"creased\"} 3\n") { sawAll = true }
             usleep(2_000)
         }
         #expect(sawAll, "\(d.log())")
@@ -263,7 +264,7 @@ func filesBelow(_ dir: String) -> [String] {
         #expect(try c.request(toggle(3, id: "last"))["ok"] == .bool(true))
         d.signal(SIGTERM)
         #expect(d.waitForExit() == 0)
-        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("\ncrease_events_total 4\n"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("\ncrease_events_total{rig=\"creased\"} 4\n"))
     }
 
     @Test func aFileThatCannotBeWrittenIsLoggedAndTheDaemonServesOn() throws {

@@ -1,6 +1,8 @@
 /// The daemon's `stats` object as metrics for Prometheus. Pure: the same stats give the
-/// same text. Members a stats object lacks are left out; every series carries the rig's
-/// labels when the stats hold `labels` (an object of strings).
+/// same text. Members a stats object lacks are left out. Every series carries the rig's
+/// labels: `rig` (the socket's name, unless the stats' labels name the rig themselves), so
+/// that several rigs on one host never collide, then the stats' `labels` (an object of
+/// strings) when there are any.
 public enum OpenMetrics {
     /// Every family name starts with this.
     public static let prefix = "crease_"
@@ -17,8 +19,10 @@ public enum OpenMetrics {
         case prometheusText
     }
 
-    public static func format(stats: JSONValue, dialect: Dialect = .openMetrics) -> String {
-        var out = Exposition(labels: rigLabels(stats["labels"]), dialect: dialect)
+    public static func format(stats: JSONValue, dialect: Dialect = .openMetrics, rig: String? = nil) -> String {
+        var labels = rigLabels(stats["labels"])
+        if let rig, !labels.contains(where: { $0.0 == "rig" }) { labels.insert(("rig", rig), at: 0) }
+        var out = Exposition(labels: labels, dialect: dialect)
         let counters: [(key: String, name: String, help: String)] = [
             ("events", "events", "Events applied."),
             ("rejected", "rejected_lines", "Lines rejected as invalid input."),
@@ -50,6 +54,12 @@ public enum OpenMetrics {
                    help: "Observations compared with the published layouts, by verdict.")
         if dialect == .openMetrics { out.text += "# EOF\n" }
         return out.text
+    }
+
+    /// A rig's name from its socket: `/run/crease/rig1.sock` is `rig1`.
+    public static func rigName(socketPath: String) -> String {
+        let file = socketPath.split(separator: "/").last.map(String.init) ?? socketPath
+        return file.hasSuffix(".sock") && file.count > 5 ? String(file.dropLast(5)) : file
     }
 
     /// The rig's labels as (name, value) pairs, in the order the stats give them; names

@@ -214,7 +214,8 @@ enum StatsCommand {
         }
         let dialect: OpenMetrics.Dialect? = openMetrics ? .openMetrics : prometheus ? .prometheusText : nil
         do {
-            let conn = try DaemonConnection(path: DaemonConnection.defaultPath(explicit: socket))
+            let path = DaemonConnection.defaultPath(explicit: socket)
+            let conn = try DaemonConnection(path: path)
             let reply = try conn.command(#"{"cmd":"stats","id":"stats"}"#)
             guard let stats = reply["stats"] else {
                 Console.err("crease stats: unexpected reply")
@@ -222,7 +223,7 @@ enum StatsCommand {
             }
             if let dialect {
                 // The text ends with a newline of its own.
-                Console.out(String(OpenMetrics.format(stats: stats, dialect: dialect).dropLast()))
+                Console.out(String(OpenMetrics.format(stats: stats, dialect: dialect, rig: OpenMetrics.rigName(socketPath: path)).dropLast()))
             } else if json {
                 Console.out(bytes: JSONWriter.encode(stats))
             } else {
