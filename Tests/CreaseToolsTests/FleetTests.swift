@@ -56,3 +56,20 @@ import Testing
         #expect(third[0].line.contains("its socket was removed"))
     }
 }
+
+@Suite struct StatsMetricsCommandTests {
+    @Test func openMetricsAndPrometheusTextFromARealDaemon() throws {
+        let scratch = Scratch()
+        let d = try LiveDaemon(scratch, name: "bench-3")
+        #expect(try runProgram(Built.crease, ["send", "--socket", d.socket, #"{"event":"hinge","angle":90}"#], in: scratch).status == 0)
+        let om = try runProgram(Built.crease, ["stats", "--socket", d.socket, "--openmetrics"], in: scratch)
+        #expect(om.status == 0 && om.stdout.hasSuffix("# EOF\n"), "\(om.stdout.suffix(100))")
+        #expect(om.stdout.contains("# TYPE crease_events counter\n"))
+        #expect(om.stdout.contains("crease_events_total{rig=\"bench-3\"} 1\n"))
+        let text = try runProgram(Built.crease, ["stats", "--socket", d.socket, "--prometheus"], in: scratch)
+        #expect(text.stdout.contains("# TYPE crease_events_total counter\n") && !text.stdout.contains("# EOF"))
+        let both = try runProgram(Built.crease, ["stats", "--socket", d.socket, "--openmetrics", "--json"], in: scratch)
+        #expect(both.status == 2 && both.stderr.contains("exclude each other"))
+        _ = d.stop()
+    }
+}
