@@ -38,6 +38,18 @@ import Testing
         _ = rig1.stop()
     }
 
+    @Test func aRigThatStopsAnsweringShowsAsDownWithinTheTimeout() throws {
+        let scratch = Scratch()
+        let rig = try LiveDaemon(scratch, name: "frozen")
+        rig.signal(SIGSTOP)
+        defer { rig.signal(SIGCONT) }
+        let r = try runProgram(Built.crease, ["fleet", scratch.path, "--json", "--interval", "0.1", "--timeout", "0.5"], in: scratch)
+        let rows = r.stdout.split(separator: "\n").compactMap { try? JSON.parse(Array($0.utf8)) }
+        #expect(rows.count == 1, "\(r.stdout)")
+        #expect(rows.first?["status"] == .string("down"))
+        #expect(text(rows.first?["error"])?.contains("did not answer within 0.5 s") == true, "\(r.stdout)")
+    }
+
     func answer(events: Double, uptime: Double) -> FleetProbe.Answer {
         FleetProbe.Answer(hello: .object([("digest", .string("d"))]), state: .object([]),
                           stats: .object([("events", .number(events)), ("uptimeS", .number(uptime)),
