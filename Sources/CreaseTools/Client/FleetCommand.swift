@@ -33,7 +33,7 @@ enum FleetCommand {
         // The first round needs a sample before it to measure events/s.
         fleet.observe(probeAll(in: directory, timeout: timeout))
         for round in 0..<rounds {
-            usleep(UInt32(interval * 1_000_000))
+            Thread.sleep(forTimeInterval: interval)
             let rows = fleet.observe(probeAll(in: directory, timeout: timeout))
             if json {
                 for r in rows { Console.out(bytes: JSONWriter.encode(r.json)) }
