@@ -58,12 +58,12 @@ import Testing
     }
 
     @Test func glitchesAndConformanceByKey() throws {
-        let text = OpenMetrics.format(stats: try stats(#""glitches":{"total":3,"flicker":2,"overlap":1},"conformance":{"match":7,"stale":0,"mismatch":1},"#))
+        let text = OpenMetrics.format(stats: try stats(#""glitches":{"flapping":2,"flash":1,"offscreen":0},"observations":{"match":7,"stale":0,"mismatch":1},"#))
         let l = lines(text)
-        #expect(l.contains(#"crease_glitches_total{kind="flicker"} 2"#))
-        #expect(l.contains(#"crease_glitches_total{kind="overlap"} 1"#))
-        #expect(!text.contains(#"kind="total""#))
-        #expect(l.contains(#"crease_conformance_observations_total{verdict="mismatch"} 1"#))
+        #expect(l.contains(#"crease_glitches_total{kind="flapping"} 2"#))
+        #expect(l.contains(#"crease_glitches_total{kind="flash"} 1"#))
+        #expect(l.contains(#"crease_glitches_total{kind="offscreen"} 0"#))
+        #expect(l.contains(#"crease_observations_total{verdict="mismatch"} 1"#))
     }
 
     @Test func secondsAreExactDecimals() {

@@ -53,7 +53,7 @@ import Testing
     func answer(events: Double, uptime: Double) -> FleetProbe.Answer {
         FleetProbe.Answer(hello: .object([("digest", .string("d"))]), state: .object([]),
                           stats: .object([("events", .number(events)), ("uptimeS", .number(uptime)),
-                                          ("glitches", .object([("flicker", .number(2)), ("overlap", .number(1))]))]))
+                                          ("glitches", .object([("flapping", .number(2)), ("flash", .number(1))]))]))
     }
 
     @Test func ratesFromConsecutiveRoundsAndRigsThatWentAway() {

@@ -50,7 +50,7 @@ public enum OpenMetrics {
         if let latency = stats["latency"] { out.latency(latency) }
         if let trace = stats["trace"] { out.trace(trace) }
         out.perKey(stats["glitches"], family: "glitches", label: "kind", help: "Glitches detected, by kind.")
-        out.perKey(stats["conformance"], family: "conformance_observations", label: "verdict",
+        out.perKey(stats["observations"], family: "observations", label: "verdict",
                    help: "Observations compared with the published layouts, by verdict.")
         if dialect == .openMetrics { out.text += "# EOF\n" }
         return out.text
@@ -173,10 +173,10 @@ public enum OpenMetrics {
         }
 
         /// A counter family with one series per numeric member of `object` (glitches by
-        /// kind, observations by verdict); a `total` member is the sum and left out.
+        /// kind, observations by verdict).
         mutating func perKey(_ object: JSONValue?, family name: String, label: String, help: String) {
             guard case .object(let members)? = object else { return }
-            let series = members.compactMap { k, v in OpenMetrics.number(v).map { (k, $0) } }.filter { $0.0 != "total" }
+            let series = members.compactMap { k, v in OpenMetrics.number(v).map { (k, $0) } }
             guard !series.isEmpty else { return }
             family(name, type: "counter", unit: nil, help: help)
             for (k, v) in series { sample("\(name)_total", labels: [(label, k)], OpenMetrics.valueText(v)) }

@@ -174,19 +174,14 @@ struct FleetRow {
         p99Us = a.stats["latency"]?["p99Us"]?.number
         overBudget = a.stats["latency"]?["overBudget"]?.number
         glitches = FleetRow.total(a.stats["glitches"])
-        mismatches = a.stats["conformance"]?["mismatch"]?.number
+        mismatches = a.stats["observations"]?["mismatch"]?.number
         subscribers = a.stats["subscribers"]?.number
     }
 
-    /// A count, or an object of counts by kind (its `total`, else the sum).
+    /// The sum of an object of counts by kind (`stats.glitches`).
     static func total(_ v: JSONValue?) -> Double? {
-        switch v {
-        case .number(let n)?: return n
-        case .object(let members)?:
-            if let t = v?["total"]?.number { return t }
-            return members.compactMap { $0.1.number }.reduce(0, +)
-        default: return nil
-        }
+        guard case .object(let members)? = v else { return nil }
+        return members.compactMap { $0.1.number }.reduce(0, +)
     }
 
     var labelText: String {
