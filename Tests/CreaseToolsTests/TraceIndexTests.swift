@@ -47,6 +47,18 @@ import Testing
         #expect(Set(keys.map { $0.joined(separator: ",") }).count == 1)
     }
 
+    @Test func labelsFilterByTheHeaderAndAreCheckedForShape() throws {
+        let scratch = Scratch()
+        let all = try runProgram(Built.crease, ["trace", "index", "\(packageRootPath)/Traces"], in: scratch)
+        #expect(all.status == 0 && all.stdout.split(separator: "\n").count >= 9, "\(all.stdout)")
+        #expect(all.stdout.contains(" events  0 gaps  Trailhead  \(packageRootPath)/Traces/slow-unfold.jsonl\n"), "\(all.stdout)")
+        // The corpus was recorded without labels: a label filter leaves nothing.
+        let none = try runProgram(Built.crease, ["trace", "index", "\(packageRootPath)/Traces", "--label", "rig=bench-3"], in: scratch)
+        #expect(none.status == 0 && none.stdout.isEmpty, "\(none.stdout)")
+        let bad = try runProgram(Built.crease, ["trace", "index", "\(packageRootPath)/Traces", "--label", "=x"], in: scratch)
+        #expect(bad.status == 2 && bad.stderr.contains("KEY=VALUE"))
+    }
+
     @Test func aDamagedTraceIsListedAsSuchAndFailsTheRun() throws {
         let scratch = Scratch()
         let source = try #require(try FileManager.default.contentsOfDirectory(atPath: packageRootPath + "/Traces").first { $0.hasSuffix(".jsonl") })

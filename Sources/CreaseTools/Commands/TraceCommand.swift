@@ -12,7 +12,8 @@ enum TraceCommand {
                crease trace diff A B                      the first divergence between two runs
                crease trace export FILE --chrome [-o OUT] Chrome trace-event JSON (Perfetto, chrome://tracing)
                crease trace bench FILE [--repeat N]       replay --verify against reading and JSON-decoding the lines
-               crease trace index DIR [--json]            one row per trace file under DIR (recursively); --json: JSON Lines
+               crease trace index DIR [--json] [--label KEY=VALUE]...   one row per trace file under DIR (recursively);
+                                                          --json: JSON Lines; --label: only files whose header has it
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -44,21 +45,31 @@ enum TraceCommand {
 
     // MARK: index
 
-    /// Rows for every trace under DIR; files that are not traces are named on stderr and
-    /// skipped. Exit 1 when any trace is damaged, 0 otherwise.
+    /// Rows for every trace under DIR whose header carries every `--label`; files that are
+    /// not traces are named on stderr and skipped. Exit 1 when any trace is damaged, else 0.
     static func index(_ args: inout Arguments) throws -> Int32 {
         let json = args.flag("--json")
+        let wanted = try args.options("--label").map { text -> (String, String) in
+            guard let eq = text.firstIndex(of: "="), eq != text.startIndex else { throw UsageError("--label takes KEY=VALUE, not \"\(text)\"") }
+            return (String(text[..<eq]), String(text[text.index(after: eq)...]))
+        }
         guard let directory = args.positional() else { throw UsageError("a directory is needed") }
         try args.finish()
         var damaged = 0
-        if !json { Console.out(TraceIndex.tableHeader) }
         for path in try TraceIndex.files(under: directory) {
-            guard let bytes = try? TraceIO.readWhole(path), let row = TraceIndex.row(path: path, bytes: bytes) else {
-                Console.err("crease trace index: skipped \(path): not a readable trace")
+            guard let bytes = try? TraceIO.readWhole(path) else {
+                Console.err("crease trace index: skipped \(path): cannot read it")
+                continue
+            }
+            // The header alone decides the filter: files it leaves out are not replayed.
+            let labels = TraceIndex.labels(of: bytes)
+            guard wanted.allSatisfy({ labels[$0.0] == .string($0.1) }) else { continue }
+            guard let row = TraceIndex.row(path: path, bytes: bytes) else {
+                Console.err("crease trace index: skipped \(path): not a trace")
                 continue
             }
             if row["damaged"] != .null { damaged += 1 }
-            if json { Console.out(bytes: JSONWriter.encode(row)) } else { Console.out(TraceIndex.tableLine(row)) }
+            if json { Console.out(bytes: JSONWriter.encode(row)) } else { Console.out(TraceIndex.line(row)) }
         }
         return damaged > 0 ? ExitStatus.checkFailed : ExitStatus.success
     }

@@ -79,8 +79,9 @@ enum TraceIndex {
         return f.string(from: d)
     }
 
-    /// One table line for a row (the default output).
-    static func tableLine(_ r: JSONValue) -> String {
+    /// One line for a row (the default output), readable without a header:
+    /// `START  DURATION s  N events  N gaps  APP  LABELS  FILE`.
+    static func line(_ r: JSONValue) -> String {
         func text(_ v: JSONValue?) -> String {
             switch v {
             case .string(let s)?: return s
@@ -88,19 +89,10 @@ enum TraceIndex {
             default: return "-"
             }
         }
-        var labelText = "-"
-        if case .object(let ls)? = r["labels"], !ls.isEmpty {
-            labelText = ls.map { k, v in "\(k)=\(text(v))" }.joined(separator: ",")
-        }
-        let line = table([text(r["start"]), text(r["durationS"]) + "s", text(r["events"]), text(r["gaps"]), text(r["app"]), labelText, text(r["file"])])
-        guard case .string(let damage)? = r["damaged"] else { return line }
-        return line + "  DAMAGED: \(damage)"
-    }
-
-    static let tableHeader = table(["start", "duration", "events", "gaps", "app", "labels", "file"])
-
-    static func table(_ columns: [String]) -> String {
-        let widths = [24, 10, 8, 4, 12, 20, 0]
-        return zip(columns, widths).map { c, w in c.padding(toLength: max(w, c.count), withPad: " ", startingAt: 0) }.joined(separator: " ")
+        var fields = [text(r["start"]), "\(text(r["durationS"])) s", "\(text(r["events"])) events", "\(text(r["gaps"])) gaps", text(r["app"])]
+        if case .object(let ls)? = r["labels"], !ls.isEmpty { fields.append(ls.map { k, v in "\(k)=\(text(v))" }.joined(separator: ",")) }
+        fields.append(text(r["file"]))
+        if case .string(let damage)? = r["damaged"] { fields.append("DAMAGED: \(damage)") }
+        return fields.joined(separator: "  ")
     }
 }
