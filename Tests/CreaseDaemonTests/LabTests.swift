@@ -181,9 +181,10 @@ func filesBelow(_ dir: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter(TraceRetention.isTraceFile).sorted()
     }
 
-    /// Polls until `condition` holds (the writer thread prunes on its own time).
+    /// Polls until `condition` holds (the writer thread prunes on its own time); the
+    /// deadline is a loaded machine's worst pause, not a measure of speed.
     func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = monotonicSeconds() + 20
+        let deadline = monotonicSeconds() + 60
         while monotonicSeconds() < deadline {
             if condition() { return true }
             usleep(20_000)
@@ -204,9 +205,9 @@ func filesBelow(_ dir: String) -> [String] {
         #expect(left.contains(planted[2]))
         #expect(left.count == 2)
         #expect(FileManager.default.fileExists(atPath: "\(traces)/notes.txt"))
-        let stats = try #require(try Client(d.socketPath).request(#"{"cmd":"stats"}"#)["stats"])
-        #expect(stats["trace"]?["removedFiles"] == .number(2))
-        #expect(stats["trace"]?["removedBytes"] == .number(2000))
+        let c = try Client(d.socketPath)
+        #expect(eventually { (try? c.request(#"{"cmd":"stats"}"#))?["stats"]?["trace"]?["removedFiles"] == .number(2) })
+        #expect(try c.request(#"{"cmd":"stats"}"#)["stats"]?["trace"]?["removedBytes"] == .number(2000))
     }
 
     @Test func aSizeLimitKeepsOnlyTheFileBeingWrittenAcrossRotations() throws {
@@ -214,7 +215,8 @@ func filesBelow(_ dir: String) -> [String] {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let traces = "\(dir)/traces"
         _ = try plantTraces(in: traces, ages: [300, 200])
-        let d = try DaemonProcess(arguments: ["--trace-dir", traces, "--trace-keep-bytes", "1"])
+        // --fsync never: a rotation syncs the old file first, which a busy disk can hold up for seconds.
+        let d = try DaemonProcess(arguments: ["--trace-dir", traces, "--trace-keep-bytes", "1", "--fsync", "never"])
         let c = try Client(d.socketPath)
         // Even alone over the limit, the file being written stays.
         #expect(eventually { traceFiles(traces).count == 1 }, "\(traceFiles(traces)) \(d.log())")
@@ -226,8 +228,8 @@ func filesBelow(_ dir: String) -> [String] {
             let name = try #require(rotated?.split(separator: "/").last.map(String.init))
             #expect(eventually { traceFiles(traces) == [name] }, "\(traceFiles(traces))")
         }
-        let stats = try #require(try c.request(#"{"cmd":"stats"}"#)["stats"])
-        #expect(stats["trace"]?["removedFiles"] == .number(5))
+        // The count follows the last removal a moment later (same writer thread, after the unlink).
+        #expect(eventually { (try? c.request(#"{"cmd":"stats"}"#))?["stats"]?["trace"]?["removedFiles"] == .number(5) })
     }
 }
 
@@ -243,7 +245,7 @@ func filesBelow(_ dir: String) -> [String] {
         // Readers only ever see whole files: each read ends with the last family's line.
         var reads = 0
         var sawAll = false
-        let deadline = monotonicSeconds() + 20
+        let deadline = monotonicSeconds() + 60
         while monotonicSeconds() < deadline, !sawAll || reads < 50 {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { usleep(2_000); continue }
             reads += 1
@@ -270,7 +272,7 @@ func filesBelow(_ dir: String) -> [String] {
     @Test func aFileThatCannotBeWrittenIsLoggedAndTheDaemonServesOn() throws {
         let d = try DaemonProcess(arguments: ["--metrics-textfile", "/nonexistent-dir/rig.prom", "--metrics-interval-ms", "100"])
         let c = try Client(d.socketPath)
-        let deadline = monotonicSeconds() + 20
+        let deadline = monotonicSeconds() + 60
         while monotonicSeconds() < deadline, !d.log().contains("metrics: create /nonexistent-dir/rig.prom") { usleep(20_000) }
         #expect(d.log().contains("metrics: create /nonexistent-dir/rig.prom"), "\(d.log())")
         #expect(try c.request(toggle(0, id: "e"))["ok"] == .bool(true))
