@@ -47,6 +47,9 @@ public final class Daemon {
 
     private var traceWake: UVAsync?
     private var timers: [UVTimer] = []
+    /// `--metrics-textfile`: written by a thread of its own; the loop formats and hands over.
+    private var metrics: MetricsTextfile?
+    private var metricsFailure: String?
     private var signals: [UVSignal] = []
     private var check: UVCheck?
     private var shuttingDown = false
@@ -153,6 +156,13 @@ public final class Daemon {
         statsTimer.start(afterMs: options.statsIntervalMs, repeatMs: options.statsIntervalMs)
         statsTimer.unref()
         timers.append(statsTimer)
+        if let path = options.metricsTextfile {
+            metrics = MetricsTextfile(path: path)
+            let t = UVTimer(loop: loop) { [unowned self] in self.writeMetrics() }
+            t.start(afterMs: 0, repeatMs: options.metricsIntervalMs)
+            t.unref()
+            timers.append(t)
+        }
 
         let status = "listening on \(socketPath); app \(core.engine.appName); profile \(core.engine.profileName)"
         notifier.send(NotifyMessage.ready(status: status))
@@ -309,6 +319,21 @@ public final class Daemon {
         notifier.send(NotifyMessage.status(status))
     }
 
+    /// Hands the stats, as Prometheus text, to the metrics file's writer; logs a failure
+    /// of the last write once (and its end).
+    private func writeMetrics() {
+        guard let metrics else { return }
+        var w = JSONWriter(capacity: 2048)
+        core.writeStats(at: uv_hrtime(), to: &w)
+        guard let stats = try? JSON.parse(w.bytes) else { return }
+        metrics.submit(OpenMetrics.format(stats: stats, dialect: .prometheusText, rig: OpenMetrics.rigName(socketPath: socketPath)))
+        let failure = metrics.status.failure
+        if failure != metricsFailure {
+            if let failure { log.warning("metrics: \(failure)") } else { log.notice("metrics: writing \(metrics.path) again") }
+            metricsFailure = failure
+        }
+    }
+
     /// Resident set size from /proc/self/statm, in KiB (0 if unreadable).
     static func residentKiB() -> Int {
         let fd = open("/proc/self/statm", O_RDONLY)
@@ -371,6 +396,10 @@ public final class Daemon {
         perform()
         // The trace is flushed before the last replies go out, so none is held back.
         trace.sink?.close()
+        // The last figures, the trace's final counts among them, stay in the metrics file.
+        writeMetrics()
+        metrics?.close()
+        metrics = nil
         trace.sink = nil
         core.tracing = false
         traceMovedOn()

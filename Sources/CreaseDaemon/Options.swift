@@ -19,6 +19,9 @@ public struct DaemonOptions: Sendable, Equatable {
     public var maxQueueBytes = 1 << 20
     /// How often subscribers of the `stats` topic get a push, in milliseconds.
     public var statsIntervalMs: UInt64 = 1000
+    /// `--metrics-textfile`: where the stats go as Prometheus text, and how often.
+    public var metricsTextfile: String?
+    public var metricsIntervalMs: UInt64 = 5000
     /// The socket's mode and group, and who may read or publish.
     public var access = AccessOptions()
     /// `--label KEY=VALUE`, in the order given: in `hello`, `stats`, trace headers and the trace index.
@@ -48,6 +51,9 @@ public struct DaemonOptions: Sendable, Equatable {
           --label KEY=VALUE      what the rig says about itself (rig id, device serial, build, app version);
                                  repeatable; shown in hello, stats, trace headers and the trace index.
                                  KEY: a letter, then up to 63 letters, digits, _ . -; VALUE: up to 256 bytes
+          --metrics-textfile PATH  write the stats as Prometheus text to PATH (replaced atomically)
+                                 for node_exporter's textfile collector
+          --metrics-interval-ms N  how often (default 5000)
           --trace-dir DIR        where trace files go
           --no-trace             record no trace
         \(TraceWriterOptions.usage)
@@ -55,6 +61,10 @@ public struct DaemonOptions: Sendable, Equatable {
         \(AccessOptions.usage)
           --version, --help
         A socket-activated start (LISTEN_FDS/LISTEN_PID) uses the passed socket instead.
+        \(EnvironmentOptions.usage)
+        Signals: TERM or INT stop (subscribers get a shutdown push), HUP begins a new trace file.
+        Exit status: 0 stopped cleanly, 1 could not start, 2 bad option. Documentation: docs/daemon.md,
+        docs/traces.md and docs/lab.md (installed under PREFIX/share/doc/crease).
         """
 
     public static func parse(_ arguments: [String]) throws(UsageError) -> Parsed {
@@ -103,6 +113,11 @@ public struct DaemonOptions: Sendable, Equatable {
                     throw UsageError(description: "--label: \"\(label.key)\" is given twice")
                 }
                 o.labels.append(label)
+            case "--metrics-textfile":
+                let p = try value(arg)
+                guard !p.isEmpty else { throw UsageError(description: "--metrics-textfile needs a path") }
+                o.metricsTextfile = p
+            case "--metrics-interval-ms": o.metricsIntervalMs = try number(arg, min: 100)
             case "--trace-dir": o.traceDirectory = try value(arg)
             case "--no-trace": o.trace = false
             case "--trace-layouts": o.traceWriter.layouts = true

@@ -9,9 +9,15 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
+let environmentArguments = EnvironmentOptions.arguments(ProcessInfo.processInfo.environment)
+// A bad value from the environment is named as such, not as a flag nobody typed.
+do { _ = try DaemonOptions.parse(environmentArguments) } catch {
+    fail("in the environment (CREASE_*): \(error)", status: 2)
+}
+
 let options: DaemonOptions
 do {
-    switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+    switch try DaemonOptions.parse(environmentArguments + Array(CommandLine.arguments.dropFirst())) {
     case .help:
         print(DaemonOptions.usage)
         exit(0)

@@ -61,7 +61,22 @@ public struct LatencyHistogram: Sendable {
         return maxNs
     }
 
-    /// `{"count","budgetUs","overBudget","p50Us","p90Us","p99Us","p999Us","maxUs","meanUs"}`.
+    /// Upper bounds (µs) of the cumulative buckets `stats` reports for Prometheus.
+    public static let reportedBoundsUs: [UInt64] = [25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 25_000, 100_000, 1_000_000]
+
+    /// Values at or below `boundNs`, counted by whole buckets: a value in the bucket that
+    /// straddles the bound (within 1/64 below it) counts as above it.
+    public func count(atOrBelow boundNs: UInt64) -> UInt64 {
+        var total: UInt64 = 0
+        for (i, c) in buckets.enumerated() where c > 0 {
+            guard Self.highestValue(inBucket: i) <= boundNs else { break }
+            total += c
+        }
+        return total
+    }
+
+    /// `{"count","budgetUs","overBudget","p50Us","p90Us","p99Us","p999Us","maxUs","meanUs","sumUs","buckets"}`;
+    /// `buckets` holds `[leUs, count]` pairs, cumulative, for `reportedBoundsUs`.
     public func write(to w: inout JSONWriter) {
         w.beginObject()
         w.key("count"); w.int(Int(count))
@@ -73,6 +88,12 @@ public struct LatencyHistogram: Sendable {
         w.key("p999Us"); w.number(Self.micros(value(atQuantile: 0.999)))
         w.key("maxUs"); w.number(Self.micros(maxNs))
         w.key("meanUs"); w.number(count == 0 ? 0 : Self.micros(sumNs / count))
+        w.key("sumUs"); w.number(Self.micros(sumNs))
+        w.key("buckets"); w.beginArray()
+        for bound in Self.reportedBoundsUs {
+            w.beginArray(); w.int(Int(bound)); w.int(Int(count(atOrBelow: bound * 1000))); w.endArray()
+        }
+        w.endArray()
         w.endObject()
     }
 

@@ -91,7 +91,7 @@ public final class TraceWriter: TraceSink {
         queue = TraceQueue(path: path, durableSeq: context.engine.seq)
         let index = TraceIndexFile(directory: directory, log: context.log)
         index.append(firstIndex)
-        let worker = TraceWriterThread(queue: queue, files: files, options: options, fd: fd, length: first.count,
+        let worker = TraceWriterThread(queue: queue, files: files, options: options, directory: directory, fd: fd, length: first.count,
                                        wake: context.wake, index: index, headerFor: { engine, t, reason, part, path in
                                            TraceWriter.header(daemon: daemon, config: config, part: part, reason: reason, labels: labels,
                                                               layouts: options.layouts, origin: origin, t: t, engine: engine, path: path, pid: pid)
@@ -217,6 +217,10 @@ public final class TraceWriter: TraceSink {
             w.key("lost"); w.int(Int(q.lostTotal))
             w.key("gaps"); w.int(q.gapsWritten)
             w.key("files"); w.int(part + 1)
+            if options.keepBytes > 0 || options.keepDays > 0 {
+                w.key("removedFiles"); w.int(q.removedFiles)
+                w.key("removedBytes"); w.int(Int(q.removedBytes))
+            }
             w.endObject()
         }
     }
@@ -348,6 +352,9 @@ final class TraceQueue: @unchecked Sendable {
     var gapsWritten = 0
     var recordsWritten: UInt64 = 0
     var bytesWritten: UInt64 = 0
+    /// Old files the retention limits removed, and their bytes.
+    var removedFiles = 0
+    var removedBytes: UInt64 = 0
     /// The highest seq whose records are handled: on disk (synced, under --fsync always) or counted lost.
     var durableSeq: Int
     /// The seq of the last event encoded (or counted lost) so far.
@@ -392,6 +399,8 @@ final class TraceWriterThread: @unchecked Sendable {
     let queue: TraceQueue
     let files: any TraceFileSystem
     let options: TraceWriterOptions
+    let retention: TraceRetention
+    let directory: String
     let wake: @Sendable () -> Void
     let index: TraceIndexFile
     /// The header and index lines of a file the thread begins itself (after a gap).
@@ -409,13 +418,15 @@ final class TraceWriterThread: @unchecked Sendable {
     /// Records written since the last check found the file in place: lost if the next one does not.
     var recordsSinceCheck = 0
 
-    init(queue: TraceQueue, files: any TraceFileSystem, options: TraceWriterOptions, fd: Int32, length: Int,
+    init(queue: TraceQueue, files: any TraceFileSystem, options: TraceWriterOptions, directory: String, fd: Int32, length: Int,
          wake: @escaping @Sendable () -> Void, index: TraceIndexFile,
          headerFor: @escaping @Sendable (Engine, UInt64, String, Int, String) -> (header: [UInt8], index: [UInt8])) {
         self.index = index
         self.queue = queue
         self.files = files
         self.options = options
+        retention = TraceRetention(keepBytes: options.keepBytes, keepDays: options.keepDays)
+        self.directory = directory
         self.fd = fd
         self.length = length
         self.wake = wake
@@ -424,6 +435,7 @@ final class TraceWriterThread: @unchecked Sendable {
 
     func run() {
         var spare: [UInt8] = []
+        applyRetention(current: queue.withLock { $0.path })
         while true {
             queue.condition.lock()
             // Under --fsync always, events counted lost on the loop side still need their seq published.
@@ -533,6 +545,7 @@ final class TraceWriterThread: @unchecked Sendable {
             index.append(indexLine)
             lastCheckNs = DispatchTime.now().uptimeNanoseconds
             recordsSinceCheck = 0
+            applyRetention(current: path)
         }
         if queue.withLock({ $0.failing }) { markGap(engine: engine, t: t) }
     }
@@ -580,6 +593,18 @@ final class TraceWriterThread: @unchecked Sendable {
             q.lostAtRecovery = q.lostSinceGood
             q.lostSinceGood = 0
             q.gapsWritten += 1
+        }
+    }
+
+    /// `--trace-keep-bytes`/`--trace-keep-days`: removes the directory's oldest files,
+    /// never `current`, the one just opened.
+    private func applyRetention(current: String) {
+        guard retention.isActive else { return }
+        let removed = retention.prune(directory: directory, currentPath: current)
+        guard removed.files > 0 else { return }
+        queue.withLock { q in
+            q.removedFiles += removed.files
+            q.removedBytes += removed.bytes
         }
     }
 

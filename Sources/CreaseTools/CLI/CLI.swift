@@ -12,7 +12,7 @@ public enum CLI {
     static let commands: [Command] = [
         Command(name: "layout", usage: LayoutCommand.usage, summary: "apply events to the default state and print the layout", run: LayoutCommand.run),
         Command(name: "replay", usage: ReplayCommand.usage, summary: "replay a trace in process or into a daemon; --verify checks every digest", run: ReplayCommand.run),
-        Command(name: "trace", usage: TraceCommand.usage, summary: "check, info, slice, diff, export, bench, glitches and minimize trace files", run: TraceCommand.run),
+        Command(name: "trace", usage: TraceCommand.usage, summary: "check, info, slice, diff, export, bench, glitches, minimize and index trace files", run: TraceCommand.run),
         Command(name: "glitches", usage: GlitchesCommand.usage, summary: "check NDJSON layouts (with a t in ns) for flapping, flashes, lost, occluded and offscreen items", run: GlitchesCommand.run),
         Command(name: "gen", usage: GenCommand.usage, summary: "synthesize rig-like event streams (stdout or --to SOCKET)", run: GenCommand.run),
         Command(name: "bench", usage: BenchCommand.usage, summary: "relayout and transport latency: core, rtt, stream, burst, replay, memory", run: BenchCommand.run),
@@ -50,6 +50,9 @@ public enum CLI {
         for c in commands { lines.append("  \(c.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(c.summary)") }
         lines.append("")
         lines.append("`crease COMMAND --help` shows a command's options. Exit status: 0 ok, 1 check failed, 2 usage or input error.")
+        lines.append("The commands that talk to creased use --socket PATH, else $CREASE_SOCKET, else")
+        lines.append("$XDG_RUNTIME_DIR/crease/creased.sock, else /run/crease/creased.sock.")
+        lines.append("Documentation: README.md and docs/ (installed under PREFIX/share/doc/crease): lab.md runs a lab.")
         return lines.joined(separator: "\n")
     }
 }

@@ -9,7 +9,8 @@ extension CLI {
     static let clientCommands: [Command] = [
         Command(name: "send", usage: SendCommand.usage, summary: "send events to creased and print its replies", run: SendCommand.run),
         Command(name: "watch", usage: WatchCommand.usage, summary: "one line per layout creased publishes", run: WatchCommand.run),
-        Command(name: "stats", usage: StatsCommand.usage, summary: "creased's latency histogram and counters", run: StatsCommand.run),
+        Command(name: "stats", usage: StatsCommand.usage, summary: "creased's latency histogram and counters (--openmetrics for Prometheus)", run: StatsCommand.run),
+        Command(name: "fleet", usage: FleetCommand.usage, summary: "every rig in /run/crease (or DIR), one live line each", run: FleetCommand.run),
     ]
 }
 
@@ -197,18 +198,26 @@ enum WatchCommand {
     }
 }
 
-/// `crease stats [--socket PATH] [--json] [--reset]`: the daemon's latency histogram and
-/// counters; `--reset` starts a new period once they are printed.
+/// `crease stats [--socket PATH] [--json | --openmetrics | --prometheus] [--reset]`: the
+/// daemon's latency histogram and counters, as lines, as the stats object, or as metrics
+/// text for Prometheus (OpenMetrics, or the text format node_exporter's textfile collector
+/// reads); `--reset` starts a new period once they are printed.
 enum StatsCommand {
-    static let usage = "crease stats [--socket PATH] [--json] [--reset]"
+    static let usage = "crease stats [--socket PATH] [--json | --openmetrics | --prometheus] [--reset]"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let socket = try args.option("--socket")
         let json = args.flag("--json")
         let reset = args.flag("--reset")
+        let openMetrics = args.flag("--openmetrics"), prometheus = args.flag("--prometheus")
         try args.finish()
+        guard [json, openMetrics, prometheus].filter({ $0 }).count <= 1 else {
+            throw UsageError("--json, --openmetrics and --prometheus exclude each other")
+        }
+        let dialect: OpenMetrics.Dialect? = openMetrics ? .openMetrics : prometheus ? .prometheusText : nil
         do {
-            let conn = try DaemonConnection(path: DaemonConnection.defaultPath(explicit: socket))
+            let path = DaemonConnection.defaultPath(explicit: socket)
+            let conn = try DaemonConnection(path: path)
             let reply = try conn.command(reset ? #"{"cmd":"stats","reset":true,"id":"stats"}"# : #"{"cmd":"stats","id":"stats"}"#)
             guard let stats = reply["stats"] else {
                 var message = "unexpected reply"
@@ -216,7 +225,10 @@ enum StatsCommand {
                 Console.err("crease stats: \(message)")
                 return ExitStatus.checkFailed
             }
-            if json {
+            if let dialect {
+                // The text ends with a newline of its own.
+                Console.out(String(OpenMetrics.format(stats: stats, dialect: dialect, rig: OpenMetrics.rigName(socketPath: path)).dropLast()))
+            } else if json {
                 Console.out(bytes: JSONWriter.encode(stats))
             } else {
                 Console.out(StatsText.render(stats))

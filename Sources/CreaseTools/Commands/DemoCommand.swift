@@ -266,7 +266,10 @@ public enum DemoScript {
             Step(caption: "keyboard on the outer display in landscape", events: [.keyboard(visible: true, height: nil), .keyboard(visible: false, height: nil)]),
             Step(caption: "back to portrait, open flat, Split View on each side", events: [.orientation(.portrait), .hinge(angle: 180), .orientation(.landscapeLeft),
                                                                                           .splitView(.left), .splitView(.right), .splitView(.none)]),
-            Step(caption: "right-to-left", events: [.layoutDirection(.rtl), .layoutDirection(.ltr)]),
+            // Its own step, so the right-to-left layout is published before left-to-right
+            // returns: paced events a loaded machine reads together are applied as one batch.
+            Step(caption: "right-to-left", events: [.layoutDirection(.rtl)]),
+            Step(caption: "and back to left-to-right", events: [.layoutDirection(.ltr)]),
             Step(caption: "Reduce Transparency", events: [.reduceTransparency(enabled: true), .reduceTransparency(enabled: false)]),
         ]
         return s

@@ -16,7 +16,8 @@ enum TraceCommand {
                                                           replay and check for glitches; exit 1 when any is found
                crease trace minimize FILE (--glitch KIND [--subject ID] | --diverges OTHER_BUILD_TRACE | --until 'CMD') -o OUT
                                                           the fewest events that still show it (delta debugging)
-               crease trace index DIR [--label KEY=VALUE]...   the files a trace directory's index lists, with those labels
+               crease trace index DIR [--json] [--label KEY=VALUE]...   one row per trace file under DIR (recursively);
+                                                          --json: JSON Lines; --label: only files whose header has it
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -46,6 +47,37 @@ enum TraceCommand {
     static func onePath(_ args: inout Arguments) throws -> String {
         guard let path = args.positional() else { throw UsageError("a trace file is needed") }
         return path
+    }
+
+    // MARK: index
+
+    /// Rows for every trace under DIR whose header carries every `--label`; files that are
+    /// not traces are named on stderr and skipped. Exit 1 when any trace is damaged, else 0.
+    static func index(_ args: inout Arguments) throws -> Int32 {
+        let json = args.flag("--json")
+        var wanted: [Label] = []
+        for text in try args.options("--label") {
+            do { wanted.append(try Label(parsing: text)) } catch { throw UsageError("--label takes KEY=VALUE: \(error.message)") }
+        }
+        guard let directory = args.positional() else { throw UsageError("a directory is needed") }
+        try args.finish()
+        var damaged = 0
+        for path in try TraceIndex.files(under: directory) {
+            guard let bytes = try? TraceIO.readWhole(path) else {
+                Console.err("crease trace index: skipped \(path): cannot read it")
+                continue
+            }
+            // The header alone decides the filter: files it leaves out are not replayed.
+            let labels = TraceIndex.labels(of: bytes)
+            guard wanted.allSatisfy({ labels[$0.key] == .string($0.value) }) else { continue }
+            guard let row = TraceIndex.row(path: path, bytes: bytes) else {
+                Console.err("crease trace index: skipped \(path): not a trace")
+                continue
+            }
+            if row["damaged"] != .null { damaged += 1 }
+            if json { Console.out(bytes: JSONWriter.encode(row)) } else { Console.out(TraceIndex.line(row)) }
+        }
+        return damaged > 0 ? ExitStatus.checkFailed : ExitStatus.success
     }
 
     // MARK: check
@@ -205,32 +237,6 @@ enum TraceCommand {
         bytes.append(0x0A)
         try TraceIO.write(bytes, to: out)
         return ExitStatus.success
-    }
-
-    // MARK: index
-
-    /// The entries of `DIR/index.ndjson` whose labels include every `--label` given, one line each.
-    static func index(_ args: inout Arguments) throws -> Int32 {
-        var wanted: [Label] = []
-        for text in try args.options("--label") {
-            do { wanted.append(try Label(parsing: text)) } catch { throw UsageError("--label: \(error.message)") }
-        }
-        guard let dir = args.positional() else { throw UsageError("a trace directory is needed") }
-        try args.finish()
-        let bytes = try TraceIO.readWhole(dir + "/" + TraceIndexEntry.fileName)
-        var damaged = false
-        for (number, line) in Inputs.lines(bytes) where !line.isEmpty {
-            let entry: TraceIndexEntry
-            do { entry = try TraceIndexEntry.decode(try JSON.parse(line)) } catch {
-                Console.err("crease trace index: \(TraceIndexEntry.fileName):\(number): \(error)")
-                damaged = true
-                continue
-            }
-            guard wanted.allSatisfy({ entry.labels.contains($0) }) else { continue }
-            let labels = entry.labels.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-            Console.out("\(entry.file)  \(entry.started)  pid \(entry.pid) part \(entry.part) (\(entry.reason)) from seq \(entry.seq)\(labels.isEmpty ? "" : "  " + labels)")
-        }
-        return damaged ? ExitStatus.checkFailed : ExitStatus.success
     }
 
     // MARK: bench

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CreaseCore
+import Foundation
+
+/// `--metrics-textfile PATH`: the stats as Prometheus text, replaced atomically (a
+/// temporary file beside PATH, then `rename`), for node_exporter's textfile collector.
+/// The loop only formats the text and hands it over; a thread of its own writes it, so
+/// a slow disk never stalls the loop. While one write is under way, a newer text replaces
+/// the one waiting: only the latest stats are worth writing.
+public final class MetricsTextfile: @unchecked Sendable {
+    public let path: String
+    private let condition = NSCondition()
+    private var waiting: String?
+    private var stopping = false
+    private var finished = false
+    /// The last write's failure, logged once per change by the loop.
+    private var failure: String?
+    private var writes = 0
+
+    public init(path: String) {
+        self.path = path
+        let thread = Thread { [self] in run() }
+        thread.name = "metrics textfile"
+        thread.start()
+    }
+
+    /// Queues `text` to be written; returns at once.
+    public func submit(_ text: String) {
+        condition.lock()
+        waiting = text
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// (files written so far, the last failure if the last write failed).
+    public var status: (writes: Int, failure: String?) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (writes, failure)
+    }
+
+    /// Writes what is waiting, then ends the thread; removes nothing (a scraper keeps the
+    /// last values, and the file's age tells a stopped rig apart).
+    public func close() {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while waiting == nil && !stopping { condition.wait() }
+            let text = waiting
+            waiting = nil
+            let stop = stopping
+            condition.unlock()
+            if let text {
+                let error = Self.replace(path, with: Array(text.utf8))
+                condition.lock()
+                failure = error
+                if error == nil { writes += 1 }
+                condition.unlock()
+            }
+            if stop {
+                condition.lock()
+                finished = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+        }
+    }
+
+    /// Writes `bytes` to a temporary file in `path`'s directory and renames it over `path`,
+    /// so a reader sees the old file or the new one, never a part. Mode 0644 whatever the
+    /// umask: metrics are no secret, and the collector runs as another user.
+    static func replace(_ path: String, with bytes: [UInt8]) -> String? {
+        let temporary = "\(path).\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return "create \(temporary): \(String(cString: strerror(errno)))" }
+        var failed: String?
+        if fchmod(fd, 0o644) != 0 { failed = "chmod \(temporary): \(String(cString: strerror(errno)))" }
+        var offset = 0
+        while failed == nil, offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { failed = "write \(temporary): \(String(cString: strerror(errno)))"; break }
+            offset += n
+        }
+        Glibc.close(fd)
+        if failed == nil, rename(temporary, path) != 0 { failed = "rename \(temporary) to \(path): \(String(cString: strerror(errno)))" }
+        if failed != nil { unlink(temporary) }
+        return failed
+    }
+}

@@ -1,0 +1,228 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CreaseCore
+import Foundation
+
+/// `crease fleet [DIR]`: every rig whose socket is in DIR (default /run/crease), one line
+/// each, refreshed in place on a terminal; plain lines (or `--json`) when piped. A rig
+/// that does not answer is shown as down, and one whose socket went away as gone.
+enum FleetCommand {
+    static let usage = """
+        crease fleet [DIR] [--json] [--interval S] [--count N] [--timeout S]
+          DIR          where the rigs' sockets are (default /run/crease): every NAME.sock is rig NAME
+          --json       one JSON object per rig and round
+          --interval S seconds between rounds (default 1); events/s is measured over it
+          --count N    rounds to show (default: until interrupted on a terminal, 1 when piped)
+          --timeout S  how long a rig may take to answer before it is shown as down (default 2)
+        """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let json = args.flag("--json")
+        let interval = try args.double("--interval") ?? 1
+        let count = try args.int("--count")
+        let timeout = try args.double("--timeout") ?? 2
+        let directory = args.positional() ?? "/run/crease"
+        try args.finish()
+        guard interval > 0, timeout > 0 else { throw UsageError("--interval and --timeout must be above 0") }
+        if let count, count < 1 { throw UsageError("--count must be at least 1") }
+        let live = isatty(1) == 1 && !json
+        let rounds = count ?? (live ? Int.max : 1)
+        var fleet = Fleet()
+        var shownLines = 0
+        // The first round needs a sample before it to measure events/s.
+        fleet.observe(probeAll(in: directory, timeout: timeout))
+        for round in 0..<rounds {
+            Thread.sleep(forTimeInterval: interval)
+            let rows = fleet.observe(probeAll(in: directory, timeout: timeout))
+            if json {
+                for r in rows { Console.out(bytes: JSONWriter.encode(r.json)) }
+                continue
+            }
+            var lines = [FleetRow.header] + rows.map(\.line)
+            if rows.isEmpty { lines.append("no rig sockets in \(directory)") }
+            var text = lines.joined(separator: "\n")
+            if live {
+                // Back to the first line of the previous round, then clear below it.
+                if shownLines > 0 { text = "\u{1B}[\(shownLines)A\u{1B}[J" + text }
+                shownLines = lines.count
+            } else if round > 0 {
+                text = "\n" + text
+            }
+            Console.out(text)
+        }
+        return ExitStatus.success
+    }
+
+    /// The rigs' sockets in `directory`: (name, path), sorted by name.
+    static func sockets(in directory: String) -> [(name: String, path: String)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".sock") }.sorted().compactMap { name in
+            let path = "\(directory)/\(name)"
+            var st = stat()
+            guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFSOCK else { return nil }
+            return (String(name.dropLast(5)), path)
+        }
+    }
+
+    static func probeAll(in directory: String, timeout: Double) -> [FleetProbe] {
+        sockets(in: directory).map { probe(name: $0.name, path: $0.path, timeout: timeout) }
+    }
+
+    /// `hello`, `state` and `stats` from one rig, written at once and read back in order.
+    static func probe(name: String, path: String, timeout: Double) -> FleetProbe {
+        do {
+            let conn = try DaemonConnection(path: path)
+            defer { conn.close() }
+            try conn.write(Array("{\"cmd\":\"hello\",\"id\":1}\n{\"cmd\":\"state\",\"id\":2}\n{\"cmd\":\"stats\",\"id\":3}\n".utf8))
+            var replies: [JSONValue] = []
+            while replies.count < 3 {
+                guard let line = try conn.readLine(timeout: timeout) else { throw DaemonConnection.Failure(description: "closed the connection") }
+                guard let v = try? JSON.parse(line) else { throw DaemonConnection.Failure(description: "sent a line that is not JSON") }
+                if v["push"] == nil { replies.append(v) }
+            }
+            guard replies.allSatisfy({ $0["ok"] == .bool(true) }) else {
+                let refused = replies.first { $0["ok"] != .bool(true) }?["error"]?["message"]
+                throw DaemonConnection.Failure(description: refused.map { "refused: \(String(decoding: JSONWriter.encode($0), as: UTF8.self))" } ?? "refused")
+            }
+            return FleetProbe(name: name, path: path, answer: .success(FleetProbe.Answer(hello: replies[0], state: replies[1]["state"] ?? .null,
+                                                                                          stats: replies[2]["stats"] ?? .null)))
+        } catch {
+            return FleetProbe(name: name, path: path, answer: .failure(FleetProbe.Failure(message: "\(error)")))
+        }
+    }
+}
+
+/// What one rig said, or why it said nothing.
+struct FleetProbe {
+    struct Answer {
+        var hello: JSONValue
+        var state: JSONValue
+        var stats: JSONValue
+    }
+    struct Failure: Error { var message: String }
+    var name: String
+    var path: String
+    var answer: Result<Answer, Failure>
+}
+
+/// The rigs seen so far and their last counters, to turn probes into rows. Pure.
+struct Fleet {
+    private var last: [String: (events: Double, uptime: Double)] = [:]
+    private var seen: [String] = []
+
+    /// Rows for this round: every rig probed, and rigs seen before whose socket is gone.
+    @discardableResult
+    mutating func observe(_ probes: [FleetProbe]) -> [FleetRow] {
+        var rows: [FleetRow] = []
+        for p in probes {
+            if !seen.contains(p.name) { seen.append(p.name) }
+            switch p.answer {
+            case .failure(let f):
+                rows.append(FleetRow(name: p.name, status: "down", detail: f.message))
+            case .success(let a):
+                var row = FleetRow(name: p.name, status: "up", answer: a)
+                let events = a.stats["events"]?.number ?? 0, uptime = a.stats["uptimeS"]?.number ?? 0
+                if let before = last[p.name], uptime > before.uptime, events >= before.events {
+                    row.eventsPerSecond = (events - before.events) / (uptime - before.uptime)
+                }
+                last[p.name] = (events, uptime)
+                rows.append(row)
+            }
+        }
+        for name in seen where !probes.contains(where: { $0.name == name }) {
+            rows.append(FleetRow(name: name, status: "gone", detail: "its socket was removed"))
+        }
+        return rows.sorted { $0.name < $1.name }
+    }
+}
+
+/// One rig's line. Counters the daemon does not report (glitches, mismatches before
+/// those land) are nil, shown as `-`.
+struct FleetRow {
+    var name: String
+    var status: String
+    var detail: String?
+    var labels: JSONValue = .object([])
+    var pose: String?
+    var display: String?
+    var seq: Double?
+    var digest: String?
+    var eventsPerSecond: Double?
+    var p99Us: Double?
+    var overBudget: Double?
+    var glitches: Double?
+    var mismatches: Double?
+    var subscribers: Double?
+
+    init(name: String, status: String, detail: String) {
+        self.name = name
+        self.status = status
+        self.detail = detail
+    }
+
+    init(name: String, status: String, answer a: FleetProbe.Answer) {
+        self.name = name
+        self.status = status
+        labels = a.stats["labels"] ?? a.hello["labels"] ?? .object([])
+        // The `state` reply's member is {"seq", "state": {...}}.
+        let device = a.state["state"] ?? a.state
+        pose = device["pose"]?.string
+        display = device["display"]?.string
+        seq = a.hello["seq"]?.number
+        digest = a.hello["digest"]?.string
+        p99Us = a.stats["latency"]?["p99Us"]?.number
+        overBudget = a.stats["latency"]?["overBudget"]?.number
+        glitches = FleetRow.total(a.stats["glitches"])
+        mismatches = a.stats["observations"]?["mismatch"]?.number
+        subscribers = a.stats["subscribers"]?.number
+    }
+
+    /// The sum of an object of counts by kind (`stats.glitches`).
+    static func total(_ v: JSONValue?) -> Double? {
+        guard case .object(let members)? = v else { return nil }
+        return members.compactMap { $0.1.number }.reduce(0, +)
+    }
+
+    var labelText: String {
+        guard case .object(let members) = labels, !members.isEmpty else { return "-" }
+        return members.map { "\($0.0)=\($0.1.string ?? String(decoding: JSONWriter.encode($0.1), as: UTF8.self))" }.joined(separator: ",")
+    }
+
+    static let columns = [("rig", 10), ("status", 6), ("pose", 22), ("digest", 16), ("events/s", 9), ("p99 us", 8),
+                          ("over", 6), ("glitch", 6), ("mism", 6), ("subs", 4), ("labels", 0)]
+
+    static func format(_ cells: [String]) -> String {
+        zip(cells, columns).map { c, col in col.1 == 0 ? c : c.padding(toLength: max(col.1, c.count), withPad: " ", startingAt: 0) }
+            .joined(separator: " ")
+    }
+
+    static let header = format(columns.map(\.0))
+
+    var line: String {
+        guard status == "up" else { return FleetRow.format([name, status]) + " " + (detail ?? "") }
+        func n(_ v: Double?, decimals: Int = 0) -> String {
+            guard let v else { return "-" }
+            return decimals == 0 ? String(Int(v.rounded())) : String(format: "%.\(decimals)f", v)
+        }
+        let where_ = [pose, display].compactMap { $0 }.joined(separator: "/")
+        return FleetRow.format([name, status, where_.isEmpty ? "-" : where_, digest ?? "-", n(eventsPerSecond, decimals: 1),
+                                n(p99Us, decimals: 1), n(overBudget), n(glitches), n(mismatches), n(subscribers), labelText])
+    }
+
+    var json: JSONValue {
+        func num(_ v: Double?) -> JSONValue { v.map { .number(($0 * 10).rounded() / 10) } ?? .null }
+        func str(_ v: String?) -> JSONValue { v.map { .string($0) } ?? .null }
+        return .object([
+            ("rig", .string(name)), ("status", .string(status)), ("error", str(detail)), ("labels", labels),
+            ("pose", str(pose)), ("display", str(display)), ("seq", num(seq)), ("digest", str(digest)),
+            ("eventsPerS", num(eventsPerSecond)), ("p99Us", num(p99Us)), ("overBudget", num(overBudget)),
+            ("glitches", num(glitches)), ("mismatches", num(mismatches)), ("subscribers", num(subscribers)),
+        ])
+    }
+}
+
+extension JSONValue {
+    var number: Double? { if case .number(let n) = self { n } else { nil } }
+    var string: String? { if case .string(let s) = self { s } else { nil } }
+}
