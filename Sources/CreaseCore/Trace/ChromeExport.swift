@@ -2,10 +2,11 @@
 /// Perfetto open. One process, one track per kind of thing:
 /// events (an instant each), pose and display phases (spans), published batches
 /// (spans from the first event's read to the last's), transport latency (a span from
-/// the sender's `ts` to the daemon's read, where both used the same clock), marks.
+/// the sender's `ts` to the daemon's read, where both used the same clock), marks,
+/// observations (an instant each, named by its verdict).
 public enum ChromeExport {
     enum Track: Int, CaseIterable {
-        case events = 1, pose, display, batches, latency, marks
+        case events = 1, pose, display, batches, latency, marks, observations
         var name: String {
             switch self {
             case .events: "events"
@@ -14,6 +15,7 @@ public enum ChromeExport {
             case .batches: "batches"
             case .latency: "transport latency"
             case .marks: "marks"
+            case .observations: "observations"
             }
         }
     }
@@ -75,6 +77,13 @@ public enum ChromeExport {
             case .gap(let g):
                 endT = max(endT, g.t)
                 instant(&w, name: "gap: \(g.lost) records lost (\(g.reason))", track: .marks, t: g.t, scope: "g") { _ in }
+            case .observation(let o):
+                endT = max(endT, o.t)
+                instant(&w, name: "observe: \(o.result.verdict.rawValue)", track: .observations, t: o.t) { w in
+                    w.key("seq"); w.int(o.seq)
+                    if let m = o.result.matchedSeq { w.key("matchedSeq"); w.int(m) }
+                    w.key("differences"); w.int(o.result.differences.count)
+                }
             case .layout:
                 break
             }

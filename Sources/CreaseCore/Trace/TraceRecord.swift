@@ -5,6 +5,7 @@
 ///     {"seq":12,"batch":[9,12]}                       events 9…12 were published as one layout
 ///     {"seq":12,"layout":{…}}                        the layout after seq 12 (--trace-layouts)
 ///     {"seq":40,"t":…,"gap":{"lost":27,"reason":"…"},"state":{…},"digest":"…"}
+///     {"seq":12,"t":…,"client":4,"observe":{"cmd":"observe",…},"verdict":"stale","layoutSeq":12,"matchedSeq":9,"differences":[…]}
 ///
 /// `t` is monotonic nanoseconds since the run began; `seq` counts applied events.
 public enum TraceRecord: Sendable, Equatable {
@@ -15,6 +16,25 @@ public enum TraceRecord: Sendable, Equatable {
     case layout(seq: Int, json: [UInt8])
     /// Records were lost (a full disk, a failed write); writing resumed at `seq` with this state.
     case gap(TraceGap)
+    /// A rig's observation of the device and the verdict the daemon gave it.
+    case observation(TraceObservation)
+}
+
+public struct TraceObservation: Sendable, Equatable {
+    public var seq: Int
+    public var t: UInt64
+    public var client: Int?
+    /// The `observe` command as the rig sent it.
+    public var request: ObserveRequest
+    public var result: ConformanceResult
+
+    public init(seq: Int, t: UInt64, client: Int?, request: ObserveRequest, result: ConformanceResult) {
+        self.seq = seq
+        self.t = t
+        self.client = client
+        self.request = request
+        self.result = result
+    }
 }
 
 public struct TraceEvent: Sendable, Equatable {
@@ -76,6 +96,30 @@ public enum TraceEncoding {
         w.bytes.withUnsafeBytes { appendEvent(seq: e.seq, t: e.t, client: e.client, event: $0, digest: e.digest, to: &out) }
     }
 
+    /// `command` is the `observe` command as the rig sent it (already decoded by the daemon);
+    /// surrounding whitespace is dropped.
+    public static func appendObservation(t: UInt64, client: Int?, command: UnsafeRawBufferPointer, result: ConformanceResult,
+                                         to out: inout [UInt8]) {
+        let bytes = command.bindMemory(to: UInt8.self)
+        var lo = 0, hi = bytes.count
+        while lo < hi, isSpace(bytes[lo]) { lo += 1 }
+        while hi > lo, isSpace(bytes[hi - 1]) { hi -= 1 }
+        var w = JSONWriter(capacity: 256 + (hi - lo))
+        w.beginObject()
+        w.key("seq"); w.int(result.seq)
+        w.key("t"); w.int(Int(t))
+        if let client { w.key("client"); w.int(client) }
+        w.key("observe"); w.raw(Array(UnsafeBufferPointer(rebasing: bytes[lo..<hi])))
+        result.writeMembers(to: &w, seq: false)
+        w.endObject()
+        out.append(contentsOf: w.bytes)
+        out.append(0x0A)
+    }
+
+    public static func appendObservation(_ o: TraceObservation, to out: inout [UInt8]) {
+        o.request.jsonBytes().withUnsafeBytes { appendObservation(t: o.t, client: o.client, command: $0, result: o.result, to: &out) }
+    }
+
     public static func appendMark(seq: Int, t: UInt64, label: String, to out: inout [UInt8]) {
         appendASCII(#"{"seq":"#, to: &out)
         JSONWriter.appendInt(seq, to: &out)
@@ -125,6 +169,7 @@ public enum TraceEncoding {
         case .mark(let seq, let t, let label): appendMark(seq: seq, t: t, label: label, to: &out)
         case .batch(let first, let last): appendBatch(first: first, last: last, to: &out)
         case .layout(let seq, let json): appendLayout(seq: seq, layout: json, to: &out)
+        case .observation(let o): appendObservation(o, to: &out)
         case .gap(let g):
             var w = JSONWriter(capacity: 512)
             w.beginObject()
@@ -187,6 +232,22 @@ extension TraceRecord {
             return .event(TraceEvent(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
                                      envelope: envelope, digest: try digest()))
         }
+        if let observe = r.optional("observe") {
+            try r.rejectUnknown(allowed: ["seq", "t", "client", "observe", "verdict", "layoutSeq", "matchedSeq", "differences"])
+            let request: ObserveRequest
+            do { request = try ObserveRequest.decode(observe) } catch {
+                var e = error
+                e.field = e.field.map { "observe.\($0)" } ?? "observe"
+                throw e
+            }
+            var differences: [ConformanceDifference] = []
+            for (i, d) in try r.array("differences").enumerated() { differences.append(try ConformanceDifference.decode(d, path: "differences[\(i)]")) }
+            let result = ConformanceResult(verdict: try r.enumeration("verdict", Verdict.self), seq: seq,
+                                           layoutSeq: try r.integer("layoutSeq", min: 0, max: seq),
+                                           matchedSeq: try r.optionalInteger("matchedSeq", min: 0, max: seq), differences: differences)
+            return .observation(TraceObservation(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
+                                                 request: request, result: result))
+        }
         if r.optional("mark") != nil {
             try r.rejectUnknown(allowed: ["seq", "t", "mark"])
             return .mark(seq: seq, t: try time(), label: try r.string("mark"))
@@ -216,7 +277,7 @@ extension TraceRecord {
             return .gap(TraceGap(seq: seq, t: try time(), lost: try g.integer("lost", min: 0, max: TraceHeader.maxInteger),
                                  reason: try g.string("reason"), state: try r.required("state"), digest: try digest()))
         }
-        throw InputError("unknownRecord", "a record has one of \"event\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
+        throw InputError("unknownRecord", "a record has one of \"event\", \"observe\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
     }
 }
 

@@ -53,7 +53,7 @@ enum TraceCommand {
         }
         var replayer = TraceReplayer(header: file.header, verify: false)
         var cursor = file.cursor()
-        var counts = (records: 0, events: 0, marks: 0, batches: 0, layouts: 0, gaps: 0)
+        var counts = (records: 0, events: 0, marks: 0, batches: 0, layouts: 0, gaps: 0, observations: 0)
         do {
             while let traced = try cursor.next() {
                 if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
@@ -66,6 +66,7 @@ enum TraceCommand {
                 case .batch: counts.batches += 1
                 case .layout: counts.layouts += 1
                 case .gap: counts.gaps += 1
+                case .observation: counts.observations += 1
                 }
             }
         } catch let e as TraceError {
@@ -75,7 +76,7 @@ enum TraceCommand {
         }
         let h = file.header
         Console.out("\(path): trace v\(TraceHeader.currentVersion) from \(h.daemon), app \(h.app.name), part \(h.part) (\(h.reason))")
-        Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps")
+        Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps, \(counts.observations) observations")
         guard let cut = file.cut else {
             Console.out("ok")
             return ExitStatus.success
@@ -117,6 +118,9 @@ enum TraceCommand {
         for m in s.marks { Console.out("mark       seq \(m.seq) at \(ms(m.t - min(m.t, h.initialT))): \(m.label)") }
         for a in s.appReplacements { Console.out("app        replaced by \(a.name) at seq \(a.seq)") }
         for g in s.gaps { Console.out("gap        \(g.lost) records lost before seq \(g.seq): \(g.reason)") }
+        if s.observations.reduce(0, +) > 0 {
+            Console.out("observed   " + zip(Verdict.allCases, s.observations).map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", "))
+        }
         Console.out("poses      \(s.poseTimeline.count) phases")
         let shown = s.poseTimeline.count > 24 ? Array(s.poseTimeline.prefix(12)) + Array(s.poseTimeline.suffix(12)) : s.poseTimeline
         for (i, p) in shown.enumerated() {

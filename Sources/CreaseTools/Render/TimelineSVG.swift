@@ -28,7 +28,7 @@ private struct TimelineDrawing {
     static let laneHeight = 20.0
     static let laneGap = 6.0
     var lanesTop: Double { TimelineDrawing.hingeTop + TimelineDrawing.hingeHeight + 22 }
-    static let lanes = ["orientation", "keyboard", "pip", "liveActivities", "layout", "marks"]
+    static let lanes = ["orientation", "keyboard", "pip", "liveActivities", "layout", "observations", "marks"]
     var latencyTop: Double { lanesTop + Double(TimelineDrawing.lanes.count) * (TimelineDrawing.laneHeight + TimelineDrawing.laneGap) + 26 }
     static let latencyHeight = 130.0
     var axisY: Double { latencyTop + TimelineDrawing.latencyHeight }
@@ -63,6 +63,7 @@ private struct TimelineDrawing {
         hinge(&w)
         lanes(&w)
         latency(&w)
+        observations(&w)
         marks(&w)
         axis(&w)
         legend(&w)
@@ -301,6 +302,34 @@ private struct TimelineDrawing {
         return (us >= 100 ? num(us.rounded()) : num((us * 10).rounded() / 10)) + " µs"
     }
 
+    // MARK: - Observations
+
+    /// A tick per observation in its verdict's colour; each mismatch also a red flag with a
+    /// line through every panel, like a mark, so it cannot be missed in a long run.
+    func observations(_ w: inout XMLWriter) {
+        let y = laneY("observations"), h = TimelineDrawing.laneHeight
+        w.begin("g", [("class", "lane"), ("data-lane", "observations")])
+        laneTitle(&w, "observations", y: y)
+        for verdict in Verdict.allCases {
+            let seen = story.observations.filter { $0.result.verdict == verdict }
+            let columns = Self.columns(seen.map { x($0.t) })
+            w.leaf("path", [("class", "verdicts"), ("data-verdict", verdict.rawValue), ("data-count", String(seen.count)),
+                            ("d", columns.map { "M\(num($0)) \(num(y + 2))v\(num(h - 4))" }.joined()),
+                            ("stroke", Palette.verdict(verdict)), ("stroke-width", "1.5")])
+        }
+        for o in story.observations where o.result.verdict == .mismatch {
+            let px = x(o.t)
+            let first = o.result.differences.first.map { ": " + $0.description } ?? ""
+            w.begin("g", [("class", "mismatch"), ("data-seq", String(o.seq)), ("data-differences", String(o.result.differences.count))])
+            w.element("title", text: "mismatch at seq \(o.seq), \(Timescale.seconds(Int64(o.t &- t0))), \(o.result.differences.count) differences\(first)")
+            w.leaf("line", [("x1", num(px)), ("y1", num(TimelineDrawing.hingeTop)), ("x2", num(px)), ("y2", num(axisY)),
+                            ("stroke", Palette.verdict(.mismatch)), ("stroke-width", "1"), ("stroke-opacity", "0.5")])
+            w.leaf("path", [("d", "M\(num(px)),\(num(y + 2)) l8,4 l-8,4 z"), ("fill", Palette.verdict(.mismatch))])
+            w.end()
+        }
+        w.end()
+    }
+
     // MARK: - Marks, axis, legend
 
     func marks(_ w: inout XMLWriter) {
@@ -377,6 +406,9 @@ private struct TimelineDrawing {
             ([("fill", Palette.angle)], "hinge angle"),
             ([("fill", Palette.layoutChange)], "layout change"),
             ([("fill", Palette.mark)], "mark"),
+            ([("fill", Palette.verdict(.match))], "match"),
+            ([("fill", Palette.verdict(.stale))], "stale"),
+            ([("fill", Palette.verdict(.mismatch))], "mismatch"),
             ([("fill", Palette.latency)], "latency"),
             ([("fill", Palette.overBudget)], "over budget"),
         ]

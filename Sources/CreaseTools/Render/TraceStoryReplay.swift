@@ -32,6 +32,8 @@ public struct TraceRun: Sendable {
                 story.mark(seq: seq, t: t, label: label)
             case .gap(let g):
                 story.mark(seq: g.seq, t: g.t, label: "gap: \(g.lost) records lost (\(g.reason))")
+            case .observation(let o):
+                story.observe(replayer.engine, t: o.t, observation: o.request.observed, result: o.result)
             case .batch, .layout:
                 break
             }
