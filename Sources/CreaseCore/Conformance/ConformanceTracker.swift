@@ -89,6 +89,8 @@ public struct ConformanceTracker: Sendable {
     }
 
     public var currentSeq: Int { history[history.count - 1].seq }
+    /// How many layouts are kept (bounded by `capacity` and the window).
+    public var keptLayouts: Int { history.count }
 
     /// A new layout became current at `seq`, time `t`. The same digest as the current one is no change.
     public mutating func publish(layout: Layout, digest: UInt64, seq: Int, t: UInt64) {

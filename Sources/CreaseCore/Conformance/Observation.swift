@@ -32,6 +32,28 @@ public struct Observation: Sendable, Equatable {
     }
 }
 
+extension Observation {
+    /// Everything a rig could observe of `layout`, as a complete observation: what a device
+    /// showing exactly this layout would report (for demos, benchmarks and tests).
+    public init(describing layout: Layout) {
+        var items: [ObservedItem] = []
+        for bar in layout.bars {
+            for item in bar.items {
+                items.append(ObservedItem(id: item.id, frame: Conformance.rounded(item.frame), axis: bar.axis, shows: item.shows,
+                                          badge: item.badge.map { .some($0) } ?? Seen.none))
+            }
+        }
+        self.init(barAxis: layout.barAxis, verticalBarSide: layout.verticalBarSide.map { .some($0) } ?? Seen.none, items: items,
+                  overflow: layout.bars.flatMap(\.overflow),
+                  tabBar: layout.bars.lazy.compactMap(\.tabBar).first.map { .some($0) } ?? Seen.none,
+                  sheet: layout.sheet.map { .some(ObservedSheet(axis: $0.axis, frame: Conformance.rounded($0.frame))) } ?? Seen.none,
+                  columns: layout.columns.map {
+                      ObservedColumn(id: $0.id, frame: Conformance.rounded($0.frame), verticalBarEdge: $0.verticalBarEdge.map { .some($0) } ?? Seen.none)
+                  },
+                  complete: true)
+    }
+}
+
 /// A value the rig reported, where `null` is a report too: it saw nothing there.
 public enum Seen<Value: Sendable & Equatable>: Sendable, Equatable {
     case none
