@@ -177,12 +177,17 @@ public struct ReplayOutcome: Sendable {
     public var eventsApplied: Int
     public var lastT: UInt64
     public var divergence: Divergence?
+    /// Observations whose verdicts were checked, and those that could not be (see `TraceReplayer`).
+    public var observationsChecked: Int
+    public var observationsUnchecked: Int
 
-    public init(engine: Engine, eventsApplied: Int, lastT: UInt64, divergence: Divergence?) {
-        self.engine = engine
-        self.eventsApplied = eventsApplied
-        self.lastT = lastT
+    public init(_ replayer: TraceReplayer, divergence: Divergence?) {
+        engine = replayer.engine
+        eventsApplied = replayer.eventsApplied
+        lastT = replayer.lastT
         self.divergence = divergence
+        observationsChecked = replayer.observationsChecked
+        observationsUnchecked = replayer.observationsUnchecked
     }
 }
 
@@ -203,7 +208,7 @@ public enum TraceReplay {
     public static func run(_ file: TraceFile, verify: Bool) throws(TraceError) -> ReplayOutcome {
         var replayer = TraceReplayer(header: file.header, verify: verify)
         if verify, let d = replayer.checkInitial(file.header) {
-            return ReplayOutcome(engine: replayer.engine, eventsApplied: 0, lastT: replayer.lastT, divergence: d)
+            return ReplayOutcome(replayer, divergence: d)
         }
         var cursor = file.cursor()
         while let traced = try cursor.next() {
@@ -211,9 +216,9 @@ public enum TraceReplay {
                 if d.kind == .digest, let next = try? cursor.next(), case .layout(let seq, let json) = next.record, seq == d.seq {
                     d.differences = LayoutDiff.differences(expected: json, actual: replayer.engine.layoutJSON())
                 }
-                return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: d)
+                return ReplayOutcome(replayer, divergence: d)
             }
         }
-        return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: nil)
+        return ReplayOutcome(replayer, divergence: nil)
     }
 }

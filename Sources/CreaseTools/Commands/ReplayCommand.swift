@@ -45,7 +45,14 @@ enum ReplayCommand {
         }
         let rate = elapsed > 0 ? Double(outcome.eventsApplied) / (Double(elapsed) / 1e9) : 0
         let range = outcome.eventsApplied > 0 ? " (seq \(file.header.initialSeq + 1)…\(outcome.engine.seq))" : ""
-        Console.err("\(verify ? "verified" : "replayed") \(outcome.eventsApplied) events\(range) in \(elapsed / 1_000_000) ms (\(Int(rate)) events/s); final digest \(Digest.hex(outcome.engine.digest))")
+        var observations = ""
+        if verify, outcome.observationsChecked + outcome.observationsUnchecked > 0 {
+            observations = " and \(outcome.observationsChecked) observation verdicts"
+            if outcome.observationsUnchecked > 0 {
+                observations += " (\(outcome.observationsUnchecked) more depend on what came before the file and were not checked)"
+            }
+        }
+        Console.err("\(verify ? "verified" : "replayed") \(outcome.eventsApplied) events\(range)\(observations) in \(elapsed / 1_000_000) ms (\(Int(rate)) events/s); final digest \(Digest.hex(outcome.engine.digest))")
         return ExitStatus.success
     }
 
@@ -56,7 +63,7 @@ enum ReplayCommand {
         var nextBatch = 0
         var replayer = TraceReplayer(header: file.header, verify: verify)
         if verify, let d = replayer.checkInitial(file.header) {
-            return ReplayOutcome(engine: replayer.engine, eventsApplied: 0, lastT: replayer.lastT, divergence: d)
+            return ReplayOutcome(replayer, divergence: d)
         }
         let pacer = Pacer(speed: speed)
         var cursor = file.cursor()
@@ -65,7 +72,7 @@ enum ReplayCommand {
         while let traced = try cursor.next() {
             if case .event(let e) = traced.record { pacer.wait(untilOffsetNs: e.t &- file.header.initialT) }
             if let d = try replayer.apply(traced) {
-                return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: d)
+                return ReplayOutcome(replayer, divergence: d)
             }
             let seq = replayer.engine.seq
             while nextBatch < batches.count, batches[nextBatch].upperBound < seq { nextBatch += 1 }
@@ -75,7 +82,7 @@ enum ReplayCommand {
                 Console.out(bytes: replayer.engine.layoutJSON())
             }
         }
-        return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: nil)
+        return ReplayOutcome(replayer, divergence: nil)
     }
 
     /// Streams the events into a daemon. With `--verify` each event carries its seq as `id`

@@ -12,10 +12,11 @@ enum TraceCommand {
                crease trace diff A B                      the first divergence between two runs
                crease trace export FILE --chrome [-o OUT] Chrome trace-event JSON (Perfetto, chrome://tracing)
                crease trace bench FILE [--repeat N]       replay --verify against reading and JSON-decoding the lines
+               crease trace conformance FILE [--junit OUT] [--json]   observations by verdict, worst items; exit 1 on a mismatch
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
-        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench") }
+        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, conformance") }
         do {
             switch sub {
             case "check": return try check(&args)
@@ -24,7 +25,8 @@ enum TraceCommand {
             case "diff": return try diff(&args)
             case "export": return try export(&args)
             case "bench": return try bench(&args)
-            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export or bench")
+            case "conformance": return try conformance(&args)
+            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench or conformance")
             }
         } catch let e as TraceError {
             Console.err("crease trace \(sub): \(e)")
@@ -196,6 +198,57 @@ enum TraceCommand {
         bytes.append(0x0A)
         try TraceIO.write(bytes, to: out)
         return ExitStatus.success
+    }
+
+    // MARK: conformance
+
+    static func conformance(_ args: inout Arguments) throws -> Int32 {
+        let junit = try args.option("--junit")
+        let json = args.flag("--json")
+        let path = try onePath(&args)
+        try args.finish()
+        let file = try TraceIO.load(path)
+        TraceIO.warnIfCut(file, name: path)
+        let report = try ConformanceReport(file)
+        let start = file.header.initialT
+        if let junit {
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            try TraceIO.write(Array(ConformanceJUnit.render(report, suite: name, app: file.header.app.name, startT: start).utf8), to: junit)
+        }
+        if json {
+            Console.out(bytes: report.json(trace: path, startT: start))
+        } else {
+            for line in summary(report, path: path, startT: start) { Console.out(line) }
+        }
+        return report.count(.mismatch) > 0 ? ExitStatus.checkFailed : ExitStatus.success
+    }
+
+    static func summary(_ r: ConformanceReport, path: String, startT: UInt64) -> [String] {
+        func at(_ t: UInt64) -> String { Timescale.seconds(Int64(t &- startT)) }
+        guard let first = r.firstT, let last = r.lastT else { return ["\(path): no observations"] }
+        var lines = ["\(path): \(r.total) observations from \(at(first)) to \(at(last)) of \(r.cases.count) layouts: "
+                     + Verdict.allCases.map { "\(r.count($0)) \($0.rawValue)" }.joined(separator: ", ")]
+        if !r.worst.isEmpty {
+            lines.append("worst:")
+            for s in r.worst.prefix(10) {
+                lines.append("  \(s.subject)  in \(s.mismatches) mismatch\(s.mismatches == 1 ? "" : "es"): \(s.paths.prefix(4).joined(separator: ", "))"
+                             + (s.paths.count > 4 ? ", …" : ""))
+            }
+        }
+        if !r.mismatchRanges.isEmpty {
+            lines.append("mismatched:")
+            for m in r.mismatchRanges {
+                let span = m.from == m.to ? "at \(at(m.from))" : "from \(at(m.from)) to \(at(m.to))"
+                let seqs = m.fromSeq == m.toSeq ? "seq \(m.fromSeq)" : "seq \(m.fromSeq)…\(m.toSeq)"
+                lines.append("  \(span) (\(seqs)), \(m.observations) observation\(m.observations == 1 ? "" : "s")")
+            }
+        }
+        for c in r.cases where !c.mismatches.isEmpty {
+            lines.append("layout seq \(c.layoutSeq): \(c.mismatches.count) of \(c.observations.count) observations mismatched")
+            for d in c.mismatches[0].result.differences.prefix(8) { lines.append("  \(d)") }
+            if c.mismatches[0].result.differences.count > 8 { lines.append("  … \(c.mismatches[0].result.differences.count - 8) more") }
+        }
+        return lines
     }
 
     // MARK: bench

@@ -72,7 +72,12 @@ enum TraceIO {
 
     static func describe(_ d: Divergence) -> [String] {
         var lines = ["divergence at \(d.summary)"]
-        if !d.differences.isEmpty {
+        if case .verdict(let recorded, let replayed) = d.kind {
+            for (name, r) in [("recorded", recorded), ("replayed", replayed)] {
+                lines.append("\(name) differences:" + (r.differences.isEmpty ? " none" : ""))
+                lines += r.differences.map { "  \($0)" }
+            }
+        } else if !d.differences.isEmpty {
             lines.append("layout difference (recorded -> replayed)\(d.differences.count >= LayoutDiff.defaultLimit ? ", the first \(LayoutDiff.defaultLimit) fields" : ""):")
             lines += d.differences.map { "  \($0)" }
         } else if d.kind == .digest {
