@@ -32,7 +32,7 @@ private struct TimelineDrawing {
     var latencyTop: Double { lanesTop + Double(TimelineDrawing.lanes.count) * (TimelineDrawing.laneHeight + TimelineDrawing.laneGap) + 26 }
     static let latencyHeight = 130.0
     var axisY: Double { latencyTop + TimelineDrawing.latencyHeight }
-    var height: Double { axisY + 64 }
+    var height: Double { axisY + 80 }
 
     init(story: TraceStory) {
         self.story = story
@@ -399,7 +399,7 @@ private struct TimelineDrawing {
     }
 
     func legend(_ w: inout XMLWriter) {
-        let y = axisY + 40
+        var y = axisY + 40
         var entries: [(XMLWriter.Attributes, String)] = Pose.allCases.map { ([("fill", Palette.pose($0))], $0.rawValue) }
         entries += [
             ([("fill", "#0f172a"), ("fill-opacity", "0.12")], "threshold ± hysteresis"),
@@ -415,6 +415,11 @@ private struct TimelineDrawing {
         w.begin("g", [("id", "legend")])
         var lx = TimelineDrawing.left
         for (swatch, label) in entries {
+            // A second row when the first is full.
+            if lx + 19 + TextFit.width(label, size: 10) > TimelineDrawing.left + plotWidth {
+                lx = TimelineDrawing.left
+                y += 16
+            }
             w.begin("g", [("class", "legend-entry")])
             w.leaf("rect", [("x", num(lx)), ("y", num(y)), ("width", "14"), ("height", "10")] + swatch)
             w.element("text", [("x", num(lx + 19)), ("y", num(y + 9)), ("font-size", "10"), ("fill", Palette.ink)], text: label)
