@@ -74,9 +74,7 @@ public enum TraceEncoding {
     public static func appendEvent(seq: Int, t: UInt64, client: Int?, event: UnsafeRawBufferPointer, digest: UInt64,
                                    to out: inout [UInt8]) {
         let bytes = event.bindMemory(to: UInt8.self)
-        var lo = 0, hi = bytes.count
-        while lo < hi, isSpace(bytes[lo]) { lo += 1 }
-        while hi > lo, isSpace(bytes[hi - 1]) { hi -= 1 }
+        let (lo, hi) = trimmed(bytes)
         appendASCII(#"{"seq":"#, to: &out)
         JSONWriter.appendInt(seq, to: &out)
         appendASCII(#","t":"#, to: &out)
@@ -101,9 +99,7 @@ public enum TraceEncoding {
     public static func appendObservation(t: UInt64, client: Int?, command: UnsafeRawBufferPointer, result: ConformanceResult,
                                          to out: inout [UInt8]) {
         let bytes = command.bindMemory(to: UInt8.self)
-        var lo = 0, hi = bytes.count
-        while lo < hi, isSpace(bytes[lo]) { lo += 1 }
-        while hi > lo, isSpace(bytes[hi - 1]) { hi -= 1 }
+        let (lo, hi) = trimmed(bytes)
         var w = JSONWriter(capacity: 256 + (hi - lo))
         w.beginObject()
         w.key("seq"); w.int(result.seq)
@@ -192,6 +188,14 @@ public enum TraceEncoding {
 
     @inline(__always) static func appendASCII(_ s: StaticString, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// The bounds of `bytes` without surrounding whitespace.
+    @inline(__always) static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
+        var lo = 0, hi = bytes.count
+        while lo < hi, isSpace(bytes[lo]) { lo += 1 }
+        while hi > lo, isSpace(bytes[hi - 1]) { hi -= 1 }
+        return (lo, hi)
     }
 
     @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
