@@ -317,6 +317,18 @@ struct RecordingDaemon {
         #expect(try TraceReplay.run(try TraceFile(bytes: Array(tampered.utf8)), verify: false).divergence == nil)
     }
 
+    @Test func aSliceKeepsItsObservationsAndVerifies() throws {
+        let file = try session().file()
+        let slice = try TraceSlice.slice(file, from: 2, to: 2)
+        let sliced = try TraceFile(bytes: slice.bytes)
+        let outcome = try TraceReplay.run(sliced, verify: true)
+        #expect(outcome.divergence == nil)
+        // The three observations after the rotation: the stale one (and the run it began)
+        // depend on layouts before the slice; the partial match does not.
+        #expect(outcome.observationsChecked + outcome.observationsUnchecked == 3)
+        #expect(outcome.observationsChecked >= 1)
+    }
+
     @Test func aFileThatBeginsMidRunChecksOnlyWhatItCanKnow() throws {
         // A rotated part begins just after a fold; the device is still closed. The stale
         // verdict depends on a layout from before the file: not checkable, not a divergence.
