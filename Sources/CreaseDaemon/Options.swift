@@ -17,6 +17,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var maxQueueBytes = 1 << 20
     /// How often subscribers of the `stats` topic get a push, in milliseconds.
     public var statsIntervalMs: UInt64 = 1000
+    /// How long a replaced layout still makes an observation stale rather than a mismatch.
+    public var settleMs: UInt64 = 500
     /// The socket's mode and group, and who may read or publish.
     public var access = AccessOptions()
 
@@ -41,6 +43,7 @@ public struct DaemonOptions: Sendable, Equatable {
           --budget-us N          latency budget per event in microseconds (default 1000)
           --max-queue-bytes N    unsent bytes a client may accumulate before it is dropped (default 1048576)
           --stats-interval-ms N  period of `stats` pushes (default 1000)
+          --settle-ms N          how long a replaced layout still makes an observation stale, not a mismatch (default 500)
           --trace-dir DIR        where trace files go
           --no-trace             record no trace
         \(TraceWriterOptions.usage)
@@ -88,6 +91,9 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--budget-us": o.budgetUs = try number(arg, min: 1)
             case "--max-queue-bytes": o.maxQueueBytes = Int(try number(arg, min: 1024))
             case "--stats-interval-ms": o.statsIntervalMs = try number(arg, min: 10)
+            case "--settle-ms":
+                o.settleMs = try number(arg, min: 0)
+                guard o.settleMs <= 3_600_000 else { throw UsageError(description: "--settle-ms takes 0 to 3600000 milliseconds") }
             case "--trace-dir": o.traceDirectory = try value(arg)
             case "--no-trace": o.trace = false
             case "--trace-layouts": o.traceWriter.layouts = true

@@ -14,8 +14,10 @@ public enum Command: Sendable, Equatable {
     /// Replies once every earlier event is applied and published.
     case sync
     case trace(TraceAction)
+    /// A rig's observation of the device, judged against the layouts (docs/conformance.md).
+    case observe(ObserveRequest)
 
-    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "mark", "sync", "trace"]
+    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "mark", "sync", "trace", "observe"]
 
     /// Decodes the command `name` whose whole message is `body`. Unknown fields are
     /// rejected so a typo is reported; errors carry the message's id.
@@ -55,6 +57,8 @@ public enum Command: Sendable, Equatable {
                 throw InputError.badValue("action", action, allowed: TraceAction.allCases.map(\.rawValue))
             }
             return .trace(a)
+        case "observe":
+            return .observe(try ObserveRequest.decode(body))
         default:
             throw InputError("unknownCommand", "unknown command \"\(name)\"; expected one of \(names.joined(separator: ", "))", field: "cmd")
         }
@@ -87,6 +91,8 @@ public enum Command: Sendable, Equatable {
 /// the wire) and a bit in `TopicSet`.
 public enum Topic: String, Sendable, CaseIterable {
     case layout, diagnostics, stats
+    /// Every observation that is not a match.
+    case conformance
 }
 
 /// A set of topics, one bit each, in `Topic.allCases` order.
@@ -106,6 +112,7 @@ public struct TopicSet: OptionSet, Sendable, Hashable {
     public static let layout = TopicSet(.layout)
     public static let diagnostics = TopicSet(.diagnostics)
     public static let stats = TopicSet(.stats)
+    public static let conformance = TopicSet(.conformance)
 
     /// The topics in the set, in `Topic.allCases` order (the order replies list them).
     public var topics: [Topic] { Topic.allCases.filter { contains(TopicSet($0)) } }

@@ -16,13 +16,17 @@ public struct DaemonCore {
         public var socketActivated: Bool
         public var policy: AccessPolicy
         public var lineLimit: Int
+        /// How long a layout still counts for a stale observation after it was replaced (`--settle-ms`).
+        public var settleNs: UInt64
 
-        public init(daemonName: String, budgetUs: UInt64, socketActivated: Bool, policy: AccessPolicy, lineLimit: Int) {
+        public init(daemonName: String, budgetUs: UInt64, socketActivated: Bool, policy: AccessPolicy, lineLimit: Int,
+                    settleNs: UInt64 = ConformanceTracker.defaultWindowNs) {
             self.daemonName = daemonName
             self.budgetUs = budgetUs
             self.socketActivated = socketActivated
             self.policy = policy
             self.lineLimit = lineLimit
+            self.settleNs = settleNs
         }
     }
 
@@ -65,6 +69,8 @@ public struct DaemonCore {
     public internal(set) var subscribers = Subscribers()
     public internal(set) var clients: [Int: Client] = [:]
     var scheduler: PublishScheduler
+    /// The layouts of the settle window, for observations.
+    public internal(set) var conformance: ConformanceTracker
 
     /// Whether a trace is being recorded (`mark` says so; `trace rotate` needs one).
     public var tracing = false
@@ -92,6 +98,7 @@ public struct DaemonCore {
         scheduler = PublishScheduler(budgetNs: config.budgetUs * 1000)
         lastPublishedDigest = engine.digest
         lastDiagnostics = engine.layout.diagnostics
+        conformance = ConformanceTracker(layout: engine.layout, digest: engine.digest, seq: engine.seq, t: startNs, windowNs: config.settleNs)
         batchReadNs.reserveCapacity(1024)
         batchAcks.reserveCapacity(1024)
     }
@@ -187,7 +194,7 @@ public struct DaemonCore {
                     forbid("the \"\(name)\" command", field: "cmd", id: id, from: client, at: now, into: &out)
                     return
                 }
-                perform(command, id: id, for: client, at: now, into: &out)
+                perform(command, id: id, line: line, for: client, readAt: readNs, at: now, into: &out)
             } catch {
                 reject(error, from: client, at: now, into: &out)
             }
@@ -230,6 +237,9 @@ public struct DaemonCore {
         stats.events += 1
         let seq = engine.seq
         let digest = engine.digest
+        // Every layout the engine computes counts for observations, inside a batch too:
+        // the device passes through it.
+        if changed { conformance.publish(layout: engine.layout, digest: digest, seq: seq, t: readNs) }
         if tracing {
             out.append(.record(.event(seq: seq, tNs: readNs, client: client, line: out.keep(line), digest: digest)))
         }

@@ -19,6 +19,8 @@ public struct DaemonStats: Sendable {
     public var bytesOut: UInt64 = 0
     /// From each event's read to its batch's publish.
     public var latency: LatencyHistogram
+    /// Observations by verdict, in the order of `Verdict.allCases`.
+    public var observations = [UInt64](repeating: 0, count: Verdict.allCases.count)
 
     public init(budgetNs: UInt64) {
         latency = LatencyHistogram(budgetNs: budgetNs)
@@ -56,6 +58,9 @@ public struct DaemonStats: Sendable {
         w.key("bytesOut"); w.int(Int(bytesOut))
         w.key("rssKiB"); w.int(g.residentKiB)
         w.key("latency"); latency.write(to: &w)
+        w.key("observations"); w.beginObject()
+        for (v, n) in zip(Verdict.allCases, observations) { w.key(v.rawValue); w.int(Int(n)) }
+        w.endObject()
         if let trace = g.trace { w.key("trace"); trace(&w) }
         w.endObject()
     }
