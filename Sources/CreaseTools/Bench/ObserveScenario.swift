@@ -19,11 +19,7 @@ enum ObserveScenario {
         progress.phase("observe: \(Format.grouped(count)) round trips each of an event, a matching and a mismatching observation")
         let daemon = try DaemonSession(settings, tag: "observe")
         _ = children.add(daemon.child)
-        try daemon.publisher.send(Array(#"{"event":"hinge","angle":90,"id":0}"#.utf8) + [0x0A])
-        let first: [UInt8] = try daemon.publisher.readLine { Array($0) }
-        guard (try? JSON.parse(first))?["ok"] == .bool(true) else {
-            throw CheckFailed("observe: the daemon did not accept the first event: \(String(decoding: first, as: UTF8.self))")
-        }
+        _ = try RTTScenario.enterPose(daemon, scenario: "observe")
         // The daemon's layout, computed here the same way (the bench starts creased with the built-in app).
         var mirror = Engine(profile: .builtin, app: BuiltinApps.app(named: BuiltinApps.defaultName)!)
         try mirror.apply(.hinge(angle: 90))

@@ -147,7 +147,8 @@ struct DemoSession {
         guard case .string(let verdict)? = reply["verdict"] else {
             throw LocalDaemon.Failure(description: "creased answered an observation with \(line(reply))")
         }
-        if json { return try show(JSONWriter.encode(reply)) }
+        // The replies are not pushes: with --json they go with the narration, to stderr.
+        if json { return try say(String(decoding: JSONWriter.encode(reply), as: UTF8.self)) }
         var text = "observe  \(verdict.padding(toLength: 8, withPad: " ", startingAt: 0))  against seq \(text(reply["layoutSeq"]))"
         if verdict == "stale", let m = reply["matchedSeq"] { text += ": the device still shows seq \(self.text(m))" }
         if case .array(let differences)? = reply["differences"], !differences.isEmpty {
