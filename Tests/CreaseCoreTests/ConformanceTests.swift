@@ -317,6 +317,16 @@ struct RecordingDaemon {
         #expect(try TraceReplay.run(try TraceFile(bytes: Array(tampered.utf8)), verify: false).divergence == nil)
     }
 
+    @Test func everyNonMatchIsAMismatchGlitch() throws {
+        let d = try session()
+        let report = try TraceGlitches.check(try d.file(), options: GlitchOptions())
+        let found = report.glitches.filter { $0.kind == .mismatch }
+        let nonMatches = d.results.filter { $0.verdict != .match }
+        #expect(found.map(\.firstSeq) == nonMatches.map(\.seq))
+        #expect(found.map(\.subject) == nonMatches.map { $0.differences.first?.subject ?? "layout" })
+        #expect(found.first?.message.contains("stale against seq 1 (the device shows seq 0)") == true, "\(found.first?.message ?? "")")
+    }
+
     @Test func aSliceKeepsItsObservationsAndVerifies() throws {
         let file = try session().file()
         let slice = try TraceSlice.slice(file, from: 2, to: 2)

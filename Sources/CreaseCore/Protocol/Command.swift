@@ -90,7 +90,7 @@ public enum Command: Sendable, Equatable {
 /// What a subscriber can ask to be pushed. A new topic is a case here (its name on
 /// the wire) and a bit in `TopicSet`.
 public enum Topic: String, Sendable, CaseIterable {
-    case layout, diagnostics, stats
+    case layout, diagnostics, stats, glitches
     /// Every observation that is not a match.
     case conformance
 }
@@ -113,6 +113,7 @@ public struct TopicSet: OptionSet, Sendable, Hashable {
     public static let diagnostics = TopicSet(.diagnostics)
     public static let stats = TopicSet(.stats)
     public static let conformance = TopicSet(.conformance)
+    public static let glitches = TopicSet(.glitches)
 
     /// The topics in the set, in `Topic.allCases` order (the order replies list them).
     public var topics: [Topic] { Topic.allCases.filter { contains(TopicSet($0)) } }

@@ -89,7 +89,9 @@ extension DaemonCore {
             Reply.appendOK(id: id, to: &out.bytes) { w in result.writeMembers(to: &w) }
             out.write(client: client, from: start)
             if tracing { out.append(.record(.observation(tNs: readNs, client: client, line: out.keep(line), result: result))) }
-            guard result.verdict != .match, subscribers.any(.conformance) else { return }
+            guard result.verdict != .match else { return }
+            report(glitches.check(verdict: NonMatchVerdict(result, t: readNs &- startNs)), into: &out)
+            guard subscribers.any(.conformance) else { return }
             let push = out.bytes.count
             Reply.appendPush("conformance", seq: engine.seq, to: &out.bytes) { w in
                 w.key("client"); w.int(client)

@@ -21,6 +21,8 @@ public struct DaemonStats: Sendable {
     public var latency: LatencyHistogram
     /// Observations by verdict, in the order of `Verdict.allCases`.
     public var observations = [UInt64](repeating: 0, count: Verdict.allCases.count)
+    /// Glitches found in what subscribers were sent, by kind (`GlitchKind.allCases` order).
+    public var glitches = [UInt64](repeating: 0, count: GlitchKind.allCases.count)
 
     public init(budgetNs: UInt64) {
         latency = LatencyHistogram(budgetNs: budgetNs)
@@ -60,6 +62,9 @@ public struct DaemonStats: Sendable {
         w.key("latency"); latency.write(to: &w)
         w.key("observations"); w.beginObject()
         for (v, n) in zip(Verdict.allCases, observations) { w.key(v.rawValue); w.int(Int(n)) }
+        w.endObject()
+        w.key("glitches"); w.beginObject()
+        for (kind, n) in zip(GlitchKind.allCases, glitches) { w.key(kind.rawValue); w.int(Int(n)) }
         w.endObject()
         if let trace = g.trace { w.key("trace"); trace(&w) }
         w.endObject()
