@@ -118,6 +118,14 @@ private func closed() throws -> Engine { try engine(builtin("tabs"), []) }
         #expect(Conformance.differences(o, tolerance: 2, layout: l).map(\.path) == ["items[ghost]", "items[search#2]"])
     }
 
+    @Test func thousandsOfUnexpectedItemsAreEachNamedOnce() throws {
+        let l = try closed().layout
+        let many = (0..<6000).map { ObservedItem(id: "ghost\($0 % 3000)") }
+        let d = Conformance.differences(Observation(items: many), tolerance: 2, layout: l)
+        #expect(d.count == 6000)
+        #expect(d[0].path == "items[ghost0#1]" && d[3000].path == "items[ghost0#2]")
+    }
+
     @Test func overflowTabBarSheetBadgeAndColumnsUseReadablePaths() throws {
         let l = try closed().layout
         let o = Observation(verticalBarSide: .some(.left), items: [ObservedItem(id: "downloads", badge: Seen.none)],

@@ -98,17 +98,20 @@ public enum Conformance {
         var expected: [ExpectedItem] = []
         for bar in layout.bars { for item in bar.items { expected.append(ExpectedItem(item: item, axis: bar.axis)) } }
         var paired = [Bool](repeating: false, count: expected.count)
+        // How often each id was observed, counted once: a line may hold thousands of items,
+        // and the loop must not spend quadratic time on them. Looked up, never iterated.
+        var observedCount: [String: Int] = [:]
+        for o in observed { observedCount[o.id, default: 0] += 1 }
+        var unpairedCount: [String: Int] = [:]
         // An id may appear more than once (each sheet has its own overflow button): the
         // path then numbers the occurrences in layout order, `items[system.overflow#2]`.
         func occurrences(_ id: String) -> [Int] { expected.indices.filter { expected[$0].item.id == id } }
         func name(_ id: String, _ k: Int, _ n: Int) -> String { n > 1 ? "items[\(id)#\(k)]" : "items[\(id)]" }
 
-        var unpaired: [String] = []
         for seen in observed {
             guard !c.done else { return }
             let candidates = occurrences(seen.id)
-            let observedCount = observed.lazy.filter { $0.id == seen.id }.count
-            let n = max(candidates.count, observedCount)
+            let n = max(candidates.count, observedCount[seen.id] ?? 0)
             // The nearest unpaired occurrence when the rig gave a frame, else the first.
             var best: Int?
             var bestDistance = Double.infinity
@@ -117,8 +120,9 @@ public enum Conformance {
                 if d < bestDistance { best = i; bestDistance = d }
             }
             guard let i = best else {
-                c.add(name(seen.id, candidates.count + unpaired.lazy.filter { $0 == seen.id }.count + 1, n), .null, json(seen))
-                unpaired.append(seen.id)
+                let extra = (unpairedCount[seen.id] ?? 0) + 1
+                unpairedCount[seen.id] = extra
+                c.add(name(seen.id, candidates.count + extra, n), .null, json(seen))
                 continue
             }
             paired[i] = true
@@ -135,7 +139,7 @@ public enum Conformance {
         for i in expected.indices where !paired[i] {
             let id = expected[i].item.id
             let candidates = occurrences(id)
-            let n = max(candidates.count, observed.lazy.filter { $0.id == id }.count)
+            let n = max(candidates.count, observedCount[id] ?? 0)
             c.add(name(id, candidates.firstIndex(of: i)! + 1, n), json(expected[i]), .null)
         }
     }
