@@ -73,7 +73,7 @@ public final class Daemon {
         core = DaemonCore(engine: engine,
                           config: .init(daemonName: "creased \(DaemonInfo.version)", budgetUs: options.budgetUs,
                                         socketActivated: false, policy: policy, lineLimit: LineFramer.defaultLimit,
-                                        labels: options.labels),
+                                        labels: options.labels, settleNs: options.settleMs * 1_000_000),
                           probes: .init(residentKiB: Daemon.residentKiB, logDroppedLines: { log.droppedLines },
                                         traceStats: { w in trace.sink?.writeStats(to: &w) }),
                           startNs: uv_hrtime())
@@ -301,6 +301,10 @@ public final class Daemon {
             sink.recordBatch(firstSeq: first, lastSeq: last)
         case .mark(let seq, let tNs, let label):
             sink.recordMark(seq: seq, tNs: tNs, label: label)
+        case .observation(let tNs, let client, let line, let result):
+            actions.bytes.withUnsafeBytes {
+                sink.recordObservation(tNs: tNs, client: client, commandLine: UnsafeRawBufferPointer(rebasing: $0[line]), result: result)
+            }
         }
     }
 
@@ -354,6 +358,7 @@ public final class Daemon {
         w.key("budgetUs"); w.int(Int(options.budgetUs))
         w.key("maxQueueBytes"); w.int(options.maxQueueBytes)
         w.key("lineLimit"); w.int(LineFramer.defaultLimit)
+        w.key("settleMs"); w.int(Int(options.settleMs))
         w.endObject()
         return w.bytes
     }

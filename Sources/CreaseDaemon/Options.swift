@@ -22,6 +22,8 @@ public struct DaemonOptions: Sendable, Equatable {
     /// `--metrics-textfile`: where the stats go as Prometheus text, and how often.
     public var metricsTextfile: String?
     public var metricsIntervalMs: UInt64 = 5000
+    /// How long a replaced layout still makes an observation stale rather than a mismatch.
+    public var settleMs: UInt64 = 500
     /// The socket's mode and group, and who may read or publish.
     public var access = AccessOptions()
     /// `--label KEY=VALUE`, in the order given: in `hello`, `stats`, trace headers and the trace index.
@@ -54,6 +56,7 @@ public struct DaemonOptions: Sendable, Equatable {
           --metrics-textfile PATH  write the stats as Prometheus text to PATH (replaced atomically)
                                  for node_exporter's textfile collector
           --metrics-interval-ms N  how often (default 5000)
+          --settle-ms N          how long a replaced layout still makes an observation stale, not a mismatch (default 500)
           --trace-dir DIR        where trace files go
           --no-trace             record no trace
         \(TraceWriterOptions.usage)
@@ -118,6 +121,9 @@ public struct DaemonOptions: Sendable, Equatable {
                 guard !p.isEmpty else { throw UsageError(description: "--metrics-textfile needs a path") }
                 o.metricsTextfile = p
             case "--metrics-interval-ms": o.metricsIntervalMs = try number(arg, min: 100)
+            case "--settle-ms":
+                o.settleMs = try number(arg, min: 0)
+                guard o.settleMs <= 3_600_000 else { throw UsageError(description: "--settle-ms takes 0 to 3600000 milliseconds") }
             case "--trace-dir": o.traceDirectory = try value(arg)
             case "--no-trace": o.trace = false
             case "--trace-layouts": o.traceWriter.layouts = true

@@ -16,6 +16,26 @@ import Testing
         #expect(l.columns.map(\.verticalBarEdge) == [nil, nil, .trailing])
     }
 
+    /// Seed 002: "The vertical bar stays on the same side of the hardware in right-to-left
+    /// languages; your content mirrors around it." Mirrored, the detail column sits away
+    /// from the bar's side and keeps horizontal bars, so no column reports an edge.
+    @Test("right-to-left, the mirrored detail column stays horizontal and reports no vertical bar edge")
+    func rightToLeftDetailReportsNoEdge() throws {
+        let l = try engine(builtin("split"), Pose_.innerLandscape + [.layoutDirection(.rtl)]).layout
+        #expect(l.columns.map(\.id) == ["folders", "noteList", "note"])
+        #expect(l.bars.allSatisfy { $0.axis == .horizontal })
+        #expect(l.hasDiagnostic("detailAwayFromBarEdge", "note"))
+        #expect(l.columns.map(\.verticalBarEdge) == [nil, nil, nil])
+        // Whenever a column reports an edge, one of its bars is vertical.
+        for events in [Pose_.innerLandscape, Pose_.innerLandscape + [.layoutDirection(.rtl)], Pose_.partlyOpenLandscape,
+                       Pose_.innerLandscape + [.splitView(.left)], Pose_.innerLandscape + [.layoutDirection(.rtl), .splitView(.right)]] {
+            let layout = try engine(builtin("split"), events).layout
+            for c in layout.columns where c.verticalBarEdge != nil {
+                #expect(layout.bars.contains { $0.container == c.id && $0.axis == .vertical }, "\(events): \(c.id)")
+            }
+        }
+    }
+
     /// Seed 000: "When iPhone Duo is closed, NavigationSplitView and UISplitViewController
     /// collapse to single-stack navigation"; Strike a pose: "an even 50/50 split".
     @Test("closed, the split view collapses to one stack; open with two columns, it splits 50/50")

@@ -350,6 +350,51 @@ private func orientation(_ value: String, id: Int) -> String {
     }
 }
 
+/// Observations, decided by the core with a clock the test moves.
+@Suite struct DaemonCoreObserveTests {
+    static func observe(_ engine: Engine, id: Int, edit: (inout Observation) -> Void = { _ in }) -> String {
+        var o = Observation(describing: engine.layout)
+        edit(&o)
+        return String(decoding: ObserveRequest(observed: o, id: .number(Double(id))).jsonBytes(), as: UTF8.self)
+    }
+
+    @Test func everyLayoutOfABatchCountsAndTheWindowRunsOnTheReadTimes() {
+        var d = CoreDriver.publisherAndSubscriber(["conformance"])
+        d.core.tracing = true
+        var mirror = Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "tabs")!)
+        // Three events read together, published as one layout: the device may still show the middle one.
+        d.read([hinge(180, id: 1), orientation("landscapeLeft", id: 2), orientation("portrait", id: 3)], from: 1)
+        d.endOfIteration()
+        _ = d.take(1)
+        _ = try? mirror.apply(.hinge(angle: 180))
+        _ = try? mirror.apply(.orientation(.landscapeLeft))
+        let middle = mirror
+        _ = try? mirror.apply(.orientation(.portrait))
+
+        d.now += 100_000_000
+        d.read([Self.observe(middle, id: 10), Self.observe(mirror, id: 11)], from: 1)
+        let replies = d.take(1)
+        #expect(replies.map { $0["verdict"] } == [.string("stale"), .string("match")])
+        #expect(replies[0]["matchedSeq"] == .number(2) && replies[0]["layoutSeq"] == .number(3))
+        // Only the stale one is pushed; both are recorded, with the time the line was read.
+        let pushes = d.take(2)
+        #expect(pushes.count == 1 && pushes[0]["push"] == .string("conformance") && pushes[0]["client"] == .number(1))
+        let observed = d.records.compactMap { entry -> (UInt64, ConformanceResult)? in
+            if case .observation(let t, _, _, let r) = entry { return (t, r) }
+            return nil
+        }
+        #expect(observed.map(\.1.verdict) == [.stale, .match] && observed.allSatisfy { $0.0 == d.now })
+
+        // Past the window the middle layout is gone: a mismatch.
+        d.now += 500_000_000
+        d.read([Self.observe(middle, id: 12)], from: 1)
+        #expect(d.take(1).first?["verdict"] == .string("mismatch"))
+        #expect(d.core.stats.observations == [1, 1, 1])
+        // Each non-match also reached the glitch checker as a `mismatch` glitch.
+        #expect(d.core.stats.glitches[GlitchKind.mismatch.index] == 2)
+    }
+}
+
 /// The live glitch checks, with a clock the test moves: what is published is checked,
 /// what a batch hides is not.
 @Suite struct DaemonCoreGlitchTests {

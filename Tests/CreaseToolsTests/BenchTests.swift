@@ -144,6 +144,20 @@ import Testing
         #expect(polylines == drawn.count)
     }
 
+    @Test("observe times an event, a matching and a mismatching observation against a real creased")
+    func observeQuick() throws {
+        let r = try CommandRunner.run(["bench", "observe", "--quick", "--json", "--quiet"])
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let scenario = try #require((json["scenarios"] as? [[String: Any]])?.first)
+        #expect(scenario["name"] as? String == "observe")
+        // The scenario checks each kind got the answer it should (ok, match, mismatch).
+        #expect((scenario["problems"] as? [String])?.isEmpty == true, "\(scenario["problems"] ?? "")")
+        let rows = try #require((scenario["groups"] as? [[String: Any]])?.first?["distributions"] as? [[String: Any]])
+        #expect(rows.count == 3 && rows.allSatisfy { $0["count"] as? Int == 100 })
+        for d in rows { try checkQuantiles(d) }
+    }
+
     @Test("bad usage exits 2")
     func usage() throws {
         #expect(try CommandRunner.run(["bench", "nonsense"]).status == 2)

@@ -157,13 +157,15 @@ struct LayoutBuilder {
             margins = Insets(top: safe.top, leading: p.layoutMarginOtherSide, bottom: safe.bottom, trailing: p.layoutMarginOtherSide)
         }
 
-        // Columns.
+        // Columns. A column reports an edge only when it holds the vertical bar: in
+        // right-to-left the detail column mirrors away from the bar's side and stays horizontal.
+        let columnEdge = vertical ? preferredEdge : nil
         var columns: [ColumnInfo] = []
         for (i, screen) in scene.columns.enumerated() {
             let frame = scene.collapsed ? g.window : columnFrames[i]
             let sizeClass = scene.collapsed ? g.sizeClass : SizeClassRule.column(width: frame.w, window: g.sizeClass, profile: p)
             columns.append(ColumnInfo(id: app.screens[screen].id, frame: frame, sizeClass: sizeClass,
-                                      verticalBarEdge: screen == scene.primary ? preferredEdge : nil))
+                                      verticalBarEdge: screen == scene.primary ? columnEdge : nil))
         }
         if let sidebarFrame, let tv = scene.tabView {
             columns.insert(ColumnInfo(id: app.containers[tv].id, frame: sidebarFrame,
@@ -172,7 +174,7 @@ struct LayoutBuilder {
             if scene.columns.isEmpty {
                 columns.append(ColumnInfo(id: primary.id, frame: contentArea,
                                           sizeClass: SizeClassRule.column(width: contentArea.w, window: g.sizeClass, profile: p),
-                                          verticalBarEdge: preferredEdge))
+                                          verticalBarEdge: columnEdge))
             }
         }
 

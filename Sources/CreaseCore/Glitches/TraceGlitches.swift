@@ -91,6 +91,8 @@ public enum TraceGlitches {
             case .load(let l):
                 layouts += 1
                 run.resumed(engine: replayer.engine, t: l.t)
+            case .observation(let o):
+                if o.result.verdict != .match { run.verdict(NonMatchVerdict(o.result, t: o.t)) }
             case .mark, .batch, .layout:
                 break
             }

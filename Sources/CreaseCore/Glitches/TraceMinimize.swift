@@ -16,7 +16,7 @@ public enum TraceMinimize {
             case .load(let l):
                 throw TraceError("a state was loaded at seq \(l.seq): minimize the part after it (crease trace slice --from \(l.seq + 1))",
                                  line: traced.line, offset: traced.offset)
-            case .mark, .batch, .layout: break
+            case .mark, .batch, .layout, .observation: break
             }
         }
         return out

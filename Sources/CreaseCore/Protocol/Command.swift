@@ -17,8 +17,10 @@ public enum Command: Sendable, Equatable {
     /// Replies once every earlier event is applied and published.
     case sync
     case trace(TraceAction)
+    /// A rig's observation of the device, judged against the layouts (docs/conformance.md).
+    case observe(ObserveRequest)
 
-    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "load", "mark", "sync", "trace"]
+    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "load", "mark", "sync", "trace", "observe"]
 
     /// Decodes the command `name` whose whole message is `body`. Unknown fields are
     /// rejected so a typo is reported; errors carry the message's id.
@@ -61,6 +63,8 @@ public enum Command: Sendable, Equatable {
                 throw InputError.badValue("action", action, allowed: TraceAction.allCases.map(\.rawValue))
             }
             return .trace(a)
+        case "observe":
+            return .observe(try ObserveRequest.decode(body))
         default:
             throw InputError("unknownCommand", "unknown command \"\(name)\"; expected one of \(names.joined(separator: ", "))", field: "cmd")
         }
@@ -93,6 +97,8 @@ public enum Command: Sendable, Equatable {
 /// the wire) and a bit in `TopicSet`.
 public enum Topic: String, Sendable, CaseIterable {
     case layout, diagnostics, stats, glitches
+    /// Every observation that is not a match.
+    case conformance
 }
 
 /// A set of topics, one bit each, in `Topic.allCases` order.
@@ -112,6 +118,7 @@ public struct TopicSet: OptionSet, Sendable, Hashable {
     public static let layout = TopicSet(.layout)
     public static let diagnostics = TopicSet(.diagnostics)
     public static let stats = TopicSet(.stats)
+    public static let conformance = TopicSet(.conformance)
     public static let glitches = TopicSet(.glitches)
 
     /// The topics in the set, in `Topic.allCases` order (the order replies list them).

@@ -3,10 +3,11 @@
 /// events (an instant each), pose and display phases (spans), published batches
 /// (spans from the first event's read to the last's), transport latency (a span from
 /// the sender's `ts` to the daemon's read, where both used the same clock), the daemon's
-/// relayout latency (a span from the read to the layout queued, where recorded), marks.
+/// relayout latency (a span from the read to the layout queued, where recorded), marks,
+/// observations (an instant each, named by its verdict).
 public enum ChromeExport {
     enum Track: Int, CaseIterable {
-        case events = 1, pose, display, batches, latency, marks, relayout
+        case events = 1, pose, display, batches, latency, marks, relayout, observations
         var name: String {
             switch self {
             case .events: "events"
@@ -16,6 +17,7 @@ public enum ChromeExport {
             case .latency: "transport latency"
             case .marks: "marks"
             case .relayout: "relayout latency"
+            case .observations: "observations"
             }
         }
     }
@@ -84,6 +86,13 @@ public enum ChromeExport {
             case .gap(let g):
                 endT = max(endT, g.t)
                 instant(&w, name: "gap: \(g.lost) records lost (\(g.reason))", track: .marks, t: g.t, scope: "g") { _ in }
+            case .observation(let o):
+                endT = max(endT, o.t)
+                instant(&w, name: "observe: \(o.result.verdict.rawValue)", track: .observations, t: o.t) { w in
+                    w.key("seq"); w.int(o.seq)
+                    if let m = o.result.matchedSeq { w.key("matchedSeq"); w.int(m) }
+                    w.key("differences"); w.int(o.result.differences.count)
+                }
             case .layout:
                 break
             }

@@ -10,6 +10,8 @@ public struct TraceSummary: Sendable {
     public var batchedEvents = 0
     public var largestBatch = 0
     public var layoutRecords = 0
+    /// Observations by verdict, in the order of `Verdict.allCases`.
+    public var observations = [Int](repeating: 0, count: Verdict.allCases.count)
     public var gaps: [(seq: Int, lost: Int, reason: String)] = []
     public var appReplacements: [(seq: Int, name: String)] = []
     /// `load` records: the seq and the app each put in place.
@@ -116,6 +118,9 @@ public enum TraceInfo {
                 s.largestBatch = max(s.largestBatch, last - first + 1)
             case .layout:
                 s.layoutRecords += 1
+            case .observation(let o):
+                s.observations[Verdict.allCases.firstIndex(of: o.result.verdict)!] += 1
+                s.endT = max(s.endT, o.t)
             case .gap(let g):
                 s.gaps.append((g.seq, g.lost, g.reason))
                 s.endT = max(s.endT, g.t)

@@ -6,6 +6,7 @@
 ///     {"seq":12,"batch":[9,12]}                       events 9…12 were published as one layout
 ///     {"seq":12,"layout":{…}}                        the layout after seq 12 (--trace-layouts)
 ///     {"seq":40,"t":…,"gap":{"lost":27,"reason":"…"},"state":{…},"digest":"…"}
+///     {"seq":12,"t":…,"client":4,"observe":{"cmd":"observe",…},"verdict":"stale","layoutSeq":12,"matchedSeq":9,"differences":[…]}
 ///
 /// `t` is monotonic nanoseconds since the run began; `seq` counts applied events.
 public enum TraceRecord: Sendable, Equatable {
@@ -18,13 +19,15 @@ public enum TraceRecord: Sendable, Equatable {
     case gap(TraceGap)
     /// A `load` command: profile, app and state replaced at once, one seq past the last.
     case load(TraceLoad)
+    /// A rig's observation of the device and the verdict the daemon gave it.
+    case observation(TraceObservation)
 
     /// The layout digest an event or load record says it left.
     public var recordedDigest: UInt64? {
         switch self {
         case .event(let e): e.digest
         case .load(let l): l.digest
-        case .mark, .batch, .layout, .gap: nil
+        case .mark, .batch, .layout, .gap, .observation: nil
         }
     }
 
@@ -33,8 +36,25 @@ public enum TraceRecord: Sendable, Equatable {
         switch self {
         case .event(let e): e.seq
         case .load(let l): l.seq
-        case .mark, .batch, .layout, .gap: nil
+        case .mark, .batch, .layout, .gap, .observation: nil
         }
+    }
+}
+
+public struct TraceObservation: Sendable, Equatable {
+    public var seq: Int
+    public var t: UInt64
+    public var client: Int?
+    /// The `observe` command as the rig sent it.
+    public var request: ObserveRequest
+    public var result: ConformanceResult
+
+    public init(seq: Int, t: UInt64, client: Int?, request: ObserveRequest, result: ConformanceResult) {
+        self.seq = seq
+        self.t = t
+        self.client = client
+        self.request = request
+        self.result = result
     }
 }
 
@@ -123,9 +143,7 @@ public enum TraceEncoding {
     public static func appendEvent(seq: Int, t: UInt64, client: Int?, event: UnsafeRawBufferPointer, digest: UInt64,
                                    latencyNs: UInt64? = nil, to out: inout [UInt8]) {
         let bytes = event.bindMemory(to: UInt8.self)
-        var lo = 0, hi = bytes.count
-        while lo < hi, isSpace(bytes[lo]) { lo += 1 }
-        while hi > lo, isSpace(bytes[hi - 1]) { hi -= 1 }
+        let (lo, hi) = trimmed(bytes)
         appendASCII(#"{"seq":"#, to: &out)
         JSONWriter.appendInt(seq, to: &out)
         appendASCII(#","t":"#, to: &out)
@@ -164,6 +182,28 @@ public enum TraceEncoding {
         w.endObject()
         out.append(contentsOf: w.bytes)
         out.append(0x0A)
+    }
+
+    /// `command` is the `observe` command as the rig sent it (already decoded by the daemon);
+    /// surrounding whitespace is dropped.
+    public static func appendObservation(t: UInt64, client: Int?, command: UnsafeRawBufferPointer, result: ConformanceResult,
+                                         to out: inout [UInt8]) {
+        let bytes = command.bindMemory(to: UInt8.self)
+        let (lo, hi) = trimmed(bytes)
+        var w = JSONWriter(capacity: 256 + (hi - lo))
+        w.beginObject()
+        w.key("seq"); w.int(result.seq)
+        w.key("t"); w.int(Int(t))
+        if let client { w.key("client"); w.int(client) }
+        w.key("observe"); w.raw(Array(UnsafeBufferPointer(rebasing: bytes[lo..<hi])))
+        result.writeMembers(to: &w, seq: false)
+        w.endObject()
+        out.append(contentsOf: w.bytes)
+        out.append(0x0A)
+    }
+
+    public static func appendObservation(_ o: TraceObservation, to out: inout [UInt8]) {
+        o.request.jsonBytes().withUnsafeBytes { appendObservation(t: o.t, client: o.client, command: $0, result: o.result, to: &out) }
     }
 
     public static func appendMark(seq: Int, t: UInt64, label: String, to out: inout [UInt8]) {
@@ -215,6 +255,7 @@ public enum TraceEncoding {
         case .mark(let seq, let t, let label): appendMark(seq: seq, t: t, label: label, to: &out)
         case .batch(let first, let last): appendBatch(first: first, last: last, to: &out)
         case .layout(let seq, let json): appendLayout(seq: seq, layout: json, to: &out)
+        case .observation(let o): appendObservation(o, to: &out)
         case .gap(let g):
             var w = JSONWriter(capacity: 512)
             w.beginObject()
@@ -232,6 +273,14 @@ public enum TraceEncoding {
 
     @inline(__always) static func appendASCII(_ s: StaticString, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// The bounds of `bytes` without surrounding whitespace.
+    @inline(__always) static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
+        var lo = 0, hi = bytes.count
+        while lo < hi, isSpace(bytes[lo]) { lo += 1 }
+        while hi > lo, isSpace(bytes[hi - 1]) { hi -= 1 }
+        return (lo, hi)
     }
 
     @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
@@ -281,6 +330,22 @@ extension TraceRecord {
             return .load(TraceLoad(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
                                    profile: profile, app: app, state: state, digest: try digest()))
         }
+        if let observe = r.optional("observe") {
+            try r.rejectUnknown(allowed: ["seq", "t", "client", "observe", "verdict", "layoutSeq", "matchedSeq", "differences"])
+            let request: ObserveRequest
+            do { request = try ObserveRequest.decode(observe) } catch {
+                var e = error
+                e.field = e.field.map { "observe.\($0)" } ?? "observe"
+                throw e
+            }
+            var differences: [ConformanceDifference] = []
+            for (i, d) in try r.array("differences").enumerated() { differences.append(try ConformanceDifference.decode(d, path: "differences[\(i)]")) }
+            let result = ConformanceResult(verdict: try r.enumeration("verdict", Verdict.self), seq: seq,
+                                           layoutSeq: try r.integer("layoutSeq", min: 0, max: seq),
+                                           matchedSeq: try r.optionalInteger("matchedSeq", min: 0, max: seq), differences: differences)
+            return .observation(TraceObservation(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
+                                                 request: request, result: result))
+        }
         if r.optional("mark") != nil {
             try r.rejectUnknown(allowed: ["seq", "t", "mark"])
             return .mark(seq: seq, t: try time(), label: try r.string("mark"))
@@ -310,7 +375,7 @@ extension TraceRecord {
             return .gap(TraceGap(seq: seq, t: try time(), lost: try g.integer("lost", min: 0, max: TraceHeader.maxInteger),
                                  reason: try g.string("reason"), state: try r.required("state"), digest: try digest()))
         }
-        throw InputError("unknownRecord", "a record has one of \"event\", \"load\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
+        throw InputError("unknownRecord", "a record has one of \"event\", \"load\", \"observe\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
     }
 }
 

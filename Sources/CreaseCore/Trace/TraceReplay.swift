@@ -13,6 +13,8 @@ public struct Divergence: Sendable, Equatable {
         case gapDigest
         /// What a load record put in place gives another layout than it records.
         case loadDigest
+        /// An observation was judged otherwise than the trace records.
+        case verdict(recorded: ConformanceResult, replayed: ConformanceResult)
     }
     public var kind: Kind
     public var seq: Int
@@ -39,6 +41,12 @@ public struct Divergence: Sendable, Equatable {
             return "seq \(seq) (line \(line)): after a gap, the recorded state gives digest \(Digest.hex(actual)), the trace records \(Digest.hex(expected))"
         case .loadDigest:
             return "seq \(seq) (line \(line)): the loaded state gives digest \(Digest.hex(actual)), the trace records \(Digest.hex(expected))"
+        case .verdict(let recorded, let replayed):
+            func text(_ r: ConformanceResult) -> String {
+                "\(r.verdict.rawValue) against seq \(r.layoutSeq)" + (r.matchedSeq.map { ", matched seq \($0)" } ?? "")
+                    + ", \(r.differences.count) difference\(r.differences.count == 1 ? "" : "s")"
+            }
+            return "seq \(seq) (line \(line)): observation: the trace records \(text(recorded)); the replay gives \(text(replayed))"
         }
     }
 }
@@ -57,6 +65,12 @@ public struct TraceReplayer: Sendable {
     /// the file (or a gap) starts at, which the first batch may reach back across.
     private var lastBatchEnd: Int
     private var batchFloor: Int
+    /// Judges the recorded observations again against the layouts the replay publishes.
+    public private(set) var conformance: ConformanceTracker
+    /// Observations whose verdict was checked, and those that depend on what came before
+    /// the file (within a settle window of its start or of a gap) and were not.
+    public private(set) var observationsChecked = 0
+    public private(set) var observationsUnchecked = 0
 
     public init(header: TraceHeader, verify: Bool) {
         engine = header.makeEngine()
@@ -64,6 +78,9 @@ public struct TraceReplayer: Sendable {
         lastT = header.initialT
         lastBatchEnd = header.initialSeq
         batchFloor = header.initialSeq
+        conformance = ConformanceTracker(layout: engine.layout, digest: engine.digest, seq: header.initialSeq, t: header.initialT,
+                                         windowNs: ConformanceTracker.windowNs(config: header.config),
+                                         knowsAll: header.part == 0 && header.reason == "start")
     }
 
     /// Whether the header's recorded digest is the one this engine computes for its state.
@@ -78,7 +95,9 @@ public struct TraceReplayer: Sendable {
         case .event(let e):
             try follow(seq: e.seq, t: e.t, traced)
             do {
-                try engine.apply(e.envelope.event)
+                if try engine.apply(e.envelope.event) {
+                    conformance.publish(layout: engine.layout, digest: engine.digest, seq: e.seq, t: e.t)
+                }
             } catch {
                 return Divergence(kind: .rejected(error), seq: e.seq, line: traced.line, event: e.envelope.event.jsonBytes(),
                                   expected: e.digest, actual: engine.digest, differences: [])
@@ -126,12 +145,28 @@ public struct TraceReplayer: Sendable {
                 throw TraceError("the gap's state does not fit the app: \(error)", line: traced.line, offset: traced.offset)
             }
             engine = Engine(profile: engine.profile, app: engine.app, state: state, seq: g.seq)
+            conformance.restart(layout: engine.layout, digest: engine.digest, seq: g.seq, t: g.t)
             lastT = max(lastT, g.t)
             lastBatchEnd = g.seq
             batchFloor = g.seq
             if verify, engine.digest != g.digest {
                 return Divergence(kind: .gapDigest, seq: g.seq, line: traced.line, event: nil, expected: g.digest,
                                   actual: engine.digest, differences: [])
+            }
+        case .observation(let o):
+            guard o.seq == engine.seq else {
+                throw TraceError("an observation at seq \(o.seq) where the replay is at seq \(engine.seq)", line: traced.line, offset: traced.offset)
+            }
+            lastT = max(lastT, o.t)
+            let judged = conformance.observe(o.request, seq: o.seq, t: o.t)
+            guard verify else { break }
+            if conformance.agrees(recorded: o.result, replayed: judged.result) {
+                observationsChecked += 1
+            } else if judged.checkable {
+                return Divergence(kind: .verdict(recorded: o.result, replayed: judged.result), seq: o.seq, line: traced.line, event: nil,
+                                  expected: engine.digest, actual: engine.digest, differences: [])
+            } else {
+                observationsUnchecked += 1
             }
         }
         return nil
@@ -158,12 +193,17 @@ public struct ReplayOutcome: Sendable {
     public var eventsApplied: Int
     public var lastT: UInt64
     public var divergence: Divergence?
+    /// Observations whose verdicts were checked, and those that could not be (see `TraceReplayer`).
+    public var observationsChecked: Int
+    public var observationsUnchecked: Int
 
-    public init(engine: Engine, eventsApplied: Int, lastT: UInt64, divergence: Divergence?) {
-        self.engine = engine
-        self.eventsApplied = eventsApplied
-        self.lastT = lastT
+    public init(_ replayer: TraceReplayer, divergence: Divergence?) {
+        engine = replayer.engine
+        eventsApplied = replayer.eventsApplied
+        lastT = replayer.lastT
         self.divergence = divergence
+        observationsChecked = replayer.observationsChecked
+        observationsUnchecked = replayer.observationsUnchecked
     }
 }
 
@@ -184,7 +224,7 @@ public enum TraceReplay {
     public static func run(_ file: TraceFile, verify: Bool) throws(TraceError) -> ReplayOutcome {
         var replayer = TraceReplayer(header: file.header, verify: verify)
         if verify, let d = replayer.checkInitial(file.header) {
-            return ReplayOutcome(engine: replayer.engine, eventsApplied: 0, lastT: replayer.lastT, divergence: d)
+            return ReplayOutcome(replayer, divergence: d)
         }
         var cursor = file.cursor()
         while let traced = try cursor.next() {
@@ -192,9 +232,9 @@ public enum TraceReplay {
                 if d.kind == .digest, let next = try? cursor.next(), case .layout(let seq, let json) = next.record, seq == d.seq {
                     d.differences = LayoutDiff.differences(expected: json, actual: replayer.engine.layoutJSON())
                 }
-                return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: d)
+                return ReplayOutcome(replayer, divergence: d)
             }
         }
-        return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: nil)
+        return ReplayOutcome(replayer, divergence: nil)
     }
 }

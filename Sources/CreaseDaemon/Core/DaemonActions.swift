@@ -31,6 +31,8 @@ public struct DaemonActions {
         case load(tNs: UInt64, TraceLoad)
         case batch(firstSeq: Int, lastSeq: Int)
         case mark(seq: Int, tNs: UInt64, label: String)
+        /// An `observe` command as sent (`line` in `bytes`) and the verdict it got.
+        case observation(tNs: UInt64, client: Int, line: Range<Int>, result: ConformanceResult)
     }
 
     public private(set) var list: [Action] = []

@@ -4,9 +4,12 @@ import CreaseCore
 /// case of `Command` (decoded in CreaseCore) and a case here.
 extension DaemonCore {
     /// Every command but `load` (`load(_:…)`, below): only a reply, written once it is encoded.
-    mutating func perform(_ command: Command, id: JSONValue?, for client: Int, at now: UInt64, into out: inout DaemonActions) {
+    /// `line` is the command as sent and `readNs` when it was read (an observation records both).
+    mutating func perform(_ command: Command, id: JSONValue?, line: UnsafeRawBufferPointer, for client: Int, readAt readNs: UInt64,
+                          at now: UInt64, into out: inout DaemonActions) {
         let start = out.bytes.count
-        defer { out.write(client: client, from: start) }
+        var answered = false
+        defer { if !answered { out.write(client: client, from: start) } }
         switch command {
         case .hello:
             let c = clients[client]
@@ -90,6 +93,24 @@ extension DaemonCore {
                 break
             }
             out.append(.reopenTrace(client: client, id: id))
+        case .observe(let request):
+            // Answered here: the reply, then the record and the push, whose bytes follow it.
+            answered = true
+            let result = conformance.observe(request, seq: engine.seq, t: readNs).result
+            stats.observations[Verdict.allCases.firstIndex(of: result.verdict)!] += 1
+            Reply.appendOK(id: id, to: &out.bytes) { w in result.writeMembers(to: &w) }
+            out.write(client: client, from: start)
+            if tracing { out.append(.record(.observation(tNs: readNs, client: client, line: out.keep(line), result: result))) }
+            guard result.verdict != .match else { return }
+            report(glitches.check(verdict: NonMatchVerdict(result, t: readNs &- startNs)), into: &out)
+            guard subscribers.any(.conformance) else { return }
+            let push = out.bytes.count
+            Reply.appendPush("conformance", seq: engine.seq, to: &out.bytes) { w in
+                w.key("client"); w.int(client)
+                if let ts = request.ts { w.key("ts"); w.int(Int(ts)) }
+                result.writeMembers(to: &w, seq: false)
+            }
+            fanOut(.conformance, push..<out.bytes.count, into: &out)
         }
     }
 

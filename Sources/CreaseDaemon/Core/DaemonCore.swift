@@ -18,15 +18,18 @@ public struct DaemonCore {
         public var lineLimit: Int
         /// `--label`s, for `hello` and `stats`.
         public var labels: [Label]
+        /// How long a layout still counts for a stale observation after it was replaced (`--settle-ms`).
+        public var settleNs: UInt64
 
         public init(daemonName: String, budgetUs: UInt64, socketActivated: Bool, policy: AccessPolicy, lineLimit: Int,
-                    labels: [Label] = []) {
+                    labels: [Label] = [], settleNs: UInt64 = ConformanceTracker.defaultWindowNs) {
             self.labels = labels
             self.daemonName = daemonName
             self.budgetUs = budgetUs
             self.socketActivated = socketActivated
             self.policy = policy
             self.lineLimit = lineLimit
+            self.settleNs = settleNs
         }
     }
 
@@ -73,6 +76,8 @@ public struct DaemonCore {
     public internal(set) var subscribers = Subscribers()
     public internal(set) var clients: [Int: Client] = [:]
     var scheduler: PublishScheduler
+    /// The layouts of the settle window, for observations.
+    public internal(set) var conformance: ConformanceTracker
 
     /// Whether a trace is being recorded (`mark` says so; `trace rotate` needs one).
     public var tracing = false
@@ -106,6 +111,7 @@ public struct DaemonCore {
         scheduler = PublishScheduler(budgetNs: config.budgetUs * 1000)
         lastPublishedDigest = engine.digest
         lastDiagnostics = engine.layout.diagnostics
+        conformance = ConformanceTracker(layout: engine.layout, digest: engine.digest, seq: engine.seq, t: startNs, windowNs: config.settleNs)
         var options = GlitchOptions()
         options.budgetNs = config.budgetUs * 1000
         glitches = GlitchChecker(options: options, app: engine.app)
@@ -224,7 +230,7 @@ public struct DaemonCore {
                     // Not a reply-only command: it publishes, so it writes its own reply.
                     load(request, id: id, for: client, readAt: readNs, at: now, into: &out)
                 } else {
-                    perform(command, id: id, for: client, at: now, into: &out)
+                    perform(command, id: id, line: line, for: client, readAt: readNs, at: now, into: &out)
                 }
             } catch {
                 reject(error, from: client, at: now, into: &out)
@@ -274,6 +280,9 @@ public struct DaemonCore {
         stats.events += 1
         let seq = engine.seq
         let digest = engine.digest
+        // Every layout the engine computes counts for observations, inside a batch too:
+        // the device passes through it.
+        if changed { conformance.publish(layout: engine.layout, digest: digest, seq: seq, t: readNs) }
         if tracing {
             out.append(.record(.event(seq: seq, tNs: readNs, client: client, line: out.keep(line), digest: digest)))
         }

@@ -22,6 +22,8 @@ public struct DaemonStats: Sendable {
     public var bytesOut: UInt64 = 0
     /// From each event's read to its batch's publish.
     public var latency: LatencyHistogram
+    /// Observations by verdict, in the order of `Verdict.allCases`.
+    public var observations = [UInt64](repeating: 0, count: Verdict.allCases.count)
     /// Glitches found in what subscribers were sent, by kind (`GlitchKind.allCases` order).
     public var glitches = [UInt64](repeating: 0, count: GlitchKind.allCases.count)
 
@@ -65,6 +67,9 @@ public struct DaemonStats: Sendable {
         w.key("bytesOut"); w.int(Int(bytesOut))
         w.key("rssKiB"); w.int(g.residentKiB)
         w.key("latency"); latency.write(to: &w)
+        w.key("observations"); w.beginObject()
+        for (v, n) in zip(Verdict.allCases, observations) { w.key(v.rawValue); w.int(Int(n)) }
+        w.endObject()
         w.key("glitches"); w.beginObject()
         for (kind, n) in zip(GlitchKind.allCases, glitches) { w.key(kind.rawValue); w.int(Int(n)) }
         w.endObject()

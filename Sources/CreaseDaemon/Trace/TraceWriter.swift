@@ -177,6 +177,11 @@ public final class TraceWriter: TraceSink {
         flush()
     }
 
+    public func recordObservation(tNs: UInt64, client: Int, commandLine: UnsafeRawBufferPointer, result: ConformanceResult) {
+        let t = time(tNs)
+        append(t: t) { TraceEncoding.appendObservation(t: t, client: client, command: commandLine, result: result, to: &$0) }
+    }
+
     /// How long the writer gathers records before writing them (not under --fsync always):
     /// at most this much is lost to a kill -9, beyond what was being written.
     static let gatherSeconds = 0.005

@@ -113,11 +113,7 @@ enum RTTScenario {
         let daemon = try DaemonSession(settings, tag: "rtt-\(placement.rawValue)")
         _ = children.add(daemon.child)
         // One event into the pose the timed events stay in, and the reply bytes to echo.
-        try daemon.publisher.send(Array(#"{"event":"hinge","angle":90,"id":0}"#.utf8) + [0x0A])
-        let reply: [UInt8] = try daemon.publisher.readLine { Array($0) }
-        guard (try? JSON.parse(reply))?["ok"] == .bool(true) else {
-            throw CheckFailed("rtt: the daemon did not accept the first event: \(String(decoding: reply, as: UTF8.self))")
-        }
+        let reply = try enterPose(daemon, scenario: "rtt")
         let echoSocket = "\(settings.directory.path)/echo-\(placement.rawValue).sock"
         _ = children.add(try BenchChild(name: "echo server", executable: settings.binaries.path("crease"),
                                         arguments: ["bench", "serve-echo", "--socket", echoSocket, "--reply", String(decoding: reply, as: UTF8.self)],
@@ -169,6 +165,16 @@ enum RTTScenario {
             report.targets.append(TargetCheck(name: "rtt p99 / echo p99 (\(tag))", measured: p99Ratio, bound: .atMost, limit: 2, unit: "x"))
         }
         return report
+    }
+
+    /// Sends `{"event":"hinge","angle":90}`, the pose the timed events stay in; returns its reply.
+    static func enterPose(_ daemon: DaemonSession, scenario: String) throws -> [UInt8] {
+        try daemon.publisher.send(Array(#"{"event":"hinge","angle":90,"id":0}"#.utf8) + [0x0A])
+        let reply: [UInt8] = try daemon.publisher.readLine { Array($0) }
+        guard (try? JSON.parse(reply))?["ok"] == .bool(true) else {
+            throw CheckFailed("\(scenario): the daemon did not accept the first event: \(String(decoding: reply, as: UTF8.self))")
+        }
+        return reply
     }
 
     /// Sends one line and reads one reply line; returns the nanoseconds in between.

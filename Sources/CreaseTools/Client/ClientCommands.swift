@@ -258,6 +258,7 @@ enum StatsText {
         return """
             events \(n(stats["events"])) (rejected \(n(stats["rejected"]))), publishes \(n(stats["publishes"])) (batches \(n(stats["batches"])) of \(n(stats["batchedEvents"])) events)
             latency us: p50 \(n(l["p50Us"]))  p90 \(n(l["p90Us"]))  p99 \(n(l["p99Us"]))  p99.9 \(n(l["p999Us"]))  max \(n(l["maxUs"]))  over budget (\(n(l["budgetUs"])) us) \(n(l["overBudget"])) of \(n(l["count"]))
+            observations: \(Verdict.allCases.map { "\(n(stats["observations"]?[$0.rawValue])) \($0.rawValue)" }.joined(separator: ", "))
             clients \(n(stats["clients"])), subscribers \(n(stats["subscribers"])), dropped \(n(stats["dropped"])), rss \(n(stats["rssKiB"])) KiB, up \(n(stats["uptimeS"])) s
             """ + labels
     }

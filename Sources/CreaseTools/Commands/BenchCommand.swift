@@ -7,16 +7,17 @@ import Foundation
 /// the figures (a dropped subscriber, a lost layout, a divergent replay, a daemon that
 /// did not stop cleanly); targets missed are reported, not failed.
 enum BenchCommand {
-    static let allScenarios = ["core", "rtt", "stream", "burst", "replay", "memory", "glitches"]
+    static let allScenarios = ["core", "rtt", "observe", "stream", "burst", "replay", "memory", "glitches"]
 
     static let usage = """
         crease bench [SCENARIO...] [--json] [--svg FILE] [--quick] [--quiet]
-                 [--core-count N] [--rtt-count N] [--rtt-placement same,split,free] [--stream-seconds S] [--stream-subscribers N,N,...]
+                 [--core-count N] [--rtt-count N] [--rtt-placement same,split,free] [--observe-count N]
+                 [--stream-seconds S] [--stream-subscribers N,N,...]
                  [--burst-events N] [--burst-subscribers N] [--memory-events N] [--memory-stream-seconds S]
                  [--replay-events N] [--replay-rounds N] [--trace FILE] [--budget-us N] [--daemon-arg ARG]...
                  [--glitch-layouts N] [--glitch-rounds N]
                crease bench serve-echo --socket PATH --reply LINE
-          SCENARIO: core, rtt, stream, burst, replay, memory, glitches (default: all of them, in that order)
+          SCENARIO: core, rtt, observe, stream, burst, replay, memory, glitches (default: all of them, in that order)
           --quick          tiny counts: checks that everything runs, measures nothing worth quoting
           --rtt-placement  where rtt's client and servers run: same (one core), split (client on one,
                            servers on another), free (unpinned); default same,split
@@ -34,6 +35,7 @@ enum BenchCommand {
         var coreCount = 10_000
         var rttCount = 20_000
         var rttPlacements: [Placement] = [.same, .split]
+        var observeCount = 5_000
         var streamSeconds = 5.0
         var streamSubscribers = [1, 16, 64]
         var burstEvents = 200_000
@@ -56,6 +58,7 @@ enum BenchCommand {
             if args.flag("--quick") {
                 o.coreCount = 50
                 o.rttCount = 300
+                o.observeCount = 100
                 o.streamSeconds = 0.3
                 o.burstEvents = 5_000
                 o.burstSubscribers = 4
@@ -79,6 +82,7 @@ enum BenchCommand {
                 }
                 o.rttPlacements = placements
             }
+            o.observeCount = try positive(args.int("--observe-count"), "--observe-count") ?? o.observeCount
             o.streamSeconds = try seconds(args.double("--stream-seconds"), "--stream-seconds") ?? o.streamSeconds
             if let list = try args.option("--stream-subscribers") {
                 let counts = list.split(separator: ",").compactMap { Int($0) }
@@ -160,6 +164,8 @@ enum BenchCommand {
                 scenario = try CoreScenario.run(count: o.coreCount, progress: progress)
             case "rtt":
                 scenario = try RTTScenario.run(count: o.rttCount, placements: o.rttPlacements, settings: settings!, progress: progress)
+            case "observe":
+                scenario = try ObserveScenario.run(count: o.observeCount, settings: settings!, progress: progress)
             case "stream":
                 scenario = try DaemonScenarios.runStream(subscriberCounts: o.streamSubscribers, seconds: o.streamSeconds,
                                                          settings: settings!, progress: progress)

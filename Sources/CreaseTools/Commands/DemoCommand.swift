@@ -82,11 +82,14 @@ struct DemoSession {
         try drain(watcher)
         let publisher = try daemon.connect()
 
+        // The layouts the daemon computes, computed here too, so the demo can show the rig's side.
+        var mirror = Engine(profile: .builtin, app: app)
         let start = DemoClock.now()
         var next = start
         for step in DemoScript.steps(for: app) {
             if let caption = step.caption { try say("-- \(caption)") }
             for event in step.events {
+                _ = try? mirror.apply(event)
                 var w = JSONWriter()
                 event.write(to: &w, ts: Int64(DemoClock.now() &- start))
                 w.bytes.append(0x0A)
@@ -100,6 +103,7 @@ struct DemoSession {
             try drain(watcher)
         }
         if rejected > 0 { throw LocalDaemon.Failure(description: "creased rejected \(rejected) of the demo's events") }
+        try observations(publisher: publisher, watcher: watcher, mirror: &mirror)
 
         try say("-- latency, from creased's stats (read to layout queued to every subscriber)")
         let stats = try publisher.command(#"{"cmd":"stats","id":"stats"}"#)
@@ -118,6 +122,41 @@ struct DemoSession {
             throw LocalDaemon.Failure(description: "creased exited but left its socket \(daemon.socketPath)")
         }
         try say("creased pushed shutdown, exited 0 and removed its socket")
+    }
+
+    /// A rig looks at the device three times: it shows the current layout (match), it has
+    /// not caught up with a rotation yet (stale), one control sits 30 pt too low (mismatch).
+    private mutating func observations(publisher: DaemonConnection, watcher: DaemonConnection, mirror: inout Engine) throws {
+        try say("-- a rig compares the device with the layout: one observation of each verdict")
+        let shown = mirror.layout
+        try observe(Observation(describing: shown), on: publisher, id: "observe-match")
+        let turn = Event.orientation(mirror.state.orientation == .portrait ? .landscapeLeft : .portrait)
+        try publisher.writeLine(String(decoding: turn.jsonBytes(), as: UTF8.self))
+        _ = try? mirror.apply(turn)
+        try drain(publisher)
+        try drain(watcher)
+        try observe(Observation(describing: shown), on: publisher, id: "observe-stale")
+        var wrong = Observation(describing: mirror.layout)
+        if let i = wrong.items?.firstIndex(where: { $0.frame != nil }) { wrong.items![i].frame!.y += 30 }
+        try observe(wrong, on: publisher, id: "observe-mismatch")
+    }
+
+    private func observe(_ observation: Observation, on c: DaemonConnection, id: String) throws {
+        let request = ObserveRequest(observed: observation, id: .string(id))
+        let reply = try c.command(String(decoding: request.jsonBytes(), as: UTF8.self))
+        guard case .string(let verdict)? = reply["verdict"] else {
+            throw LocalDaemon.Failure(description: "creased answered an observation with \(line(reply))")
+        }
+        // The replies are not pushes: with --json they go with the narration, to stderr.
+        if json { return try say(String(decoding: JSONWriter.encode(reply), as: UTF8.self)) }
+        var text = "observe  \(verdict.padding(toLength: 8, withPad: " ", startingAt: 0))  against seq \(text(reply["layoutSeq"]))"
+        if verdict == "stale", let m = reply["matchedSeq"] { text += ": the device still shows seq \(self.text(m))" }
+        if case .array(let differences)? = reply["differences"], !differences.isEmpty {
+            let first = differences[0]
+            text += verdict == "stale" ? " (\(differences.count) fields differ)"
+                : ": \(self.text(first["path"])) expected \(self.text(first["expected"])), observed \(self.text(first["observed"]))"
+        }
+        try say(text)
     }
 
     /// Sends `sync` on `c` and handles every line before its reply: layout pushes are

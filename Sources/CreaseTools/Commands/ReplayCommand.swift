@@ -47,7 +47,14 @@ enum ReplayCommand {
         }
         let rate = elapsed > 0 ? Double(outcome.eventsApplied) / (Double(elapsed) / 1e9) : 0
         let range = outcome.eventsApplied > 0 ? " (seq \(file.header.initialSeq + 1)…\(outcome.engine.seq))" : ""
-        Console.err("\(verify ? "verified" : "replayed") \(outcome.eventsApplied) events\(range) in \(elapsed / 1_000_000) ms (\(Int(rate)) events/s); final digest \(Digest.hex(outcome.engine.digest))")
+        var observations = ""
+        if verify, outcome.observationsChecked + outcome.observationsUnchecked > 0 {
+            observations = " and \(outcome.observationsChecked) observation verdicts"
+            if outcome.observationsUnchecked > 0 {
+                observations += " (\(outcome.observationsUnchecked) more depend on what came before the file and were not checked)"
+            }
+        }
+        Console.err("\(verify ? "verified" : "replayed") \(outcome.eventsApplied) events\(range)\(observations) in \(elapsed / 1_000_000) ms (\(Int(rate)) events/s); final digest \(Digest.hex(outcome.engine.digest))")
         return ExitStatus.success
     }
 
@@ -57,7 +64,7 @@ enum ReplayCommand {
         var published = try PublishedLayouts(file)
         var replayer = TraceReplayer(header: file.header, verify: verify)
         if verify, let d = replayer.checkInitial(file.header) {
-            return ReplayOutcome(engine: replayer.engine, eventsApplied: 0, lastT: replayer.lastT, divergence: d)
+            return ReplayOutcome(replayer, divergence: d)
         }
         let pacer = Pacer(speed: speed)
         var cursor = file.cursor()
@@ -66,14 +73,14 @@ enum ReplayCommand {
         while let traced = try cursor.next() {
             if case .event(let e) = traced.record { pacer.wait(untilOffsetNs: e.t &- file.header.initialT) }
             if let d = try replayer.apply(traced) {
-                return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: d)
+                return ReplayOutcome(replayer, divergence: d)
             }
             if each, case .event(let e) = traced.record, published.contains(e.seq), replayer.engine.digest != lastDigest {
                 lastDigest = replayer.engine.digest
                 Console.out(bytes: replayer.engine.layoutJSON())
             }
         }
-        return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: nil)
+        return ReplayOutcome(replayer, divergence: nil)
     }
 
     /// Streams the trace into a daemon the way a rig does. First a `load` puts the daemon
@@ -129,7 +136,9 @@ enum ReplayCommand {
                 try client.send(w.bytes)
                 sent += 1
                 if verify { expected.append((e.seq, e.digest, e.envelope.event.jsonBytes())) }
-            case .mark, .batch, .layout:
+            case .mark, .batch, .layout, .observation:
+                // Observations are judged against the recording's own timing: the in-process
+                // replay (without --to) re-judges and verifies them.
                 break
             }
         }

@@ -12,6 +12,7 @@ enum TraceCommand {
                crease trace diff A B                      the first divergence between two runs
                crease trace export FILE --chrome [-o OUT] Chrome trace-event JSON (Perfetto, chrome://tracing)
                crease trace bench FILE [--repeat N]       replay --verify against reading and JSON-decoding the lines
+               crease trace conformance FILE [--junit OUT] [--json]   observations by verdict, worst items; exit 1 on a mismatch
                crease trace glitches FILE [--json] [--ignore KIND[:SUBJECT]]... \(GlitchCLI.thresholdUsage)
                                                           replay and check for glitches; exit 1 when any is found
                crease trace minimize FILE (--glitch KIND [--subject ID] | --diverges OTHER_BUILD_TRACE | --until 'CMD') -o OUT
@@ -21,7 +22,7 @@ enum TraceCommand {
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
-        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, glitches, minimize, index") }
+        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, conformance, glitches, minimize, index") }
         do {
             switch sub {
             case "check": return try check(&args)
@@ -30,10 +31,11 @@ enum TraceCommand {
             case "diff": return try diff(&args)
             case "export": return try export(&args)
             case "bench": return try bench(&args)
+            case "conformance": return try conformance(&args)
             case "glitches": return try glitches(&args)
             case "minimize": return try minimize(&args)
             case "index": return try index(&args)
-            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench, glitches, minimize or index")
+            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench, conformance, glitches, minimize or index")
             }
         } catch let e as TraceError {
             Console.err("crease trace \(sub): \(e)")
@@ -93,7 +95,7 @@ enum TraceCommand {
         }
         var replayer = TraceReplayer(header: file.header, verify: false)
         var cursor = file.cursor()
-        var counts = (records: 0, events: 0, loads: 0, marks: 0, batches: 0, layouts: 0, gaps: 0)
+        var counts = (records: 0, events: 0, loads: 0, marks: 0, batches: 0, layouts: 0, gaps: 0, observations: 0)
         do {
             while let traced = try cursor.next() {
                 if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
@@ -107,6 +109,7 @@ enum TraceCommand {
                 case .layout: counts.layouts += 1
                 case .gap: counts.gaps += 1
                 case .load: counts.loads += 1
+                case .observation: counts.observations += 1
                 }
             }
         } catch let e as TraceError {
@@ -116,7 +119,7 @@ enum TraceCommand {
         }
         let h = file.header
         Console.out("\(path): trace v\(TraceHeader.currentVersion) from \(h.daemon), app \(h.app.name), part \(h.part) (\(h.reason))")
-        Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.loads) loads, \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps")
+        Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.loads) loads, \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps, \(counts.observations) observations")
         guard let cut = file.cut else {
             Console.out("ok")
             return ExitStatus.success
@@ -160,6 +163,9 @@ enum TraceCommand {
         for a in s.appReplacements { Console.out("app        replaced by \(a.name) at seq \(a.seq)") }
         for l in s.loads { Console.out("load       \(l.app) and a state loaded at seq \(l.seq)") }
         for g in s.gaps { Console.out("gap        \(g.lost) records lost before seq \(g.seq): \(g.reason)") }
+        if s.observations.reduce(0, +) > 0 {
+            Console.out("observed   " + zip(Verdict.allCases, s.observations).map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", "))
+        }
         Console.out("poses      \(s.poseTimeline.count) phases")
         let shown = s.poseTimeline.count > 24 ? Array(s.poseTimeline.prefix(12)) + Array(s.poseTimeline.suffix(12)) : s.poseTimeline
         for (i, p) in shown.enumerated() {
@@ -237,6 +243,57 @@ enum TraceCommand {
         bytes.append(0x0A)
         try TraceIO.write(bytes, to: out)
         return ExitStatus.success
+    }
+
+    // MARK: conformance
+
+    static func conformance(_ args: inout Arguments) throws -> Int32 {
+        let junit = try args.option("--junit")
+        let json = args.flag("--json")
+        let path = try onePath(&args)
+        try args.finish()
+        let file = try TraceIO.load(path)
+        TraceIO.warnIfCut(file, name: path)
+        let report = try ConformanceReport(file)
+        let start = file.header.initialT
+        if let junit {
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            try TraceIO.write(Array(ConformanceJUnit.render(report, suite: name, app: file.header.app.name, startT: start).utf8), to: junit)
+        }
+        if json {
+            Console.out(bytes: report.json(trace: path, startT: start))
+        } else {
+            for line in summary(report, path: path, startT: start) { Console.out(line) }
+        }
+        return report.count(.mismatch) > 0 ? ExitStatus.checkFailed : ExitStatus.success
+    }
+
+    static func summary(_ r: ConformanceReport, path: String, startT: UInt64) -> [String] {
+        func at(_ t: UInt64) -> String { Timescale.seconds(Int64(t &- startT)) }
+        guard let first = r.firstT, let last = r.lastT else { return ["\(path): no observations"] }
+        var lines = ["\(path): \(r.total) observations from \(at(first)) to \(at(last)) of \(r.cases.count) layouts: "
+                     + Verdict.allCases.map { "\(r.count($0)) \($0.rawValue)" }.joined(separator: ", ")]
+        if !r.worst.isEmpty {
+            lines.append("worst:")
+            for s in r.worst.prefix(10) {
+                lines.append("  \(s.subject)  in \(s.mismatches) mismatch\(s.mismatches == 1 ? "" : "es"): \(s.paths.prefix(4).joined(separator: ", "))"
+                             + (s.paths.count > 4 ? ", …" : ""))
+            }
+        }
+        if !r.mismatchRanges.isEmpty {
+            lines.append("mismatched:")
+            for m in r.mismatchRanges {
+                let span = m.from == m.to ? "at \(at(m.from))" : "from \(at(m.from)) to \(at(m.to))"
+                let seqs = m.fromSeq == m.toSeq ? "seq \(m.fromSeq)" : "seq \(m.fromSeq)…\(m.toSeq)"
+                lines.append("  \(span) (\(seqs)), \(m.observations) observation\(m.observations == 1 ? "" : "s")")
+            }
+        }
+        for c in r.cases where !c.mismatches.isEmpty {
+            lines.append("layout seq \(c.layoutSeq): \(c.mismatches.count) of \(c.observations.count) observations mismatched")
+            for d in c.mismatches[0].result.differences.prefix(8) { lines.append("  \(d)") }
+            if c.mismatches[0].result.differences.count > 8 { lines.append("  … \(c.mismatches[0].result.differences.count - 8) more") }
+        }
+        return lines
     }
 
     // MARK: bench

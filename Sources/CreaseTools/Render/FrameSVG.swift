@@ -26,8 +26,9 @@ public struct FrameCaption: Sendable, Equatable {
 /// a legend. Every element that stands for a layout value carries its id or kind in a
 /// `data-` attribute so tests and scripts can find it.
 public enum FrameSVG {
-    public static func render(_ layout: Layout, app: App, caption: FrameCaption) -> String {
-        var d = FrameDrawing(layout: layout, catalog: ItemCatalog(app: app), appName: app.name, caption: caption)
+    /// `observed`: a rig's observation to draw over the layout it was held against.
+    public static func render(_ layout: Layout, app: App, caption: FrameCaption, observed: TraceStory.Observed? = nil) -> String {
+        var d = FrameDrawing(layout: layout, catalog: ItemCatalog(app: app), appName: app.name, caption: caption, observed: observed)
         return d.draw()
     }
 }
@@ -64,6 +65,7 @@ private struct FrameDrawing {
     let catalog: ItemCatalog
     let appName: String
     let caption: FrameCaption
+    let observed: TraceStory.Observed?
 
     static let margin = 24.0
     static let panelWidth = 360.0
@@ -85,12 +87,13 @@ private struct FrameDrawing {
     var menus: [(bar: Bar, pointer: Pointer)] = []
     var tabGroups: [(bar: Bar, item: PlacedItem, pointer: Pointer)] = []
 
-    init(layout: Layout, catalog: ItemCatalog, appName: String, caption: FrameCaption) {
+    init(layout: Layout, catalog: ItemCatalog, appName: String, caption: FrameCaption, observed: TraceStory.Observed?) {
         self.layout = layout
         self.catalog = catalog
         self.appName = appName
         self.caption = caption
-        heading = FrameDrawing.headingLines(layout, appName: appName, caption: caption)
+        self.observed = observed
+        heading = FrameDrawing.headingLines(layout, appName: appName, caption: caption, observed: observed)
         screenY = FrameDrawing.margin + Double(heading.count) * 18 + 14
         for bar in layout.bars where !bar.overflow.isEmpty {
             let button = bar.items.first { $0.id == "system.overflow" }
@@ -134,7 +137,7 @@ private struct FrameDrawing {
         return w.finish()
     }
 
-    static func headingLines(_ layout: Layout, appName: String, caption: FrameCaption) -> [String] {
+    static func headingLines(_ layout: Layout, appName: String, caption: FrameCaption, observed: TraceStory.Observed?) -> [String] {
         let d = layout.device
         var lines = ["\(appName) · seq \(caption.seq) · digest \(Digest.hex(caption.digest))"]
         var bars = "bars \(layout.barAxis.rawValue)"
@@ -146,6 +149,11 @@ private struct FrameDrawing {
             if let t = caption.time { parts.append("t \(Timescale.seconds(t))") }
             if let e = caption.event { parts.append("after \(e)") }
             lines.append(parts.joined(separator: " · "))
+        }
+        if let o = observed?.result {
+            var text = "observation: \(o.verdict.rawValue) against the layout of seq \(o.layoutSeq)"
+            if let m = o.matchedSeq, m != o.layoutSeq { text += ", agrees with seq \(m)" }
+            lines.append(text + " · \(o.differences.count) difference\(o.differences.count == 1 ? "" : "s")")
         }
         for g in caption.glitches { lines.append(TextFit.fit("⚠ \(g.kind.rawValue) \(g.subject) (\(g.seqText)): \(g.message)", width: 1100, size: 12)) }
         return lines
@@ -202,6 +210,7 @@ private struct FrameDrawing {
         for r in layout.regions where r.kind == .keyboard { region(&w, r) }
         for bar in layout.bars where bar.role == .keyboardAccessory { self.bar(&w, bar) }
         for r in layout.regions where r.kind != .keyboard { region(&w, r) }
+        if let observed { observation(&w, observed) }
         callouts(&w)
         w.end()
     }
@@ -365,6 +374,60 @@ private struct FrameDrawing {
         w.end()
     }
 
+    // MARK: - An observation over the layout
+
+    /// Observed frames outlined (dashed); what differs outlined in red on the expected
+    /// frame with the differing fields beside it; an expected item the rig did not see, crossed.
+    func observation(_ w: inout XMLWriter, _ o: TraceStory.Observed) {
+        w.begin("g", [("id", "observation"), ("data-verdict", o.result.verdict.rawValue), ("data-differences", String(o.result.differences.count))])
+        for item in o.observation.items ?? [] {
+            guard let f = item.frame else { continue }
+            w.begin("g", [("class", "observed"), ("data-id", item.id)])
+            w.element("title", text: "observed \(item.id) \(num(f.x)),\(num(f.y)) \(num(f.w))×\(num(f.h))")
+            w.leaf("rect", rect(f) + [("fill", "none"), ("stroke", Palette.observed), ("stroke-width", "1.5"), ("stroke-dasharray", "3 2")])
+            w.end()
+        }
+        // One marker per subject (an item, a column, a member), on the expected frame where there is one.
+        var subjects: [String] = []
+        for d in o.result.differences where !subjects.contains(d.subject) { subjects.append(d.subject) }
+        for subject in subjects {
+            let lines = o.result.differences.filter { $0.subject == subject }
+            let anchor = differenceAnchor(subject, lines)
+            w.begin("g", [("class", "difference"), ("data-subject", subject)])
+            w.element("title", text: lines.map(\.description).joined(separator: "\n"))
+            let f = anchor ?? Rect(x: 8, y: 8, w: 0, h: 0)
+            if anchor != nil {
+                w.leaf("rect", rect(f) + [("fill", Palette.difference), ("fill-opacity", "0.12"), ("stroke", Palette.difference), ("stroke-width", "2")])
+                if lines.contains(where: { $0.observed == .null }) {
+                    w.leaf("path", [("d", "M\(num(f.x)),\(num(f.y)) L\(num(f.maxX)),\(num(f.maxY)) M\(num(f.maxX)),\(num(f.y)) L\(num(f.x)),\(num(f.maxY))"),
+                                    ("stroke", Palette.difference), ("stroke-width", "1.5")])
+                }
+            }
+            w.end()
+        }
+        w.end()
+    }
+
+    /// The expected frame a difference is about, or the observed one for something unexpected.
+    func differenceAnchor(_ subject: String, _ lines: [ConformanceDifference]) -> Rect? {
+        func inner(_ s: String) -> String {
+            var id = String(s.dropFirst(s.hasPrefix("items[") ? 6 : 8).dropLast())
+            if let hash = id.lastIndex(of: "#") { id = String(id[..<hash]) }
+            return id
+        }
+        if subject.hasPrefix("items[") {
+            let id = inner(subject)
+            if let f = layout.bars.lazy.flatMap(\.items).first(where: { $0.id == id })?.frame { return f }
+            return observed?.observation.items?.first { $0.id == id }?.frame
+        }
+        if subject.hasPrefix("columns[") { return layout.columns.first { $0.id == inner(subject) }?.frame }
+        if subject == "sheet" { return layout.sheet?.frame }
+        if subject.hasPrefix("overflow[") { return layout.bars.lazy.flatMap(\.items).first { $0.id == "system.overflow" }?.frame }
+        if subject == "tabBar" { return layout.bars.first { $0.tabBar != nil }?.frame }
+        if subject == "barAxis" || subject == "verticalBarSide" { return layout.bars.first { $0.role == .vertical }?.frame }
+        return nil
+    }
+
     // MARK: - Diagnostics on the screen
 
     func callouts(_ w: inout XMLWriter) {
@@ -394,6 +457,20 @@ private struct FrameDrawing {
             y += 6
             w.element("text", [("x", num(x)), ("y", num(y + 11)), ("font-size", "12"), ("font-weight", "bold"), ("fill", Palette.ink)], text: s)
             y += lh + 2
+        }
+
+        if let o = observed?.result {
+            w.begin("g", [("id", "differences"), ("data-verdict", o.verdict.rawValue)])
+            heading(&w, "Observation: \(o.verdict.rawValue)" + (o.differences.isEmpty ? ", no differences" : ""))
+            for d in o.differences {
+                w.begin("g", [("class", "difference-entry"), ("data-path", d.path)])
+                for line in TextFit.wrap(d.description, width: width - 10, size: 10) {
+                    w.element("text", [("x", num(x + 10)), ("y", num(y + 10)), ("font-size", "10"), ("fill", Palette.verdict(o.verdict))], text: line)
+                    y += 13
+                }
+                w.end()
+            }
+            w.end()
         }
 
         for i in menus.indices {
@@ -479,6 +556,8 @@ private struct FrameDrawing {
             ([("fill", Palette.badge), ("rx", "6")], "badge"),
             ([("fill", Palette.callout), ("rx", "6")], "diagnostic (numbered)"),
             ([("fill", Palette.screen), ("stroke", Palette.collision), ("stroke-width", "2"), ("stroke-dasharray", "4 2")], "item outside its bar"),
+            ([("fill", "none"), ("stroke", Palette.observed), ("stroke-width", "1.5"), ("stroke-dasharray", "3 2")], "observed frame"),
+            ([("fill", Palette.difference), ("fill-opacity", "0.12"), ("stroke", Palette.difference), ("stroke-width", "2")], "differs from observed"),
         ]))
         let columnWidth = width / 2
         for section in sections {

@@ -10,17 +10,26 @@ public enum FrameSet {
         public var contents: String
     }
 
-    /// The files to write, index.html last.
+    /// The files to write, index.html last. An observation's frame follows the layout it
+    /// was held against: `frame-<seq>_observed-<n>.svg` sorts after `frame-<seq>.svg`.
     public static func files(_ story: TraceStory) -> [File] {
         let digits = max(6, String(story.frames.last?.seq ?? 0).count)
         var files: [File] = []
         var entries: [(name: String, frame: TraceStory.Frame)] = []
+        var observedAtSeq = 0
         for frame in story.frames {
             let seq = String(frame.seq)
-            let name = "frame-" + String(repeating: "0", count: digits - seq.count) + seq + ".svg"
+            var name = "frame-" + String(repeating: "0", count: digits - seq.count) + seq
+            if frame.observed != nil {
+                observedAtSeq = entries.last?.frame.seq == frame.seq && entries.last?.frame.observed != nil ? observedAtSeq + 1 : 1
+                let n = String(observedAtSeq)
+                name += "_observed-" + String(repeating: "0", count: max(0, 3 - n.count)) + n
+            }
+            name += ".svg"
+            // A glitch is shown on the layout's own frame, not again on the observations of it.
             let caption = FrameCaption(seq: frame.seq, digest: frame.digest, time: Int64(frame.t &- story.start.t), event: frame.eventText,
-                                       glitches: glitches(at: frame.seq, story.glitches))
-            files.append(File(name: name, contents: FrameSVG.render(frame.layout, app: frame.app, caption: caption)))
+                                       glitches: frame.observed == nil ? glitches(at: frame.seq, story.glitches) : [])
+            files.append(File(name: name, contents: FrameSVG.render(frame.layout, app: frame.app, caption: caption, observed: frame.observed)))
             entries.append((name, frame))
         }
         files.append(File(name: "index.html", contents: index(story, entries)))
@@ -63,10 +72,11 @@ public enum FrameSet {
         w.leaf("img", [("id", "frame"), ("src", entries.first?.name ?? ""), ("alt", "the layout")])
         w.begin("ol", [("id", "frames")])
         for (i, e) in entries.enumerated() {
-            let shown = glitches(at: e.frame.seq, story.glitches)
+            let shown = e.frame.observed == nil ? glitches(at: e.frame.seq, story.glitches) : []
             var attributes: XMLWriter.Attributes = [("data-src", e.name), ("data-seq", String(e.frame.seq)), ("data-digest", Digest.hex(e.frame.digest)),
                                                     ("data-caption", caption(e.frame, story: story, index: i, count: entries.count, glitches: shown))]
             if !shown.isEmpty { attributes += [("class", "glitch"), ("data-glitches", shown.map(\.kind.rawValue).joined(separator: " "))] }
+            if let o = e.frame.observed { attributes += [("data-verdict", o.result.verdict.rawValue), ("style", "color: \(Palette.verdict(o.result.verdict))")] }
             w.begin("li", attributes)
             w.element("a", [("href", e.name)], text: "\(shown.isEmpty ? "" : "⚠ ")seq \(e.frame.seq) · \(Timescale.seconds(Int64(e.frame.t &- story.start.t))) · \(e.frame.eventText ?? "start")")
             w.end()

@@ -50,6 +50,16 @@ enum Palette {
     static let badge = "#ef4444"
     static let callout = "#b45309"
     static let otherApp = "#cbd5e1"
+    /// What a rig observed, drawn over the expected layout.
+    static let observed = "#0891b2"
+    static let difference = "#dc2626"
+    static func verdict(_ v: Verdict) -> String {
+        switch v {
+        case .match: "#16a34a"
+        case .stale: "#d97706"
+        case .mismatch: "#dc2626"
+        }
+    }
 
     static func pose(_ p: Pose) -> String {
         switch p {

@@ -28,11 +28,11 @@ private struct TimelineDrawing {
     static let laneHeight = 20.0
     static let laneGap = 6.0
     var lanesTop: Double { TimelineDrawing.hingeTop + TimelineDrawing.hingeHeight + 22 }
-    static let lanes = ["orientation", "keyboard", "pip", "liveActivities", "layout", "glitches", "marks"]
+    static let lanes = ["orientation", "keyboard", "pip", "liveActivities", "layout", "glitches", "observations", "marks"]
     var latencyTop: Double { lanesTop + Double(TimelineDrawing.lanes.count) * (TimelineDrawing.laneHeight + TimelineDrawing.laneGap) + 26 }
     static let latencyHeight = 130.0
     var axisY: Double { latencyTop + TimelineDrawing.latencyHeight }
-    var height: Double { axisY + 64 }
+    var height: Double { axisY + 80 }
 
     init(story: TraceStory) {
         self.story = story
@@ -63,6 +63,7 @@ private struct TimelineDrawing {
         hinge(&w)
         lanes(&w)
         latency(&w)
+        observations(&w)
         glitches(&w)
         marks(&w)
         axis(&w)
@@ -323,6 +324,34 @@ private struct TimelineDrawing {
         return (us >= 100 ? num(us.rounded()) : num((us * 10).rounded() / 10)) + " µs"
     }
 
+    // MARK: - Observations
+
+    /// A tick per observation in its verdict's colour; each mismatch also a red flag with a
+    /// line through every panel, like a mark, so it cannot be missed in a long run.
+    func observations(_ w: inout XMLWriter) {
+        let y = laneY("observations"), h = TimelineDrawing.laneHeight
+        w.begin("g", [("class", "lane"), ("data-lane", "observations")])
+        laneTitle(&w, "observations", y: y)
+        for verdict in Verdict.allCases {
+            let seen = story.observations.filter { $0.result.verdict == verdict }
+            let columns = Self.columns(seen.map { x($0.t) })
+            w.leaf("path", [("class", "verdicts"), ("data-verdict", verdict.rawValue), ("data-count", String(seen.count)),
+                            ("d", columns.map { "M\(num($0)) \(num(y + 2))v\(num(h - 4))" }.joined()),
+                            ("stroke", Palette.verdict(verdict)), ("stroke-width", "1.5")])
+        }
+        for o in story.observations where o.result.verdict == .mismatch {
+            let px = x(o.t)
+            let first = o.result.differences.first.map { ": " + $0.description } ?? ""
+            w.begin("g", [("class", "mismatch"), ("data-seq", String(o.seq)), ("data-differences", String(o.result.differences.count))])
+            w.element("title", text: "mismatch at seq \(o.seq), \(Timescale.seconds(Int64(o.t &- t0))), \(o.result.differences.count) differences\(first)")
+            w.leaf("line", [("x1", num(px)), ("y1", num(TimelineDrawing.hingeTop)), ("x2", num(px)), ("y2", num(axisY)),
+                            ("stroke", Palette.verdict(.mismatch)), ("stroke-width", "1"), ("stroke-opacity", "0.5")])
+            w.leaf("path", [("d", "M\(num(px)),\(num(y + 2)) l8,4 l-8,4 z"), ("fill", Palette.verdict(.mismatch))])
+            w.end()
+        }
+        w.end()
+    }
+
     // MARK: - Glitches
 
     /// One red span per glitch, from its first to its last time, labelled with its kind;
@@ -422,7 +451,7 @@ private struct TimelineDrawing {
     }
 
     func legend(_ w: inout XMLWriter) {
-        let y = axisY + 40
+        var y = axisY + 40
         var entries: [(XMLWriter.Attributes, String)] = Pose.allCases.map { ([("fill", Palette.pose($0))], $0.rawValue) }
         entries += [
             ([("fill", "#0f172a"), ("fill-opacity", "0.12")], "threshold ± hysteresis"),
@@ -430,6 +459,9 @@ private struct TimelineDrawing {
             ([("fill", Palette.layoutChange)], "layout change"),
             ([("fill", Palette.glitch)], "glitch"),
             ([("fill", Palette.mark)], "mark"),
+            ([("fill", Palette.verdict(.match))], "match"),
+            ([("fill", Palette.verdict(.stale))], "stale"),
+            ([("fill", Palette.verdict(.mismatch))], "mismatch"),
             ([("fill", Palette.latency)], "send → read"),
             ([("fill", Palette.relayout)], "read → queued"),
             ([("fill", Palette.overBudget)], "over budget"),
@@ -437,6 +469,11 @@ private struct TimelineDrawing {
         w.begin("g", [("id", "legend")])
         var lx = TimelineDrawing.left
         for (swatch, label) in entries {
+            // A second row when the first is full.
+            if lx + 19 + TextFit.width(label, size: 10) > TimelineDrawing.left + plotWidth {
+                lx = TimelineDrawing.left
+                y += 16
+            }
             w.begin("g", [("class", "legend-entry")])
             w.leaf("rect", [("x", num(lx)), ("y", num(y)), ("width", "14"), ("height", "10")] + swatch)
             w.element("text", [("x", num(lx + 19)), ("y", num(y + 9)), ("font-size", "10"), ("fill", Palette.ink)], text: label)

@@ -33,7 +33,16 @@ public struct TraceStory: Sendable {
         public var label: String
     }
 
-    /// A layout worth a frame: the first one, and each one after a change of digest.
+    /// A rig's observation and its verdict.
+    public struct Observed: Sendable, Equatable {
+        public var seq: Int
+        public var t: UInt64
+        public var observation: Observation
+        public var result: ConformanceResult
+    }
+
+    /// A layout worth a frame: the first one, each one after a change of digest, and the
+    /// layout an observation was held against (with the observation drawn over it).
     public struct Frame: Sendable {
         public var seq: Int
         public var t: UInt64
@@ -41,6 +50,7 @@ public struct TraceStory: Sendable {
         public var layout: Layout
         public var app: App
         public var digest: UInt64
+        public var observed: Observed?
     }
 
     public let title: String
@@ -50,6 +60,7 @@ public struct TraceStory: Sendable {
     public private(set) var points: [Point] = []
     public private(set) var marks: [Mark] = []
     public private(set) var frames: [Frame] = []
+    public private(set) var observations: [Observed] = []
     /// What the glitch checker found in the run (the timeline and the frames mark them).
     public var glitches: [Glitch] = []
     public let keepsFrames: Bool
@@ -65,7 +76,7 @@ public struct TraceStory: Sendable {
         self.budgetNs = budgetNs
         start = TraceStory.point(engine, t: t, event: nil, changed: false, latency: nil, relayout: nil)
         if keepFrames {
-            frames.append(Frame(seq: engine.seq, t: t, eventText: nil, layout: engine.layout, app: engine.app, digest: engine.digest))
+            frames.append(Frame(seq: engine.seq, t: t, eventText: nil, layout: engine.layout, app: engine.app, digest: engine.digest, observed: nil))
         }
     }
 
@@ -75,7 +86,18 @@ public struct TraceStory: Sendable {
         let changed = engine.digest != previous
         points.append(TraceStory.point(engine, t: t, event: event, changed: changed, latency: latencyNs, relayout: relayoutNs))
         if changed, keepsFrames {
-            frames.append(Frame(seq: engine.seq, t: t, eventText: EventLabel.text(event), layout: engine.layout, app: engine.app, digest: engine.digest))
+            frames.append(Frame(seq: engine.seq, t: t, eventText: EventLabel.text(event), layout: engine.layout, app: engine.app,
+                                digest: engine.digest, observed: nil))
+        }
+    }
+
+    /// Records an observation judged against the engine's current layout.
+    public mutating func observe(_ engine: Engine, t: UInt64, observation: Observation, result: ConformanceResult) {
+        let o = Observed(seq: engine.seq, t: t, observation: observation, result: result)
+        observations.append(o)
+        if keepsFrames {
+            frames.append(Frame(seq: engine.seq, t: t, eventText: "observe: \(result.verdict.rawValue)", layout: engine.layout, app: engine.app,
+                                digest: engine.digest, observed: o))
         }
     }
 
@@ -84,7 +106,7 @@ public struct TraceStory: Sendable {
     }
 
     /// The last time the story knows of.
-    public var end: UInt64 { max(points.last?.t ?? start.t, marks.last?.t ?? start.t) }
+    public var end: UInt64 { max(points.last?.t ?? start.t, marks.last?.t ?? start.t, observations.last?.t ?? start.t) }
 
     static func point(_ e: Engine, t: UInt64, event: Event?, changed: Bool, latency: UInt64?, relayout: UInt64?) -> Point {
         let s = e.state

@@ -40,6 +40,9 @@ public struct TraceRun: Sendable {
             case .gap(let g):
                 story.mark(seq: g.seq, t: g.t, label: "gap: \(g.lost) records lost (\(g.reason))")
                 glitches.resumed(engine: replayer.engine, t: g.t)
+            case .observation(let o):
+                story.observe(replayer.engine, t: o.t, observation: o.request.observed, result: o.result)
+                if o.result.verdict != .match { glitches.verdict(NonMatchVerdict(o.result, t: o.t)) }
             case .batch, .layout:
                 break
             }

@@ -72,7 +72,19 @@ enum TraceIO {
 
     static func describe(_ d: Divergence) -> [String] {
         var lines = ["divergence at \(d.summary)"]
-        if !d.differences.isEmpty {
+        if case .verdict(let recorded, let replayed) = d.kind {
+            // What the two sides disagree on, not everything both list.
+            let onlyRecorded = recorded.differences.filter { !replayed.differences.contains($0) }
+            let onlyReplayed = replayed.differences.filter { !recorded.differences.contains($0) }
+            if onlyRecorded.isEmpty && onlyReplayed.isEmpty {
+                lines.append("both list the same \(recorded.differences.count) difference\(recorded.differences.count == 1 ? "" : "s") from the layout")
+            }
+            for (name, list) in [("only recorded", onlyRecorded), ("only replayed", onlyReplayed)] where !list.isEmpty {
+                lines.append("\(name):")
+                lines += list.prefix(LayoutDiff.defaultLimit).map { "  \($0)" }
+                if list.count > LayoutDiff.defaultLimit { lines.append("  … \(list.count - LayoutDiff.defaultLimit) more") }
+            }
+        } else if !d.differences.isEmpty {
             lines.append("layout difference (recorded -> replayed)\(d.differences.count >= LayoutDiff.defaultLimit ? ", the first \(LayoutDiff.defaultLimit) fields" : ""):")
             lines += d.differences.map { "  \($0)" }
         } else if d.kind == .digest {

@@ -1,0 +1,224 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CreaseCore
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+
+/// A rig session against a real creased: the layouts the daemon computes are computed here
+/// too (the same engine, app and profile), so each observation is built from what the
+/// device should show, and the daemon's digests confirm the two agree.
+final class RigSession {
+    let daemon: DaemonProcess
+    let rig: Client
+    var mirror = Engine(profile: .builtin, app: BuiltinApps.app(named: "tabs")!)
+    private var ids = 0
+
+    init(arguments: [String] = []) throws {
+        daemon = try DaemonProcess(arguments: arguments)
+        rig = try Client(daemon.socketPath)
+    }
+
+    /// Sends an event, waits for its reply and checks the daemon's digest against ours.
+    func event(_ event: Event) throws {
+        ids += 1
+        var w = JSONWriter()
+        event.write(to: &w, id: .number(Double(ids)))
+        let reply = try rig.request(String(decoding: w.bytes, as: UTF8.self))
+        try mirror.apply(event)
+        #expect(reply["ok"] == .bool(true) && reply["digest"]?.str == Digest.hex(mirror.digest), "\(reply)")
+    }
+
+    @discardableResult
+    func observe(_ observation: Observation, tolerance: Double = ObserveRequest.defaultTolerance) throws -> JSONValue {
+        ids += 1
+        let request = ObserveRequest(observed: observation, tolerance: tolerance, ts: 1_700_000_000_000 + Int64(ids), id: .number(Double(ids)))
+        let reply = try rig.request(String(decoding: request.jsonBytes(), as: UTF8.self))
+        #expect(reply["id"] == .number(Double(ids)) && reply["ok"] == .bool(true), "\(reply)")
+        return reply
+    }
+
+    func paths(_ reply: JSONValue) -> [String] {
+        guard case .array(let d)? = reply["differences"] else { return [] }
+        return d.compactMap { $0["path"]?.str }
+    }
+
+    /// The trace files the daemon wrote, once it has stopped.
+    func traceFiles() -> [String] {
+        let dir = "\(daemon.dir)/state"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasSuffix(".jsonl") }.sorted().map { "\(dir)/\($0)" }
+    }
+}
+
+private func crease(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+    try run((try creasedBinary() as NSString).deletingLastPathComponent + "/crease", args)
+}
+
+@Suite struct ConformanceDaemonTests {
+    @Test func anObservationOfTheCurrentLayoutMatches() throws {
+        let s = try RigSession()
+        try s.event(.hinge(angle: 180))
+        let reply = try s.observe(Observation(describing: s.mirror.layout))
+        #expect(reply["verdict"] == .string("match"))
+        #expect(reply["seq"] == .number(1) && reply["layoutSeq"] == .number(1) && reply["matchedSeq"] == .number(1))
+        #expect(s.paths(reply).isEmpty)
+    }
+
+    @Test func aFrameMovedBeyondTheToleranceIsAMismatchNamingTheItemAndField() throws {
+        let s = try RigSession()
+        var o = Observation(describing: s.mirror.layout)
+        let i = try #require(o.items?.firstIndex { $0.id == "downloads" })
+        let y = try #require(o.items?[i].frame?.y)
+        o.items![i].frame!.y = y + 2
+        #expect(try s.observe(o)["verdict"] == .string("match"))   // within the default tolerance
+        o.items![i].frame!.y = y + 18
+        let reply = try s.observe(o)
+        #expect(reply["verdict"] == .string("mismatch") && reply["matchedSeq"] == .null)
+        guard case .array(let d)? = reply["differences"] else { Issue.record("no differences"); return }
+        #expect(d == [.object([("path", .string("items[downloads].frame.y")), ("expected", .number(y)), ("observed", .number(y + 18))])])
+        #expect(try s.observe(o, tolerance: 20)["verdict"] == .string("match"))
+    }
+
+    @Test func thePreviousLayoutRightAfterAChangeIsStale() throws {
+        // A window of a minute: "right after" holds however loaded the machine is.
+        let s = try RigSession(arguments: ["--settle-ms", "60000"])
+        let before = s.mirror.layout
+        try s.event(.hinge(angle: 180))
+        let reply = try s.observe(Observation(describing: before))
+        #expect(reply["verdict"] == .string("stale"))
+        #expect(reply["layoutSeq"] == .number(1) && reply["matchedSeq"] == .number(0))
+        #expect(s.paths(reply).contains("barAxis"))
+    }
+
+    @Test func afterTheWindowThePreviousLayoutIsAMismatch() throws {
+        let windowMs = 200.0
+        let s = try RigSession(arguments: ["--settle-ms", String(Int(windowMs))])
+        let before = s.mirror.layout
+        let sent = monotonicSeconds()
+        try s.event(.hinge(angle: 180))
+        var verdicts: [String] = []
+        let deadline = monotonicSeconds() + 30
+        while verdicts.last != "mismatch", monotonicSeconds() < deadline {
+            verdicts.append(try s.observe(Observation(describing: before))["verdict"]?.str ?? "?")
+            usleep(20_000)   // the rig's pace
+        }
+        let elapsed = monotonicSeconds() - sent
+        #expect(verdicts.last == "mismatch")
+        #expect(verdicts.dropLast().allSatisfy { $0 == "stale" }, "\(verdicts)")
+        // The daemon read the event after we sent it and answered after it judged: its window lies inside ours.
+        #expect(elapsed * 1000 > windowMs)
+    }
+
+    @Test func partialObservationsCompareOnlyWhatTheyGive() throws {
+        let s = try RigSession()
+        try s.event(.orientation(.landscapeLeft))
+        #expect(try s.observe(Observation(barAxis: s.mirror.layout.barAxis))["verdict"] == .string("match"))
+        let item = try #require(s.mirror.layout.bars.first { !$0.items.isEmpty }?.items.first)
+        let wrongShows: Shows = item.shows == .title ? .symbol : .title
+        let reply = try s.observe(Observation(items: [ObservedItem(id: item.id, shows: wrongShows)]))
+        #expect(reply["verdict"] == .string("mismatch"))
+        #expect(s.paths(reply) == ["items[\(item.id)].shows"])
+    }
+
+    @Test func completeFindsMissingItems() throws {
+        let s = try RigSession()
+        var o = Observation(describing: s.mirror.layout)
+        let missing = try #require(o.items?.last?.id)
+        o.items!.removeLast()
+        let reply = try s.observe(o)
+        #expect(reply["verdict"] == .string("mismatch") && s.paths(reply) == ["items[\(missing)]"])
+        o.complete = false
+        #expect(try s.observe(o)["verdict"] == .string("match"))
+    }
+
+    @Test func badObservationsAreRefusedNamingTheFieldAndChangeNothing() throws {
+        let s = try RigSession()
+        let bad = try s.rig.request(#"{"cmd":"observe","id":"b","observed":{"items":[{"id":"search","frame":{"x":1,"y":2,"w":3}}]}}"#)
+        #expect(bad["ok"] == .bool(false) && bad["id"] == .string("b"))
+        #expect(bad["error"]?["field"] == .string("observed.items[0].frame.h") && bad["error"]?["code"] == .string("missingField"))
+        let unknown = try s.rig.request(#"{"cmd":"observe","id":"u","observed":{"barAxes":"vertical"}}"#)
+        #expect(unknown["error"]?["field"] == .string("observed.barAxes"))
+        // The connection is kept, and nothing was counted.
+        let stats = try s.rig.request(#"{"cmd":"stats","id":"s"}"#)
+        #expect(stats["stats"]?["observations"] == .object([("match", .number(0)), ("stale", .number(0)), ("mismatch", .number(0))]))
+        #expect(stats["stats"]?["rejected"] == .number(2))
+    }
+
+    @Test func statsCountVerdictsAndTheConformanceTopicPushesEveryNonMatch() throws {
+        let s = try RigSession(arguments: ["--settle-ms", "60000"])
+        let watcher = try Client(s.daemon.socketPath)
+        let sub = try watcher.request(#"{"cmd":"subscribe","topics":["conformance"],"id":"w"}"#)
+        #expect(sub["topics"] == .array([.string("conformance")]))
+        let before = s.mirror.layout
+        try s.observe(Observation(describing: before))                       // match: not pushed
+        try s.event(.hinge(angle: 180))
+        let stale = try s.observe(Observation(describing: before))
+        let mismatch = try s.observe(Observation(barAxis: .vertical, tabBar: .some(.compressed)))
+        let pushes = [try watcher.readJSON(), try watcher.readJSON()]
+        #expect(pushes.map { $0["push"] } == [.string("conformance"), .string("conformance")])
+        #expect(pushes.map { $0["verdict"] } == [stale["verdict"], mismatch["verdict"]])
+        #expect(pushes[0]["matchedSeq"] == .number(0) && pushes[0]["differences"] == stale["differences"])
+        #expect(pushes[1]["differences"] == mismatch["differences"] && pushes[1]["client"] != nil && pushes[1]["ts"] != nil)
+        #expect(watcher.readAvailable(quiet: 0.2).isEmpty)
+        let stats = try s.rig.request(#"{"cmd":"stats","id":"s"}"#)
+        #expect(stats["stats"]?["observations"] == .object([("match", .number(1)), ("stale", .number(1)), ("mismatch", .number(1))]))
+    }
+
+    @Test func aTraceWithObservationsReplaysWithEveryVerdictAndReportsAsJUnit() throws {
+        let s = try RigSession(arguments: ["--settle-ms", "60000"])
+        var replies: [JSONValue] = []
+        let closed = s.mirror.layout
+        replies.append(try s.observe(Observation(describing: closed)))
+        try s.event(.hinge(angle: 180))
+        replies.append(try s.observe(Observation(describing: closed)))
+        replies.append(try s.observe(Observation(describing: s.mirror.layout)))
+        var moved = Observation(describing: s.mirror.layout)
+        moved.items![0].frame!.x += 25
+        replies.append(try s.observe(moved))
+        try s.event(.orientation(.landscapeLeft))
+        replies.append(try s.observe(Observation(sheet: .some(ObservedSheet(axis: .vertical)))))   // no layout has a sheet
+        replies.append(try s.observe(Observation(describing: s.mirror.layout)))
+        #expect(replies.compactMap { $0["verdict"]?.str } == ["match", "stale", "match", "mismatch", "mismatch", "match"])
+        s.daemon.stop()
+        let trace = try #require(s.traceFiles().first)
+
+        // Recorded as replied.
+        let file = try TraceFile(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: trace))))
+        #expect(file.header.config["settleMs"] == .number(60000))
+        var recorded: [TraceObservation] = []
+        var cursor = file.cursor()
+        while let r = try cursor.next() { if case .observation(let o) = r.record { recorded.append(o) } }
+        #expect(recorded.map { $0.result.verdict.rawValue } == replies.compactMap { $0["verdict"]?.str })
+        #expect(recorded.map { Double($0.result.layoutSeq) } == replies.compactMap { $0["layoutSeq"]?.double })
+
+        // A replay reproduces every verdict; one changed by hand is a divergence.
+        let outcome = try TraceReplay.run(file, verify: true)
+        #expect(outcome.divergence == nil && outcome.observationsChecked == replies.count && outcome.observationsUnchecked == 0)
+        let verified = try crease(["replay", "--verify", trace])
+        #expect(verified.status == 0 && verified.err.contains("and \(replies.count) observation verdicts"), "\(verified.err)")
+        let text = try String(contentsOfFile: trace, encoding: .utf8)
+        let tamperedPath = trace + ".tampered"
+        try text.replacingOccurrences(of: #""verdict":"stale""#, with: #""verdict":"match""#).write(toFile: tamperedPath, atomically: true, encoding: .utf8)
+        let diverged = try crease(["replay", "--verify", tamperedPath])
+        #expect(diverged.status == 1 && diverged.out.contains("observation: the trace records match"), "\(diverged.out)")
+
+        // The JUnit report: one case per observed layout, one failure per layout observed mismatching.
+        let junit = "\(s.daemon.dir)/junit.xml"
+        let report = try crease(["trace", "conformance", trace, "--junit", junit])
+        #expect(report.status == 1 && report.out.contains("6 observations"), "\(report.out)")
+        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
+        var observed: [Double] = [], failing: [Double] = []
+        for r in replies {
+            guard let seq = r["layoutSeq"]?.double else { continue }
+            if !observed.contains(seq) { observed.append(seq) }
+            if r["verdict"] == .string("mismatch"), !failing.contains(seq) { failing.append(seq) }
+        }
+        #expect(try document.nodes(forXPath: "//testcase").count == observed.count)
+        #expect(try document.nodes(forXPath: "//testcase/failure").count == failing.count && failing.count == 2)
+        let suite = try #require(try document.nodes(forXPath: "//testsuite").first as? XMLElement)
+        #expect(suite.attribute(forName: "failures")?.stringValue == String(failing.count))
+    }
+}
