@@ -77,6 +77,11 @@ class ConnectionClosed(ConnectionError):
 def _key(value: Any) -> Tuple[str, Any]:
     """A hashable key under which an id and its echo compare equal (the daemon writes
     numbers in canonical form, so 1.0 comes back as 1; True is not 1)."""
+    kind = type(value)  # exact types first: this runs twice per message
+    if kind is int or kind is float:
+        return ("n", float(value))
+    if kind is str:
+        return ("s", value)
     if isinstance(value, bool):
         return ("b", value)
     if isinstance(value, (int, float)):
@@ -330,7 +335,7 @@ class Client:
     def _prepare(self, message: Mapping[str, Any]) -> Tuple[Tuple[str, Any], bytes]:
         """Gives the message an id when it has none, registers the id as awaited and
         encodes the line."""
-        if not isinstance(message, Mapping):
+        if type(message) is not dict and not isinstance(message, Mapping):
             raise TypeError(f"a message is a mapping (a JSON object), not {type(message).__name__}")
         with self._cond:
             if self._sock is None:
