@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import Any, Dict, List, Optional
@@ -85,13 +86,14 @@ def main(argv: Optional[List[str]] = None) -> int:
             figures = measure(client, args.events, args.round_trips)
             figures["daemon"] = hello["daemon"]
             figures["python"] = sys.version.split()[0]
+            figures["loadAverage"] = round(os.getloadavg()[0], 2)  # how busy the machine was (1 minute)
     finally:
         if daemon is not None:
             daemon.stop()
     if args.json:
         print(json.dumps(figures))
     else:
-        print(f"crease.bench: {figures['daemon']}, Python {figures['python']}")
+        print(f"crease.bench: {figures['daemon']}, Python {figures['python']}, load average {figures['loadAverage']}")
         print(report(figures))
     return 0
 
