@@ -290,7 +290,7 @@ class Client:
                 return True
             return False
 
-        self._wait(ready, timeout, what=f"a {'/'.join(topics)} push")
+        self._wait(ready, timeout, what=f"{'/'.join(topics)} push")
         return found[0]
 
     def _drain_pushes(self, topics: Tuple[str, ...]) -> List[JSONObject]:
@@ -487,7 +487,7 @@ class Client:
             return True
 
         try:
-            self._wait(ready, timeout, what="a reply")
+            self._wait(ready, timeout, what="reply")
         except (TimeoutError, ConnectionClosed):
             with self._cond:
                 self._replies.pop(key, None)
