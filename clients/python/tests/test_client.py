@@ -73,6 +73,15 @@ def test_rejections_raise_with_code_field_and_message_and_change_nothing(creased
     assert (after["seq"], after["digest"]) == (before["seq"], before["digest"])
 
 
+def test_a_line_too_long_is_answered_to_its_sender_and_ends_the_connection(creased: Client) -> None:
+    with pytest.raises(CreaseError) as too_long:
+        creased.send({"event": "select", "tab": "x" * 70_000})
+    assert too_long.value.code == "lineTooLong" and too_long.value.id is None
+    with pytest.raises(crease.ConnectionClosed):
+        creased.sync()
+    assert creased.closed
+
+
 def test_send_many_pipelines_and_answers_in_order(creased: Client) -> None:
     events = [{"event": "hinge", "angle": (i * 7) % 181} for i in range(3000)]
     replies = creased.send_many(events)

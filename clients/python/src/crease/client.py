@@ -154,8 +154,13 @@ class Client:
         """Sends one event (``{"event": ...}``) or command (``{"cmd": ...}``) and returns
         its reply. Raises :class:`CreaseError` when the daemon rejects it."""
         key, line = self._prepare(message)
-        with self._write_lock:
-            self._write(line)
+        try:
+            with self._write_lock:
+                self._write(line)
+        except BaseException:
+            with self._cond:
+                self._replies.pop(key, None)
+            raise
         reply = self._await(key, self.timeout)
         if reply.get("ok") is False:
             raise CreaseError(reply)
@@ -379,7 +384,8 @@ class Client:
         except BlockingIOError:
             return 0
         except OSError as e:
-            raise ConnectionClosed(f"the connection broke while writing: {e}") from e
+            self._ended(f"the connection broke while writing: {e}")
+            raise ConnectionClosed(self._closed_why or str(e)) from e
 
     def _poll(self, want_write: bool, deadline: Optional[float], want_read: bool = True) -> Tuple[bool, bool]:
         """Waits until the socket can be read or written; TimeoutError past the deadline."""
