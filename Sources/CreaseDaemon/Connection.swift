@@ -1,34 +1,55 @@
 import CLibUV
 
-/// One client connection: its pipe handle, line framer, outgoing queue and topics.
-final class Connection {
+/// The memory every connection reads into (a read callback consumes its bytes
+/// before returning), and how much of it a read may fill.
+final class ReadBuffer {
+    let base: UnsafeMutableRawPointer
+    let capacity: Int
+    var size: Int
+
+    init(capacity: Int, size: Int) {
+        self.capacity = capacity
+        self.size = size
+        base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { base.deallocate() }
+}
+
+/// What a connection tells its owner, given at accept.
+struct ConnectionCallbacks {
+    /// Bytes read (`nread` > 0), or the end of the stream or a read error (`nread` < 0).
+    let didRead: (Connection, Int, UnsafeRawPointer?) -> Void
+    /// Bytes that reached the socket.
+    let wrote: (Int) -> Void
+    /// The outbound queue passed its limit: the connection is being closed.
+    let dropped: (Connection, String) -> Void
+    /// The connection stops taking part: no more lines from it, nothing more to send.
+    let leaving: (Connection) -> Void
+    let readBuffer: ReadBuffer
+    let log: Logger
+}
+
+/// One client connection: its pipe handle, line framer and outgoing queue. What it
+/// may do and what it subscribed to are the core's, under the same `id`.
+final class Connection: UVHandleOwner {
     enum State { case open, closing, closed }
 
     let id: Int
-    let handle = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
-    unowned let daemon: Daemon
+    var handle: UnsafeMutablePointer<uv_pipe_t> { typed() }
+    private let callbacks: ConnectionCallbacks
     @exclusivity(unchecked) var framer: LineFramer
     @exclusivity(unchecked) var queue: OutboundQueue
-    /// Replies gathered during a flush, written in one go.
-    @exclusivity(unchecked) var pending: [UInt8] = []
-    /// Topic bits (Topic.bit).
-    var topics: UInt8 = 0
     var state = State.open
-    /// Who connected (SO_PEERCRED), read once at accept; nil when the kernel would not say.
-    var peer: PeerCredentials?
-    /// What the access policy lets this peer do, decided once at accept; `mayPublish`
-    /// is the one check on the event path.
-    var access = AccessLevel.publish
-    var mayPublish = true
 
-    init(id: Int, daemon: Daemon, loop: UnsafeMutablePointer<uv_loop_t>, lineLimit: Int, queueLimit: Int) {
+    init(id: Int, loop: UnsafeMutablePointer<uv_loop_t>, lineLimit: Int, queueLimit: Int, callbacks: ConnectionCallbacks) {
         self.id = id
-        self.daemon = daemon
+        self.callbacks = callbacks
         framer = LineFramer(limit: lineLimit)
         queue = OutboundQueue(limit: queueLimit)
-        pending.reserveCapacity(512)
+        super.init(allocating: uv_pipe_t.self)
         uv_pipe_init(loop, handle, 0)
-        handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        adopt()
     }
 
     var stream: UnsafeMutablePointer<uv_stream_t> { asStream(handle) }
@@ -41,11 +62,11 @@ final class Connection {
         uv_read_start(stream, { h, _, buf in
             // One read buffer serves every connection: a read callback consumes
             // its bytes before returning.
-            let daemon = Connection.from(h!.pointee.data).daemon
-            buf!.pointee = uv_buf_init(daemon.readBuffer.assumingMemoryBound(to: CChar.self), UInt32(daemon.readSizer.size))
+            let shared = Connection.from(h!.pointee.data).callbacks.readBuffer
+            buf!.pointee = uv_buf_init(shared.base.assumingMemoryBound(to: CChar.self), UInt32(shared.size))
         }, { s, nread, buf in
             let c = Connection.from(s!.pointee.data)
-            c.daemon.didRead(c, nread: nread, bytes: UnsafeRawPointer(buf!.pointee.base))
+            c.callbacks.didRead(c, nread, UnsafeRawPointer(buf!.pointee.base))
         })
     }
 
@@ -59,12 +80,12 @@ final class Connection {
                                   UInt32(bytes.count))
             let n = uv_try_write(stream, &buf, 1)
             if n < 0, n != UV_EAGAIN.rawValue {
-                daemon.log.debug("client \(id): write failed: \(uvErrorName(n))")
+                callbacks.log.debug("client \(id): write failed: \(uvErrorName(n))")
                 close()
                 return
             }
             offset = Int(max(n, 0))
-            daemon.counters.bytesOut &+= UInt64(offset)
+            callbacks.wrote(offset)
             action = queue.wrote(offset, of: bytes.count)
         }
         switch action {
@@ -72,19 +93,9 @@ final class Connection {
         case .enqueue:
             enqueue(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
         case .drop(let reason):
-            daemon.drop(self, reason: reason)
+            callbacks.dropped(self, reason)
+            close()
         }
-    }
-
-    func send(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { send($0) }
-    }
-
-    /// Writes `pending` and empties it.
-    func flushPending() {
-        guard !pending.isEmpty else { return }
-        send(pending)
-        pending.removeAll(keepingCapacity: pending.capacity <= 65536)
     }
 
     private func enqueue(_ bytes: UnsafeRawBufferPointer) {
@@ -97,16 +108,16 @@ final class Connection {
         if rc != 0 {
             Unmanaged<PendingWrite>.fromOpaque(write.request.pointee.data).release()
             queue.completed(write.count)
-            daemon.log.debug("client \(id): write failed: \(uvErrorName(rc))")
+            callbacks.log.debug("client \(id): write failed: \(uvErrorName(rc))")
             close()
         }
     }
 
     fileprivate func writeFinished(count: Int, status: Int32) {
         queue.completed(count)
-        daemon.counters.bytesOut &+= UInt64(status == 0 ? count : 0)
+        if status == 0 { callbacks.wrote(count) }
         if status < 0, status != UV_ECANCELED.rawValue {
-            daemon.log.debug("client \(id): write failed: \(uvErrorName(status))")
+            callbacks.log.debug("client \(id): write failed: \(uvErrorName(status))")
             close()
         }
     }
@@ -122,8 +133,8 @@ final class Connection {
         let req = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         if uv_shutdown(req, stream, { req, _ in req!.deallocate() }) != 0 { req.deallocate() }
         let rc = uv_read_start(stream, { h, _, buf in
-            let daemon = Connection.from(h!.pointee.data).daemon
-            buf!.pointee = uv_buf_init(daemon.readBuffer.assumingMemoryBound(to: CChar.self), UInt32(daemon.readBufferSize))
+            let shared = Connection.from(h!.pointee.data).callbacks.readBuffer
+            buf!.pointee = uv_buf_init(shared.base.assumingMemoryBound(to: CChar.self), UInt32(shared.capacity))
         }, { s, nread, _ in
             let c = Connection.from(s!.pointee.data)
             c.discarded += max(nread, 0)
@@ -140,36 +151,35 @@ final class Connection {
         guard state == .open else { return }
         state = .closing
         uv_read_stop(stream)
-        daemon.forget(self)
+        callbacks.leaving(self)
         let req = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         req.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         let rc = uv_shutdown(req, stream) { req, _ in
             let c = Connection.from(req!.pointee.data)
             req!.deallocate()
-            c.closeHandle()
+            c.closeConnection()
         }
         if rc != 0 {
             req.deallocate()
-            closeHandle()
+            closeConnection()
         }
     }
 
     /// Closes now; queued writes are cancelled.
     func close() {
         guard state != .closed else { return }
-        if state == .open { daemon.forget(self) }
+        if state == .open { callbacks.leaving(self) }
+        closeConnection()
+    }
+
+    private func closeConnection() {
+        guard state != .closed else { return }
+        state = .closed
         closeHandle()
     }
 
-    private func closeHandle() {
-        guard state != .closed else { return }
-        state = .closed
-        guard uv_is_closing(asHandle(handle)) == 0 else { return }
-        uv_close(asHandle(handle)) { h in
-            let c = Unmanaged<Connection>.fromOpaque(h!.pointee.data).takeRetainedValue()
-            c.daemon.log.debug("client \(c.id) closed after \(c.framer.scannedBytes) bytes in")
-            c.handle.deallocate()
-        }
+    override func didClose() {
+        callbacks.log.debug("client \(id) closed after \(framer.scannedBytes) bytes in")
     }
 }
 

@@ -180,8 +180,8 @@ struct LogQueue {
 /// Non-blocking writes of log lines to stderr through the loop: a uv_poll handle on
 /// the fd wakes the loop when stderr can take more. The handle is unreferenced, so a
 /// stalled stderr never keeps the loop (or shutdown) waiting.
-final class LogSink {
-    let handle = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
+final class LogSink: UVHandleOwner {
+    var handle: UnsafeMutablePointer<uv_poll_t> { typed() }
     let fd: Int32
     var queue: LogQueue
     private let savedFlags: Int32
@@ -198,12 +198,9 @@ final class LogSink {
         guard flags >= 0 else { return nil }
         let sink = LogSink(fd: fd, flags: flags, limit: limit, format: format)
         // uv_poll_init makes the fd non-blocking; it refuses fds epoll cannot watch.
-        guard uv_poll_init(loop, sink.handle, fd) == 0 else {
-            sink.handle.deallocate()
-            return nil
-        }
-        sink.handle.pointee.data = Unmanaged.passRetained(sink).toOpaque()
-        uv_unref(asHandle(sink.handle))
+        guard uv_poll_init(loop, sink.handle, fd) == 0 else { return nil }
+        sink.adopt()
+        uv_unref(sink.uvHandle)
         return sink
     }
 
@@ -211,6 +208,7 @@ final class LogSink {
         self.fd = fd
         savedFlags = flags
         queue = LogQueue(limit: limit, format: format)
+        super.init(allocating: uv_poll_t.self)
     }
 
     var isOwnerThread: Bool { pthread_equal(owner, pthread_self()) != 0 }
@@ -289,9 +287,6 @@ final class LogSink {
         }
         closed = true
         _ = fcntl(fd, F_SETFL, savedFlags)
-        uv_close(asHandle(handle)) { h in
-            let sink = Unmanaged<LogSink>.fromOpaque(h!.pointee.data).takeRetainedValue()
-            sink.handle.deallocate()
-        }
+        closeHandle()
     }
 }

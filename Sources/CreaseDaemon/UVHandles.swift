@@ -17,14 +17,51 @@ func uvErrorName(_ code: Int32) -> String {
     "\(String(cString: uv_err_name(code))): \(String(cString: uv_strerror(code)))"
 }
 
-final class UVTimer {
-    let handle = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+/// The owner of one libuv handle, the base of every class that holds one. The
+/// handle's memory is allocated here and never moves; `adopt()` (after the handle's
+/// init) stores a retained reference in its `data`, released by the close callback;
+/// the memory is freed with the owner, so never before libuv is done with it.
+class UVHandleOwner {
+    let uvHandle: UnsafeMutablePointer<uv_handle_t>
+
+    init<Handle>(allocating: Handle.Type) {
+        uvHandle = UnsafeMutableRawPointer(UnsafeMutablePointer<Handle>.allocate(capacity: 1))
+            .assumingMemoryBound(to: uv_handle_t.self)
+    }
+
+    deinit { UnsafeMutableRawPointer(uvHandle).deallocate() }
+
+    /// The handle as its own libuv type.
+    @inline(__always) func typed<Handle>(_: Handle.Type = Handle.self) -> UnsafeMutablePointer<Handle> {
+        UnsafeMutableRawPointer(uvHandle).assumingMemoryBound(to: Handle.self)
+    }
+
+    /// The handle is initialised: it keeps its owner alive until it is closed.
+    func adopt() {
+        uvHandle.pointee.data = Unmanaged.passRetained(self).toOpaque()
+    }
+
+    /// Closes the handle once; `didClose` runs in the close callback.
+    func closeHandle() {
+        guard uv_is_closing(uvHandle) == 0 else { return }
+        uv_close(uvHandle) { h in
+            Unmanaged<UVHandleOwner>.fromOpaque(h!.pointee.data).takeRetainedValue().didClose()
+        }
+    }
+
+    /// Called when libuv has closed the handle.
+    func didClose() {}
+}
+
+final class UVTimer: UVHandleOwner {
     private let action: () -> Void
+    var handle: UnsafeMutablePointer<uv_timer_t> { typed() }
 
     init(loop: UnsafeMutablePointer<uv_loop_t>, action: @escaping () -> Void) {
         self.action = action
+        super.init(allocating: uv_timer_t.self)
         uv_timer_init(loop, handle)
-        handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        adopt()
     }
 
     func start(afterMs: UInt64, repeatMs: UInt64) {
@@ -34,61 +71,45 @@ final class UVTimer {
     }
 
     /// A timer that does not keep the loop alive by itself.
-    func unref() { uv_unref(asHandle(handle)) }
+    func unref() { uv_unref(uvHandle) }
 
-    func close() {
-        guard uv_is_closing(asHandle(handle)) == 0 else { return }
-        uv_close(asHandle(handle)) { h in
-            let owner = Unmanaged<UVTimer>.fromOpaque(h!.pointee.data).takeRetainedValue()
-            owner.handle.deallocate()
-        }
-    }
+    func close() { closeHandle() }
 }
 
-final class UVSignal {
-    let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
+final class UVSignal: UVHandleOwner {
     private let action: (Int32) -> Void
+    var handle: UnsafeMutablePointer<uv_signal_t> { typed() }
 
     init(loop: UnsafeMutablePointer<uv_loop_t>, signal: Int32, action: @escaping (Int32) -> Void) {
         self.action = action
+        super.init(allocating: uv_signal_t.self)
         uv_signal_init(loop, handle)
-        handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        adopt()
         uv_signal_start(handle, { h, signum in
             Unmanaged<UVSignal>.fromOpaque(h!.pointee.data).takeUnretainedValue().action(signum)
         }, signal)
         // Waiting for a signal alone does not keep the loop running.
-        uv_unref(asHandle(handle))
+        uv_unref(uvHandle)
     }
 
-    func close() {
-        guard uv_is_closing(asHandle(handle)) == 0 else { return }
-        uv_close(asHandle(handle)) { h in
-            let owner = Unmanaged<UVSignal>.fromOpaque(h!.pointee.data).takeRetainedValue()
-            owner.handle.deallocate()
-        }
-    }
+    func close() { closeHandle() }
 }
 
 /// Runs its action once per loop iteration, right after I/O callbacks.
-final class UVCheck {
-    let handle = UnsafeMutablePointer<uv_check_t>.allocate(capacity: 1)
+final class UVCheck: UVHandleOwner {
     private let action: () -> Void
+    var handle: UnsafeMutablePointer<uv_check_t> { typed() }
 
     init(loop: UnsafeMutablePointer<uv_loop_t>, action: @escaping () -> Void) {
         self.action = action
+        super.init(allocating: uv_check_t.self)
         uv_check_init(loop, handle)
-        handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        adopt()
         uv_check_start(handle) { h in
             Unmanaged<UVCheck>.fromOpaque(h!.pointee.data).takeUnretainedValue().action()
         }
-        uv_unref(asHandle(handle))
+        uv_unref(uvHandle)
     }
 
-    func close() {
-        guard uv_is_closing(asHandle(handle)) == 0 else { return }
-        uv_close(asHandle(handle)) { h in
-            let owner = Unmanaged<UVCheck>.fromOpaque(h!.pointee.data).takeRetainedValue()
-            owner.handle.deallocate()
-        }
-    }
+    func close() { closeHandle() }
 }

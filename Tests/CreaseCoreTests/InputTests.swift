@@ -81,7 +81,12 @@ import Testing
         guard case .ignorable = try decode("# a note") else { Issue.record("comment"); return }
         guard case .command(let name, let id, _) = try decode(#"{"cmd":"hello","id":"a"}"#) else { Issue.record("command"); return }
         #expect(name == "hello" && id == .string("a"))
-        do { _ = try decode(#"{"event":"hinge","angle":500,"id":42}"#) } catch { #expect(error.id == .number(42)) }
+        do {
+            _ = try decode(#"{"event":"hinge","angle":500,"id":42}"#)
+            Issue.record("accepted a hinge angle of 500")
+        } catch {
+            #expect(error.id == .number(42))
+        }
     }
 }
 

@@ -82,25 +82,17 @@ import Testing
         }
     }
 
-    @Test("identical input gives identical bytes, and seq counts the applied events", arguments: apps)
-    func replayIsIdentical(app name: String) throws {
+    /// Identical bytes across processes (where the hash seed differs) are checked by
+    /// DeterminismTests in the tools' tests: two runs in one process cannot tell.
+    @Test("seq counts the applied events", arguments: apps)
+    func seqCountsAppliedEvents(app name: String) throws {
         let a = builtin(name)
         for seed in UInt64(0)..<50 {
             var gen = RandomEvents(seed: seed, app: a)
-            let events = (0..<60).map { _ in gen.next() }
-            var first = Engine(profile: .builtin, app: a), second = Engine(profile: .builtin, app: a)
+            var engine = Engine(profile: .builtin, app: a)
             var applied = 0
-            var firstLines: [[UInt8]] = [], secondLines: [[UInt8]] = []
-            for ev in events {
-                if (try? first.apply(ev)) != nil { applied += 1 }
-                firstLines.append(first.layoutJSON())
-            }
-            for ev in events {
-                _ = try? second.apply(ev)
-                secondLines.append(second.layoutJSON())
-            }
-            #expect(firstLines == secondLines)
-            #expect(first.seq == applied)
+            for _ in 0..<60 where (try? engine.apply(gen.next())) != nil { applied += 1 }
+            #expect(engine.seq == applied)
         }
     }
 

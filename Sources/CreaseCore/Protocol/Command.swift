@@ -83,18 +83,32 @@ public enum Command: Sendable, Equatable {
     }
 }
 
-/// What a subscriber can ask to be pushed.
+/// What a subscriber can ask to be pushed. A new topic is a case here (its name on
+/// the wire) and a bit in `TopicSet`.
 public enum Topic: String, Sendable, CaseIterable {
     case layout, diagnostics, stats
+}
 
-    /// One bit per topic, for a subscriber's set.
-    public var bit: UInt8 {
-        switch self {
-        case .layout: 1
-        case .diagnostics: 2
-        case .stats: 4
-        }
+/// A set of topics, one bit each, in `Topic.allCases` order.
+public struct TopicSet: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    public init(_ topic: Topic) {
+        rawValue = 1 << UInt32(Topic.allCases.firstIndex(of: topic)!)
     }
+
+    public init<S: Sequence>(_ topics: S) where S.Element == Topic {
+        self.init(rawValue: 0)
+        for t in topics { insert(TopicSet(t)) }
+    }
+
+    public static let layout = TopicSet(.layout)
+    public static let diagnostics = TopicSet(.diagnostics)
+    public static let stats = TopicSet(.stats)
+
+    /// The topics in the set, in `Topic.allCases` order (the order replies list them).
+    public var topics: [Topic] { Topic.allCases.filter { contains(TopicSet($0)) } }
 }
 
 public enum TraceAction: String, Sendable, CaseIterable { case rotate }

@@ -24,25 +24,10 @@ public final class DaemonConnection {
     public init(path: String) throws(Failure) {
         self.path = path
         signal(SIGPIPE, SIG_IGN)
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            Glibc.close(fd)
-            throw Failure(description: "socket path too long: \(path)")
-        }
-        withUnsafeMutableBytes(of: &addr.sun_path) { buf in
-            for (i, b) in bytes.enumerated() { buf[i] = b }
-        }
-        let rc = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
-            let e = errno
-            Glibc.close(fd)
-            throw Failure(description: "cannot reach creased at \(path): \(String(cString: strerror(e)))")
+        do {
+            fd = try UnixSocket.connect(path)
+        } catch {
+            throw Failure(description: error.stage == .connect ? "cannot reach creased at \(path): \(error.reason)" : error.description)
         }
     }
 

@@ -113,23 +113,7 @@ final class SocketStreamer: @unchecked Sendable {
     private var outBuffer: [UInt8] = []
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw UsageError("socket: \(String(cString: strerror(errno)))") }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { throw UsageError("socket path too long: \(path)") }
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        let rc = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
-            let message = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw UsageError("cannot connect to \(path): \(message)")
-        }
+        do { fd = try UnixSocket.connect(path) } catch { throw UsageError(error.description) }
         let reader = Thread { [self] in self.readReplies() }
         reader.start()
     }

@@ -1,4 +1,3 @@
-import CreaseCore
 
 /// An HDR-style latency histogram over nanoseconds: values below 128 ns are counted
 /// exactly; above that, each power of two is split into 64 equal buckets, so any
@@ -8,7 +7,7 @@ public struct LatencyHistogram: Sendable {
     static let linear = 128          // exact buckets 0..<128
     static let subBuckets = 64       // per power of two above that
     static let maxExponent = 40      // values up to 2^41 ns (about 36 minutes); larger ones are clamped
-    static let bucketCount = linear + (maxExponent - 6) * subBuckets
+    public static let bucketCount = linear + (maxExponent - 6) * subBuckets
 
     public let budgetNs: UInt64
     public private(set) var count: UInt64 = 0
@@ -23,7 +22,7 @@ public struct LatencyHistogram: Sendable {
     }
 
     @inline(__always)
-    static func index(of value: UInt64) -> Int {
+    public static func index(of value: UInt64) -> Int {
         if value < UInt64(linear) { return Int(value) }
         let msb = 63 - value.leadingZeroBitCount      // >= 7
         if msb > maxExponent { return bucketCount - 1 }
@@ -33,7 +32,7 @@ public struct LatencyHistogram: Sendable {
     }
 
     /// The largest value that falls in bucket `i`.
-    static func highestValue(inBucket i: Int) -> UInt64 {
+    public static func highestValue(inBucket i: Int) -> UInt64 {
         if i < linear { return UInt64(i) }
         let shift = (i - linear) / subBuckets + 1
         let sub = UInt64((i - linear) % subBuckets + subBuckets)
@@ -78,5 +77,5 @@ public struct LatencyHistogram: Sendable {
     }
 
     /// Microseconds, rounded to 0.1.
-    static func micros(_ ns: UInt64) -> Double { Double((ns + 50) / 100) / 10 }
+    public static func micros(_ ns: UInt64) -> Double { Double((ns + 50) / 100) / 10 }
 }

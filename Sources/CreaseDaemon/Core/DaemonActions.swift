@@ -1,0 +1,81 @@
+import CreaseCore
+
+/// What `DaemonCore` decided, in order, for the shell to perform: bytes to write to
+/// clients, connections to close, trace records, log lines.
+///
+/// One value is reused across calls (`removeAll` keeps the capacity), and every
+/// write's bytes live in one shared buffer, so deciding an event allocates nothing.
+/// A push fanned out to many subscribers is encoded once: each recipient's `write`
+/// names the same range.
+public struct DaemonActions {
+    public enum Action: Equatable {
+        /// Send `bytes[range]` to the client.
+        case write(client: Int, range: Range<Int>)
+        /// Stop reading from the client and close it once its writes are done.
+        case closeAfterWrites(client: Int)
+        case record(TraceEntry)
+        /// A batch was published: the trace may go to the disk.
+        case flushTrace
+        /// `trace rotate`: reopen the trace, then answer with `DaemonCore.traceReopened`.
+        case reopenTrace(client: Int, id: JSONValue?)
+        case log(LogLevel, String)
+    }
+
+    /// What the trace sink records; an event's line is `bytes[line]`.
+    public enum TraceEntry: Equatable {
+        case event(seq: Int, tNs: UInt64, client: Int, line: Range<Int>, digest: UInt64)
+        case batch(firstSeq: Int, lastSeq: Int)
+        case mark(seq: Int, tNs: UInt64, label: String)
+    }
+
+    public private(set) var list: [Action] = []
+    /// The bytes that `write` and `record(.event)` name.
+    public var bytes: [UInt8] = []
+    /// Log lines above this level are not even formatted.
+    public let logThreshold: LogLevel
+
+    public init(logThreshold: LogLevel) {
+        self.logThreshold = logThreshold
+        list.reserveCapacity(256)
+        bytes.reserveCapacity(64 * 1024)
+    }
+
+    public var isEmpty: Bool { list.isEmpty }
+
+    public mutating func removeAll() {
+        list.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: bytes.capacity <= 1 << 20)
+    }
+
+    /// Sends to `client` what was appended to `bytes` since `start`; joins the
+    /// previous write when it goes to the same client and ends where this begins, so
+    /// a batch's replies to one client leave in one write.
+    mutating func write(client: Int, from start: Int) {
+        let end = bytes.count
+        guard end > start else { return }
+        if case .write(let last, let range)? = list.last, last == client, range.upperBound == start {
+            list[list.count - 1] = .write(client: client, range: range.lowerBound..<end)
+        } else {
+            list.append(.write(client: client, range: start..<end))
+        }
+    }
+
+    /// Sends `bytes[range]` (already encoded) to `client` too.
+    mutating func write(client: Int, range: Range<Int>) {
+        list.append(.write(client: client, range: range))
+    }
+
+    /// Appends a line of bytes `bytes` and returns where it is.
+    mutating func keep(_ line: UnsafeRawBufferPointer) -> Range<Int> {
+        let start = bytes.count
+        bytes.append(contentsOf: line)
+        return start..<bytes.count
+    }
+
+    mutating func append(_ action: Action) { list.append(action) }
+
+    mutating func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+        guard level <= logThreshold else { return }
+        list.append(.log(level, message()))
+    }
+}

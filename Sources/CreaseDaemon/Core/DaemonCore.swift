@@ -1,0 +1,377 @@
+import CreaseCore
+
+/// The daemon's decisions, without I/O: which lines are events or commands, who may
+/// send them, when a batch ends and publishes, which subscribers get which push,
+/// which replies wait for the trace to reach the disk. Every method takes the time
+/// as a parameter and appends what to do to a `DaemonActions`; the shell (`Daemon`)
+/// performs it. Clients are known by number.
+///
+/// The event path lives here; commands in `DaemonCore+Commands.swift`.
+public struct DaemonCore {
+    /// What the core is told once, at start.
+    public struct Config {
+        /// `creased <version>`, for `hello`.
+        public var daemonName: String
+        public var budgetUs: UInt64
+        public var socketActivated: Bool
+        public var policy: AccessPolicy
+        public var lineLimit: Int
+
+        public init(daemonName: String, budgetUs: UInt64, socketActivated: Bool, policy: AccessPolicy, lineLimit: Int) {
+            self.daemonName = daemonName
+            self.budgetUs = budgetUs
+            self.socketActivated = socketActivated
+            self.policy = policy
+            self.lineLimit = lineLimit
+        }
+    }
+
+    /// What the core reads from its surroundings when it writes `stats`.
+    public struct Probes {
+        public var residentKiB: () -> Int
+        public var logDroppedLines: () -> UInt64
+        /// The trace sink's stats object.
+        public var traceStats: (inout JSONWriter) -> Void
+
+        public init(residentKiB: @escaping () -> Int, logDroppedLines: @escaping () -> UInt64,
+                    traceStats: @escaping (inout JSONWriter) -> Void) {
+            self.residentKiB = residentKiB
+            self.logDroppedLines = logDroppedLines
+            self.traceStats = traceStats
+        }
+    }
+
+    /// A connected client that may send lines.
+    public struct Client: Sendable {
+        public let access: AccessLevel
+        public let peer: PeerCredentials?
+    }
+
+    /// A reply owed to an event that carried an id.
+    struct Ack {
+        let client: Int
+        let id: JSONValue
+        let seq: Int
+        let changed: Bool
+        let digest: UInt64
+        let readNs: UInt64
+    }
+
+    public internal(set) var config: Config
+    let probes: Probes
+    let startNs: UInt64
+    public internal(set) var engine: Engine
+    public internal(set) var stats: DaemonStats
+    public internal(set) var subscribers = Subscribers()
+    public internal(set) var clients: [Int: Client] = [:]
+    var scheduler: PublishScheduler
+
+    /// Whether a trace is being recorded (`mark` says so; `trace rotate` needs one).
+    public var tracing = false
+    /// `--fsync always`: an event's reply waits until its trace record is on disk.
+    public var acksWaitForDisk = false
+
+    /// Events of the open batch: when each was read, for the latency histogram.
+    var batchReadNs: [UInt64] = []
+    /// Replies owed for events of the open batch.
+    var batchAcks: [Ack] = []
+    /// Replies waiting for the disk (`acksWaitForDisk`), in seq order.
+    var heldAcks: [Ack] = []
+    var durableSeq = Int.min
+    public internal(set) var lastPublishedDigest: UInt64
+    /// The diagnostics subscribers last saw: compared as values, encoded only when they change.
+    var lastDiagnostics: [Diagnostic]
+    var lastStatsPushEvents: UInt64 = .max
+
+    public init(engine: Engine, config: Config, probes: Probes, startNs: UInt64) {
+        self.engine = engine
+        self.config = config
+        self.probes = probes
+        self.startNs = startNs
+        stats = DaemonStats(budgetNs: config.budgetUs * 1000)
+        scheduler = PublishScheduler(budgetNs: config.budgetUs * 1000)
+        lastPublishedDigest = engine.digest
+        lastDiagnostics = engine.layout.diagnostics
+        batchReadNs.reserveCapacity(1024)
+        batchAcks.reserveCapacity(1024)
+    }
+
+    // MARK: - Clients
+
+    /// A client connected as `peer` (nil when the kernel would not say). Returns its
+    /// access level; a client with none was told so and must be refused.
+    public mutating func connected(client: Int, peer: PeerCredentials?, into out: inout DaemonActions) -> AccessLevel {
+        stats.accepted += 1
+        let policy = config.policy
+        // Without credentials only the open policy can let a peer in.
+        let access = peer.map(policy.level(for:)) ?? (policy.isOpen ? .publish : .none)
+        let who = peer.map(\.description) ?? "unknown peer (no SO_PEERCRED)"
+        switch access {
+        case .publish: out.log(.info, "client \(client) connected: \(who); may publish (\(clients.count + 1) open)")
+        case .read: out.log(.info, "client \(client) connected: \(who); may read (\(clients.count + 1) open)")
+        case .none:
+            out.log(.warning, "client \(client) connected: \(who); refused: no --allow-read or --allow-publish rule names it")
+            stats.forbidden += 1
+            let start = out.bytes.count
+            Reply.appendError(InputError("forbidden", policy.refusal(.none, peer: peer, wanted: "")), to: &out.bytes)
+            out.write(client: client, from: start)
+            return .none
+        }
+        clients[client] = Client(access: access, peer: peer)
+        return access
+    }
+
+    /// The client hung up or its read failed: what it sent before is answered, then it closes.
+    public mutating func endOfInput(client: Int, at now: UInt64, into out: inout DaemonActions) {
+        flush(at: now, into: &out)
+        out.append(.closeAfterWrites(client: client))
+    }
+
+    /// The client sent a line longer than the limit: told so, then closed.
+    public mutating func lineTooLong(client: Int, length: Int, at now: UInt64, into out: inout DaemonActions) {
+        stats.oversizedLines += 1
+        flush(at: now, into: &out)
+        let start = out.bytes.count
+        Reply.appendError(InputError("lineTooLong", "a line of \(length)+ bytes passes the \(config.lineLimit)-byte limit; closing the connection"),
+                          to: &out.bytes)
+        out.write(client: client, from: start)
+        out.log(.warning, "client \(client): line longer than \(config.lineLimit) bytes; closing it")
+        out.append(.closeAfterWrites(client: client))
+    }
+
+    /// The client is gone (or going): it gets no more replies or pushes.
+    public mutating func closed(client: Int) {
+        clients[client] = nil
+        subscribers.remove([], for: client)
+    }
+
+    /// The shell dropped a client whose queue passed its limit.
+    public mutating func dropped(client: Int, reason: String) {
+        stats.dropped += 1
+        stats.lastDropReason = reason
+        closed(client: client)
+    }
+
+    public mutating func count(bytesIn n: Int) { stats.bytesIn &+= UInt64(n) }
+    public mutating func count(bytesOut n: Int) { stats.bytesOut &+= UInt64(n) }
+
+    // MARK: - Lines
+
+    /// One line from a client (without its newline), read at `readNs`.
+    public mutating func receive(line: UnsafeRawBufferPointer, from client: Int, readAt readNs: UInt64, now: UInt64,
+                                 into out: inout DaemonActions) {
+        guard let access = clients[client]?.access else { return }
+        let inbound: Inbound
+        do {
+            inbound = try Wire.decode(line: line)
+        } catch {
+            reject(error, from: client, at: now, into: &out)
+            return
+        }
+        switch inbound {
+        case .ignorable:
+            return
+        case .event(let envelope):
+            guard access == .publish else {
+                forbid("the \"\(envelope.event.name)\" event", field: "event", id: envelope.id, from: client, at: now, into: &out)
+                return
+            }
+            apply(envelope, line: line, from: client, readNs: readNs, now: now, into: &out)
+        case .command(let name, let id, let body):
+            stats.commands += 1
+            // Commands are flush points: every earlier event is applied and published.
+            flush(at: now, into: &out)
+            do {
+                let command = try Command.decode(name: name, body: body)
+                guard access == .publish || !command.needsPublish else {
+                    forbid("the \"\(name)\" command", field: "cmd", id: id, from: client, at: now, into: &out)
+                    return
+                }
+                perform(command, id: id, for: client, at: now, into: &out)
+            } catch {
+                reject(error, from: client, at: now, into: &out)
+            }
+        }
+    }
+
+    mutating func reject(_ error: InputError, from client: Int, at now: UInt64, into out: inout DaemonActions) {
+        stats.rejected += 1
+        flush(at: now, into: &out)
+        let start = out.bytes.count
+        Reply.appendError(error, to: &out.bytes)
+        out.write(client: client, from: start)
+        out.log(.debug, "client \(client): rejected: \(error)")
+    }
+
+    /// Answers a line the client's access level does not allow; nothing changes.
+    mutating func forbid(_ wanted: String, field: String, id: JSONValue?, from client: Int, at now: UInt64,
+                         into out: inout DaemonActions) {
+        stats.forbidden += 1
+        flush(at: now, into: &out)
+        let c = clients[client]
+        let message = config.policy.refusal(c?.access ?? .none, peer: c?.peer, wanted: wanted)
+        let start = out.bytes.count
+        Reply.appendError(InputError("forbidden", message, field: field, id: id), to: &out.bytes)
+        out.write(client: client, from: start)
+        out.log(.debug, "client \(client): forbidden: \(wanted)")
+    }
+
+    mutating func apply(_ envelope: EventEnvelope, line: UnsafeRawBufferPointer, from client: Int, readNs: UInt64, now: UInt64,
+                        into out: inout DaemonActions) {
+        let changed: Bool
+        do {
+            changed = try engine.apply(envelope.event)
+        } catch {
+            var e = error
+            if e.id == nil { e.id = envelope.id }
+            reject(e, from: client, at: now, into: &out)
+            return
+        }
+        stats.events += 1
+        let seq = engine.seq
+        let digest = engine.digest
+        if tracing {
+            out.append(.record(.event(seq: seq, tNs: readNs, client: client, line: out.keep(line), digest: digest)))
+        }
+        if case .app = envelope.event {
+            out.log(.notice, "client \(client) replaced the app with \"\(engine.appName)\" at seq \(seq)")
+        }
+        batchReadNs.append(readNs)
+        if let id = envelope.id {
+            batchAcks.append(Ack(client: client, id: id, seq: seq, changed: changed, digest: digest, readNs: readNs))
+        }
+        if let batch = scheduler.applied(seq: seq, changed: changed, readNs: readNs, nowNs: now) {
+            finish(batch, at: now, into: &out)
+        }
+    }
+
+    // MARK: - Publishing
+
+    /// The loop finished an iteration: the open batch publishes.
+    public mutating func endOfIteration(at now: UInt64, into out: inout DaemonActions) {
+        flush(at: now, into: &out)
+    }
+
+    /// A flush point: publishes the open batch and sends its replies.
+    mutating func flush(at now: UInt64, into out: inout DaemonActions) {
+        if let batch = scheduler.flush() { finish(batch, at: now, into: &out) }
+    }
+
+    mutating func finish(_ batch: PublishScheduler.Batch, at now: UInt64, into out: inout DaemonActions) {
+        // A batch that changed nothing leaves the published layout current; one whose
+        // changes cancel out (a keyboard up and down again) publishes nothing either.
+        if batch.changed, engine.digest != lastPublishedDigest {
+            publish(into: &out)
+            stats.publishes += 1
+            if batch.events > 1 {
+                stats.batches += 1
+                stats.batchedEvents += UInt64(batch.events)
+                if tracing { out.append(.record(.batch(firstSeq: batch.firstSeq, lastSeq: batch.lastSeq))) }
+            }
+        }
+        if tracing { out.append(.flushTrace) }
+        for r in batchReadNs { stats.latency.record(now &- r) }
+        batchReadNs.removeAll(keepingCapacity: true)
+        if acksWaitForDisk {
+            heldAcks.append(contentsOf: batchAcks)
+        } else {
+            sendAcks(batchAcks[...], at: now, into: &out)
+        }
+        batchAcks.removeAll(keepingCapacity: true)
+    }
+
+    /// The trace's records up to `seq` are on disk (or counted lost): their replies go out.
+    public mutating func durable(upTo seq: Int, at now: UInt64, into out: inout DaemonActions) {
+        durableSeq = max(durableSeq, seq)
+        guard !heldAcks.isEmpty else { return }
+        let ready = heldAcks.prefix { $0.seq <= durableSeq }
+        guard !ready.isEmpty else { return }
+        sendAcks(ready, at: now, into: &out)
+        heldAcks.removeFirst(ready.count)
+    }
+
+    public var holdsAcks: Bool { !heldAcks.isEmpty }
+
+    /// Each client's replies in one write, clients in the order of their first reply.
+    func sendAcks(_ acks: ArraySlice<Ack>, at now: UInt64, into out: inout DaemonActions) {
+        guard let first = acks.first else { return }
+        if acks.allSatisfy({ $0.client == first.client }) {
+            appendAcks(acks, for: first.client, at: now, into: &out)
+            return
+        }
+        var done: [Int] = []
+        for ack in acks where !done.contains(ack.client) {
+            done.append(ack.client)
+            appendAcks(acks, for: ack.client, at: now, into: &out)
+        }
+    }
+
+    private func appendAcks(_ acks: ArraySlice<Ack>, for client: Int, at now: UInt64, into out: inout DaemonActions) {
+        guard clients[client] != nil else { return }
+        let start = out.bytes.count
+        for ack in acks where ack.client == client {
+            Reply.appendEventAck(id: ack.id, seq: ack.seq, changed: ack.changed, digest: ack.digest,
+                                 latencyNs: now &- ack.readNs, to: &out.bytes)
+        }
+        out.write(client: client, from: start)
+    }
+
+    /// Pushes the current layout (and diagnostics, when they changed) to every
+    /// subscriber of those topics.
+    mutating func publish(into out: inout DaemonActions) {
+        lastPublishedDigest = engine.digest
+        if subscribers.any(.layout) {
+            let start = out.bytes.count
+            Reply.appendLayoutPush(seq: engine.seq, digest: engine.digest, to: &out.bytes) { engine.appendLayoutJSON(to: &$0) }
+            fanOut(.layout, start..<out.bytes.count, into: &out)
+        }
+        if subscribers.any(.diagnostics), engine.layout.diagnostics != lastDiagnostics {
+            lastDiagnostics = engine.layout.diagnostics
+            let start = out.bytes.count
+            appendDiagnosticsPush(to: &out.bytes)
+            fanOut(.diagnostics, start..<out.bytes.count, into: &out)
+        }
+    }
+
+    func appendDiagnosticsPush(to bytes: inout [UInt8]) {
+        let d = engine.diagnosticsJSON()
+        Reply.appendPush("diagnostics", seq: engine.seq, to: &bytes) { w in w.key("diagnostics"); w.raw(d) }
+    }
+
+    /// Sends one encoded push to every subscriber of `topic`.
+    func fanOut(_ topic: TopicSet, _ range: Range<Int>, into out: inout DaemonActions) {
+        subscribers.forEach(subscribedTo: topic) { out.write(client: $0, range: range) }
+    }
+
+    /// The stats timer fired: stats subscribers get the counters when events came in since.
+    public mutating func statsTick(at now: UInt64, into out: inout DaemonActions) {
+        guard stats.events != lastStatsPushEvents, subscribers.any(.stats) else { return }
+        lastStatsPushEvents = stats.events
+        let start = out.bytes.count
+        Reply.appendPush("stats", seq: engine.seq, to: &out.bytes) { w in
+            w.key("stats"); writeStats(at: now, to: &w)
+        }
+        fanOut(.stats, start..<out.bytes.count, into: &out)
+    }
+
+    /// A STATUS= line for `systemctl status`.
+    public func status() -> String {
+        "\(stats.events) events, \(clients.count) clients, \(subscribers.count) subscribers, "
+            + "p99 \(LatencyHistogram.micros(stats.latency.value(atQuantile: 0.99))) us"
+    }
+
+    /// Stopping: the open batch publishes and every subscriber is told `shutdown`.
+    public mutating func shutdown(at now: UInt64, into out: inout DaemonActions) {
+        flush(at: now, into: &out)
+        let start = out.bytes.count
+        Reply.appendPush("shutdown", seq: engine.seq, to: &out.bytes) { _ in }
+        for s in subscribers.entries { out.write(client: s.client, range: start..<out.bytes.count) }
+    }
+
+    func writeStats(at now: UInt64, to w: inout JSONWriter) {
+        let gauges = DaemonStats.Gauges(uptimeNs: now &- startNs, clients: clients.count, subscribers: subscribers.count,
+                                        logDroppedLines: probes.logDroppedLines(), residentKiB: probes.residentKiB(),
+                                        trace: tracing ? probes.traceStats : nil)
+        stats.write(gauges, to: &w)
+    }
+}

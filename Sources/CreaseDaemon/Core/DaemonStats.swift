@@ -1,0 +1,62 @@
+import CreaseCore
+
+/// The counters `stats` reports, as one value the core keeps. A new counter is a
+/// field here and a line in `write`, at the place it should appear in the reply.
+public struct DaemonStats: Sendable {
+    public var events: UInt64 = 0
+    public var rejected: UInt64 = 0
+    public var commands: UInt64 = 0
+    public var publishes: UInt64 = 0
+    public var batches: UInt64 = 0
+    public var batchedEvents: UInt64 = 0
+    public var accepted: UInt64 = 0
+    public var dropped: UInt64 = 0
+    public var lastDropReason: String?
+    public var oversizedLines: UInt64 = 0
+    /// Lines and connections refused by the access policy.
+    public var forbidden: UInt64 = 0
+    public var bytesIn: UInt64 = 0
+    public var bytesOut: UInt64 = 0
+    /// From each event's read to its batch's publish.
+    public var latency: LatencyHistogram
+
+    public init(budgetNs: UInt64) {
+        latency = LatencyHistogram(budgetNs: budgetNs)
+    }
+
+    /// What the core does not know by itself, read when stats are written.
+    public struct Gauges {
+        public var uptimeNs: UInt64
+        public var clients: Int
+        public var subscribers: Int
+        public var logDroppedLines: UInt64
+        public var residentKiB: Int
+        /// The trace sink's own object, when there is a trace.
+        public var trace: ((inout JSONWriter) -> Void)?
+    }
+
+    public func write(_ g: Gauges, to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("uptimeS"); w.number(Double(g.uptimeNs / 1_000_000) / 1000)
+        w.key("events"); w.int(Int(events))
+        w.key("rejected"); w.int(Int(rejected))
+        w.key("commands"); w.int(Int(commands))
+        w.key("publishes"); w.int(Int(publishes))
+        w.key("batches"); w.int(Int(batches))
+        w.key("batchedEvents"); w.int(Int(batchedEvents))
+        w.key("clients"); w.int(g.clients)
+        w.key("subscribers"); w.int(g.subscribers)
+        w.key("accepted"); w.int(Int(accepted))
+        w.key("dropped"); w.int(Int(dropped))
+        if let r = lastDropReason { w.key("lastDropReason"); w.string(r) }
+        w.key("oversizedLines"); w.int(Int(oversizedLines))
+        w.key("forbidden"); w.int(Int(forbidden))
+        w.key("logDroppedLines"); w.int(Int(g.logDroppedLines))
+        w.key("bytesIn"); w.int(Int(bytesIn))
+        w.key("bytesOut"); w.int(Int(bytesOut))
+        w.key("rssKiB"); w.int(g.residentKiB)
+        w.key("latency"); latency.write(to: &w)
+        if let trace = g.trace { w.key("trace"); trace(&w) }
+        w.endObject()
+    }
+}

@@ -1,0 +1,351 @@
+import CreaseCore
+@testable import CreaseDaemon
+import Testing
+
+/// Drives `DaemonCore` in-process with a clock the test moves: no socket, no loop.
+/// It performs the core's actions the way the shell does, into per-client lines.
+private struct CoreDriver {
+    var core: DaemonCore
+    var actions = DaemonActions(logThreshold: .debug)
+    var now: UInt64 = 1_000_000
+    /// Each client's bytes, split into lines as it would read them.
+    var received: [Int: [String]] = [:]
+    /// How many writes each client got (a batch's replies leave in one).
+    var writes: [Int: Int] = [:]
+    var closed: [Int] = []
+    var records: [DaemonActions.TraceEntry] = []
+    /// The lines of recorded events, as the trace sink got them.
+    var recordedLines: [String] = []
+    var traceFlushes = 0
+    var reopenRequests: [(client: Int, id: JSONValue?)] = []
+    var logs: [String] = []
+
+    init(budgetUs: UInt64 = 1000, policy: AccessPolicy = .open, tracing: Bool = false) {
+        core = DaemonCore(engine: Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "tabs")!),
+                          config: .init(daemonName: "creased test", budgetUs: budgetUs, socketActivated: false,
+                                        policy: policy, lineLimit: LineFramer.defaultLimit),
+                          probes: .init(residentKiB: { 1234 }, logDroppedLines: { 0 },
+                                        traceStats: { w in w.beginObject(); w.key("file"); w.string("t.jsonl"); w.endObject() }),
+                          startNs: 0)
+        core.tracing = tracing
+    }
+
+    /// Client 1 publishes; client 2 is subscribed to `topics` and has read what subscribing sent it.
+    static func publisherAndSubscriber(_ topics: [String]) -> CoreDriver {
+        var d = CoreDriver()
+        d.connect(1)
+        d.connect(2)
+        d.read([#"{"cmd":"subscribe","topics":[\#(topics.map { "\"\($0)\"" }.joined(separator: ","))]}"#], from: 2)
+        #expect(d.take(2).first?["topics"] != nil)
+        return d
+    }
+
+    @discardableResult
+    mutating func connect(_ client: Int, peer: PeerCredentials? = nil) -> AccessLevel {
+        let level = core.connected(client: client, peer: peer, into: &actions)
+        perform()
+        return level
+    }
+
+    /// One read holding `lines`, read at the current time.
+    mutating func read(_ lines: [String], from client: Int) {
+        let readNs = now
+        for line in lines {
+            Array(line.utf8).withUnsafeBytes { core.receive(line: $0, from: client, readAt: readNs, now: now, into: &actions) }
+        }
+        perform()
+    }
+
+    mutating func endOfIteration() {
+        core.endOfIteration(at: now, into: &actions)
+        perform()
+    }
+
+    mutating func durable(upTo seq: Int) {
+        core.durable(upTo: seq, at: now, into: &actions)
+        perform()
+    }
+
+    mutating func perform() {
+        for action in actions.list {
+            switch action {
+            case .write(let client, let range):
+                let text = String(decoding: actions.bytes[range], as: UTF8.self)
+                #expect(text.hasSuffix("\n"), "a write ends with a whole line")
+                received[client, default: []].append(contentsOf: text.split(separator: "\n").map(String.init))
+                writes[client, default: 0] += 1
+            case .closeAfterWrites(let client): closed.append(client)
+            case .record(let entry):
+                records.append(entry)
+                if case .event(_, _, _, let line, _) = entry { recordedLines.append(String(decoding: actions.bytes[line], as: UTF8.self)) }
+            case .flushTrace: traceFlushes += 1
+            case .reopenTrace(let client, let id): reopenRequests.append((client, id))
+            case .log(_, let message): logs.append(message)
+            }
+        }
+        actions.removeAll()
+    }
+
+    /// The client's lines so far, parsed, and forgets them.
+    mutating func take(_ client: Int) -> [JSONValue] {
+        defer { received[client] = nil; writes[client] = nil }
+        return (received[client] ?? []).map { try! JSON.parse(Array($0.utf8)) }
+    }
+}
+
+private func hinge(_ angle: Int, id: Int? = nil) -> String {
+    #"{"event":"hinge","angle":\#(angle)\#(id.map { #","id":\#($0)"# } ?? "")}"#
+}
+
+private func orientation(_ value: String, id: Int) -> String {
+    #"{"event":"orientation","value":"\#(value)","id":\#(id)}"#
+}
+
+@Suite struct DaemonCoreTests {
+    @Test func eventsOfOneIterationPublishOnceThenEveryReplyLeavesInOneWrite() {
+        var d = CoreDriver()
+        d.connect(1)
+        d.connect(2)
+        d.read([#"{"cmd":"subscribe","topics":["layout"],"id":"s"}"#], from: 2)
+        #expect(d.take(2).count == 2, "the topics reply and the current layout")
+
+        d.read([orientation("landscapeLeft", id: 1), hinge(90, id: 2), orientation("portrait", id: 3)], from: 1)
+        #expect(d.received[1] == nil && d.received[2] == nil, "nothing is published or answered inside the iteration")
+        d.now += 50_000
+        d.endOfIteration()
+
+        var expected = Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "tabs")!)
+        _ = try? expected.apply(.orientation(.landscapeLeft))
+        _ = try? expected.apply(.hinge(angle: 90))
+        _ = try? expected.apply(.orientation(.portrait))
+        let pushes = d.take(2)
+        #expect(pushes.count == 1)
+        #expect(pushes.first?["digest"] == .string(Digest.hex(expected.digest)))
+        #expect(pushes.first?["seq"] == .number(3))
+        #expect(d.writes[1] == 1)
+        let acks = d.take(1)
+        #expect(acks.map { $0["id"] } == [.number(1), .number(2), .number(3)])
+        #expect(acks.allSatisfy { $0["latencyUs"] == .number(50) })
+        #expect(d.core.stats.publishes == 1 && d.core.stats.batches == 1 && d.core.stats.batchedEvents == 3)
+        #expect(d.core.stats.latency.count == 3)
+    }
+
+    @Test func aBatchIsCutOnceItsOldestEventWaitedAQuarterOfTheBudget() {
+        var d = CoreDriver(budgetUs: 1000)
+        d.connect(1)
+        d.read([hinge(90, id: 1)], from: 1)
+        #expect(d.received[1] == nil)
+        d.now += 250_000
+        d.read([hinge(100, id: 2)], from: 1)
+        #expect(d.take(1).map { $0["id"] } == [.number(1), .number(2)], "answered before the iteration ends")
+        d.endOfIteration()
+        #expect(d.received[1] == nil)
+    }
+
+    @Test func underFsyncAlwaysRepliesWaitForTheirRecordsToReachTheDisk() {
+        var d = CoreDriver(tracing: true)
+        d.core.acksWaitForDisk = true
+        d.connect(1)
+        d.read([hinge(90, id: 1), hinge(100, id: 2), hinge(110, id: 3)], from: 1)
+        d.endOfIteration()
+        #expect(d.received[1] == nil)
+        #expect(d.traceFlushes == 1)
+        let seqs = d.records.compactMap { if case .event(let seq, _, 1, _, _) = $0 { seq } else { nil } }
+        #expect(seqs == [1, 2, 3])
+        d.durable(upTo: 2)
+        #expect(d.take(1).map { $0["seq"] } == [.number(1), .number(2)])
+        d.durable(upTo: 2)
+        #expect(d.received[1] == nil)
+        d.durable(upTo: 3)
+        #expect(d.take(1).map { $0["seq"] } == [.number(3)])
+        #expect(!d.core.holdsAcks)
+    }
+
+    @Test func aTracedEventRecordsItsLineAsReceived() {
+        var d = CoreDriver(tracing: true)
+        d.connect(1)
+        let line = #"{"event":"hinge","angle":95.5,"ts":7,"id":"x"}"#
+        d.read([line], from: 1)
+        d.now += 1
+        d.read([hinge(120), hinge(130)], from: 1)
+        #expect(d.recordedLines == [line, hinge(120), hinge(130)])
+        d.endOfIteration()
+        #expect(d.records.contains(.batch(firstSeq: 1, lastSeq: 3)))
+    }
+
+    @Test func aClientClosingMidBatchGetsNothingAndOthersAreServed() {
+        var d = CoreDriver.publisherAndSubscriber(["layout"])
+        d.read([orientation("landscapeLeft", id: 1)], from: 1)
+        d.core.closed(client: 1)
+        d.endOfIteration()
+        #expect(d.received[1] == nil)
+        #expect(d.take(2).count == 1)
+        #expect(d.core.stats.events == 1)
+        #expect(d.core.clients[1] == nil)
+    }
+
+    @Test func theEndOfInputAnswersWhatCameBeforeThenCloses() {
+        var d = CoreDriver()
+        d.connect(1)
+        d.read([hinge(90, id: 1)], from: 1)
+        d.core.endOfInput(client: 1, at: d.now, into: &d.actions)
+        d.perform()
+        #expect(d.take(1).map { $0["id"] } == [.number(1)])
+        #expect(d.closed == [1])
+    }
+
+    @Test func aDroppedSubscriberIsCountedAndGetsNoMorePushes() {
+        var d = CoreDriver.publisherAndSubscriber(["layout", "diagnostics"])
+        d.core.dropped(client: 2, reason: "queue over 1048576 bytes")
+        d.read([orientation("landscapeLeft", id: 1)], from: 1)
+        d.endOfIteration()
+        #expect(d.received[2] == nil)
+        #expect(d.core.stats.dropped == 1 && d.core.stats.lastDropReason == "queue over 1048576 bytes")
+        #expect(d.core.subscribers.count == 0)
+    }
+
+    @Test func aLineTooLongIsAnsweredThenTheClientCloses() {
+        var d = CoreDriver()
+        d.connect(1)
+        d.core.lineTooLong(client: 1, length: 2_000_000, at: d.now, into: &d.actions)
+        d.perform()
+        #expect(d.take(1).first?["error"]?["code"] == .string("lineTooLong"))
+        #expect(d.closed == [1])
+        #expect(d.core.stats.oversizedLines == 1)
+    }
+
+    @Test func everyCommand() {
+        var d = CoreDriver()
+        d.connect(1, peer: PeerCredentials(pid: 10, uid: 20, gid: 30))
+        d.read([#"{"cmd":"hello","id":1}"#], from: 1)
+        let hello = d.take(1).first
+        #expect(hello?["ok"] == .bool(true) && hello?["client"] == .number(1) && hello?["daemon"] == .string("creased test"))
+        #expect(hello?["peer"]?["uid"] == .number(20) && hello?["access"] == .string("publish"))
+
+        d.read([#"{"cmd":"layout","id":2}"#, #"{"cmd":"state","id":3}"#], from: 1)
+        let replies = d.take(1)
+        #expect(replies.map { $0["id"] } == [.number(2), .number(3)])
+        #expect(replies.first?["layout"]?["digest"] == .string(Digest.hex(d.core.engine.digest)))
+        #expect(replies.last?["state"] != nil)
+
+        d.read([#"{"cmd":"subscribe","topics":["stats","layout"],"id":4}"#], from: 1)
+        let sub = d.take(1)
+        #expect(sub.first?["topics"] == .array([.string("layout"), .string("stats")]))
+        #expect(sub.last?["push"] == .string("layout"))
+        d.read([#"{"cmd":"unsubscribe","topics":["layout"],"id":5}"#], from: 1)
+        #expect(d.take(1).first?["topics"] == .array([.string("stats")]))
+        d.read([#"{"cmd":"unsubscribe","id":6}"#], from: 1)
+        #expect(d.take(1).first?["topics"] == .array([]))
+        #expect(d.core.subscribers.count == 0)
+
+        d.read([hinge(90)], from: 1)
+        d.now = 3_500_000_000
+        d.read([#"{"cmd":"stats","id":7}"#], from: 1)
+        let stats = d.take(1).first?["stats"]
+        #expect(stats?["events"] == .number(1) && stats?["commands"] == .number(7) && stats?["rssKiB"] == .number(1234))
+        #expect(stats?["uptimeS"] == .number(3.5) && stats?["clients"] == .number(1) && stats?["trace"] == nil)
+
+        d.read([#"{"cmd":"mark","label":"here","id":8}"#, #"{"cmd":"sync","id":9}"#], from: 1)
+        let markAndSync = d.take(1)
+        #expect(markAndSync.first?["traced"] == .bool(false) && markAndSync.first?["seq"] == .number(1))
+        #expect(markAndSync.last?["digest"] == .string(Digest.hex(d.core.engine.digest)))
+        #expect(d.records.isEmpty)
+
+        d.read([#"{"cmd":"trace","action":"rotate","id":10}"#], from: 1)
+        #expect(d.take(1).first?["error"]?["code"] == .string("traceDisabled"))
+        d.read([#"{"cmd":"nope","id":11}"#], from: 1)
+        #expect(d.take(1).first?["error"]?["field"] == .string("cmd"))
+        #expect(d.core.stats.rejected == 1)
+    }
+
+    @Test func traceCommandsWithATrace() {
+        var d = CoreDriver(tracing: true)
+        d.connect(1)
+        d.read([#"{"cmd":"mark","label":"here"}"#, #"{"cmd":"trace","action":"rotate","id":"r"}"#], from: 1)
+        #expect(d.records == [.mark(seq: 0, tNs: d.now, label: "here")])
+        #expect(d.take(1).first?["traced"] == .bool(true))
+        #expect(d.reopenRequests.count == 1 && d.reopenRequests.first?.id == .string("r"))
+        d.core.traceReopened(path: "/t/new.jsonl", client: 1, id: .string("r"), into: &d.actions)
+        d.core.traceReopened(path: nil, client: 1, id: .string("r"), into: &d.actions)
+        d.perform()
+        let replies = d.take(1)
+        #expect(replies.first?["trace"] == .string("/t/new.jsonl"))
+        #expect(replies.last?["error"]?["code"] == .string("traceFailed"))
+        d.read([#"{"cmd":"stats"}"#], from: 1)
+        #expect(d.take(1).first?["stats"]?["trace"]?["file"] == .string("t.jsonl"))
+    }
+
+    @Test func accessIsDecidedAtConnectAndCheckedOnEveryLine() {
+        var d = CoreDriver(policy: AccessPolicy(publish: [.uid(1)], read: [.uid(2)]))
+        #expect(d.connect(1, peer: PeerCredentials(pid: 1, uid: 2, gid: 2)) == .read)
+        d.read([hinge(90, id: 1), #"{"cmd":"mark","label":"x","id":2}"#, #"{"cmd":"sync","id":3}"#], from: 1)
+        let replies = d.take(1)
+        #expect(replies.map { $0["error"]?["code"] } == [.string("forbidden"), .string("forbidden"), nil])
+        #expect(d.core.stats.forbidden == 2 && d.core.engine.seq == 0)
+
+        #expect(d.connect(2, peer: PeerCredentials(pid: 1, uid: 3, gid: 3)) == .none)
+        #expect(d.take(2).first?["error"]?["code"] == .string("forbidden"))
+        #expect(d.core.clients[2] == nil && d.core.stats.forbidden == 3)
+        #expect(d.connect(3, peer: nil) == .none, "without credentials only the open policy admits")
+    }
+
+    @Test func diagnosticsArePushedOnlyWhenTheyChange() throws {
+        var d = CoreDriver()
+        d.connect(1)
+        d.connect(2)
+        d.read([#"{"cmd":"subscribe","topics":["diagnostics"]}"#], from: 2)
+        #expect(d.take(2).last?["push"] == .string("diagnostics"))
+        let lines = [orientation("landscapeLeft", id: 1), #"{"event":"keyboard","visible":true}"#, hinge(10), hinge(180),
+                     orientation("portrait", id: 2), #"{"event":"keyboard","visible":false}"#, hinge(90)]
+        // What a subscriber should see: the diagnostics after each publish that differ from the last seen.
+        var engine = Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "tabs")!)
+        var seen = engine.layout.diagnostics
+        var expected = 0
+        for line in lines {
+            d.read([line], from: 1)
+            d.endOfIteration()
+            guard case .event(let envelope) = try Wire.decode(line: Array(line.utf8)) else { continue }
+            let before = engine.digest
+            _ = try engine.apply(envelope.event)
+            if engine.digest != before, engine.layout.diagnostics != seen {
+                seen = engine.layout.diagnostics
+                expected += 1
+            }
+        }
+        let pushes = d.take(2)
+        #expect(expected > 0, "the sequence changes the diagnostics at least once")
+        #expect(pushes.count == expected)
+        #expect(pushes.last?["diagnostics"] == DaemonCoreTests.diagnostics(engine))
+    }
+
+    @Test func statsArePushedOnTheTimerOnlyAfterNewEvents() {
+        var d = CoreDriver()
+        d.connect(1)
+        d.read([#"{"cmd":"subscribe","topics":["stats"]}"#], from: 1)
+        _ = d.take(1)
+        d.core.statsTick(at: d.now, into: &d.actions)
+        d.perform()
+        #expect(d.take(1).first?["push"] == .string("stats"), "the first tick reports")
+        d.core.statsTick(at: d.now, into: &d.actions)
+        d.perform()
+        #expect(d.received[1] == nil, "no new events, no push")
+        d.read([hinge(90)], from: 1)
+        d.endOfIteration()
+        d.core.statsTick(at: d.now, into: &d.actions)
+        d.perform()
+        #expect(d.take(1).filter { $0["push"] == .string("stats") }.count == 1)
+    }
+
+    @Test func shutdownPublishesTheOpenBatchAndTellsEverySubscriber() {
+        var d = CoreDriver.publisherAndSubscriber(["stats"])
+        d.read([hinge(90, id: 1)], from: 1)
+        d.core.shutdown(at: d.now, into: &d.actions)
+        d.perform()
+        #expect(d.take(1).map { $0["id"] } == [.number(1)])
+        #expect(d.take(2).map { $0["push"] } == [.string("shutdown")])
+    }
+
+    static func diagnostics(_ engine: Engine) -> JSONValue? {
+        try? JSON.parse(engine.diagnosticsJSON())
+    }
+}
