@@ -349,3 +349,46 @@ private func orientation(_ value: String, id: Int) -> String {
         try? JSON.parse(engine.diagnosticsJSON())
     }
 }
+
+/// The live glitch checks, with a clock the test moves: what is published is checked,
+/// what a batch hides is not.
+@Suite struct DaemonCoreGlitchTests {
+    private func glitches(_ d: inout CoreDriver) -> [Glitch] {
+        d.take(2).filter { $0["push"] == .string("glitches") }.compactMap { $0["glitch"] }.compactMap { try? Glitch.decode($0) }
+    }
+
+    @Test func aKeyboardUpForTwentyMillisecondsIsPushedAsAFlashOnceItGoes() {
+        var d = CoreDriver.publisherAndSubscriber(["glitches"])
+        d.read([#"{"event":"keyboard","visible":true}"#], from: 1)
+        d.endOfIteration()
+        #expect(glitches(&d).map(\.kind) == [.occluded], "the built-in app's map scale bar under the keyboard; no flash yet")
+        d.now += 20_000_000
+        d.read([#"{"event":"keyboard","visible":false}"#], from: 1)
+        d.endOfIteration()
+        let flash = glitches(&d).filter { $0.kind == .flash && $0.subject == "keyboard" }
+        #expect(flash.map { [$0.firstSeq, $0.lastSeq] } == [[1, 2]])
+        #expect(flash.map { [$0.firstT, $0.lastT] } == [[1_000_000, 21_000_000]], "ns since the daemon started")
+        #expect(d.core.stats.glitches[GlitchKind.flash.index] >= 1)
+    }
+
+    @Test func upAndDownInOneBatchIsNeverShownSoNeverAFlash() {
+        var d = CoreDriver.publisherAndSubscriber(["glitches"])
+        d.read([#"{"event":"keyboard","visible":true}"#, #"{"event":"keyboard","visible":false}"#, hinge(1)], from: 1)
+        d.endOfIteration()
+        #expect(glitches(&d).isEmpty)
+        #expect(d.core.stats.glitches.reduce(0, +) == 1, "only the built-in app's map scale bar, at start: \(d.core.stats.glitches)")
+    }
+
+    @Test func aHingeChatteringAcrossAThresholdFlapsOnce() {
+        var d = CoreDriver.publisherAndSubscriber(["glitches"])
+        for i in 0..<12 {
+            d.read([hinge(i % 2 == 0 ? 175 : 140)], from: 1)
+            d.endOfIteration()
+            d.now += 10_000_000
+        }
+        let flaps = glitches(&d).filter { $0.kind == .flapping }
+        #expect(flaps.count == 1)
+        #expect(flaps.map { [$0.firstSeq, $0.lastSeq] } == [[3, 7]], "returns from seq 3; the fifth at seq 7")
+        #expect(d.core.stats.glitches[GlitchKind.flapping.index] == 1)
+    }
+}

@@ -143,6 +143,9 @@ final class Client {
     let fd: Int32
     private var buffer: [UInt8] = []
     private(set) var eof = false
+    /// How the stream ended: "end of stream" (the daemon closed it) or the read's error
+    /// (ECONNRESET: closed with our bytes unread; EBADF: our descriptor was closed).
+    private(set) var endReason = ""
 
     init(_ path: String) throws {
         fd = try connectUnixSocket(path)
@@ -195,6 +198,7 @@ final class Client {
             let n = read(fd, &chunk, chunk.count)
             if n <= 0 {
                 if n < 0 && errno == EINTR { continue }
+                endReason = n == 0 ? "end of stream" : String(cString: strerror(errno))
                 eof = true
                 continue
             }
@@ -205,7 +209,7 @@ final class Client {
     /// The next line parsed as JSON; fails the test on timeout or bad JSON.
     func readJSON(timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
         guard let line = readLine(timeout: timeout) else {
-            throw HarnessError("no line within \(timeout)s (eof: \(eof))")
+            throw HarnessError("no line within \(timeout)s (eof: \(eof)\(eof ? ", \(endReason)" : ""))")
         }
         do {
             return try JSON.parse(Array(line.utf8))

@@ -57,6 +57,29 @@ import Testing
         #expect(root.first(id: "latency")?.all("g", class: "budget").first?["data-ns"] == "1000000")
     }
 
+    /// The glitches lane holds what the checker finds, and the frames that show a glitch say so.
+    @Test func theTimelineAndTheFramesMarkTheGlitches() throws {
+        let path = try #require(Self.traces.first { $0.hasSuffix("burst-coalesced.jsonl") })
+        let (file, _) = try Self.recorded(path)
+        let found = try TraceGlitches.check(file, options: GlitchOptions()).glitches
+        let run = try TraceRun.replay(file, title: "t", keepFrames: true)
+        #expect(run.story.glitches == found)
+        let root = try XMLTree.parse(TimelineSVG.render(run.story))
+        let lane = try #require(root.all("g", class: "lane").first { $0["data-lane"] == "glitches" })
+        #expect(lane["data-count"] == String(found.count))
+        let drawn = lane.all("g", class: "glitch")
+        #expect(drawn.reduce(0) { $0 + (Int($1["data-n"] ?? "") ?? 0) } == found.count, "every glitch drawn, alone or in its column's group")
+        #expect(drawn.contains { $0["data-kind"] == "flash" && $0["data-subject"] == "keyboard" } || drawn.contains { $0["data-kind"] == "flash" && $0["data-seq"] == "314-315" })
+
+        let files = FrameSet.files(run.story)
+        let index = try XMLTree.parse(try #require(files.last).contents)
+        let marked = index.all("li", class: "glitch")
+        #expect(marked.contains { $0["data-seq"] == "315" && ($0["data-glitches"] ?? "").contains("flash") }, "the frame where the keyboard went")
+        #expect(marked.allSatisfy { li in found.contains { g in g.firstSeq <= Int(li["data-seq"]!)! && Int(li["data-seq"]!)! <= g.lastSeq } })
+        let frame = try XMLTree.parse(try #require(files.first { $0.name.hasSuffix("000315.svg") }).contents)
+        #expect(frame.all("text", class: "glitch").contains { $0["data-kind"] == "flash" })
+    }
+
     @Test func framesOfARunWhoseAppIsReplaced() throws {
         let path = try #require(Self.traces.first { $0.hasSuffix("app-replaced-mid-run.jsonl") })
         let (file, recorded) = try Self.recorded(path)

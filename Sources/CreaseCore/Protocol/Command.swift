@@ -86,7 +86,7 @@ public enum Command: Sendable, Equatable {
 /// What a subscriber can ask to be pushed. A new topic is a case here (its name on
 /// the wire) and a bit in `TopicSet`.
 public enum Topic: String, Sendable, CaseIterable {
-    case layout, diagnostics, stats
+    case layout, diagnostics, stats, glitches
 }
 
 /// A set of topics, one bit each, in `Topic.allCases` order.
@@ -106,6 +106,7 @@ public struct TopicSet: OptionSet, Sendable, Hashable {
     public static let layout = TopicSet(.layout)
     public static let diagnostics = TopicSet(.diagnostics)
     public static let stats = TopicSet(.stats)
+    public static let glitches = TopicSet(.glitches)
 
     /// The topics in the set, in `Topic.allCases` order (the order replies list them).
     public var topics: [Topic] { Topic.allCases.filter { contains(TopicSet($0)) } }

@@ -58,12 +58,8 @@ public enum ChromeExport {
                     span(&w, name: display.value, track: .display, from: display.since, to: e.t)
                     display = (device.display.rawValue, e.t)
                 }
-                if let ts = e.envelope.ts, let origin = file.header.monotonicOrigin {
-                    let readAt = Int64(truncatingIfNeeded: origin &+ e.t)
-                    let delay = readAt &- ts
-                    if delay >= 0, delay < sameClockWindowNs {
-                        span(&w, name: "send→read", track: .latency, from: e.t - UInt64(delay), to: e.t)
-                    }
+                if let delay = file.header.transportLatency(e) {
+                    span(&w, name: "send→read", track: .latency, from: e.t - delay, to: e.t)
                 }
             case .batch(let first, let last):
                 if let a = eventT[first], let b = eventT[last] {

@@ -56,8 +56,6 @@ public struct Percentiles: Sendable, Equatable {
     }
 }
 
-/// A sender `ts` further than this from the daemon's clock is taken to be from another clock.
-let sameClockWindowNs: Int64 = 10_000_000_000
 
 public enum TraceInfo {
     public static func summarize(_ file: TraceFile) throws(TraceError) -> TraceSummary {
@@ -87,11 +85,7 @@ public enum TraceInfo {
                 if let i = Event.names.firstIndex(of: e.envelope.event.name) { counts[i] += 1 }
                 if let p = previousT { gapsNs.append(e.t - p) }
                 previousT = e.t
-                if let ts = e.envelope.ts, let origin = header.monotonicOrigin {
-                    let readAt = Int64(truncatingIfNeeded: origin &+ e.t)
-                    let delay = readAt &- ts
-                    if delay >= 0, delay < sameClockWindowNs { latencies.append(UInt64(delay)) }
-                }
+                if let delay = header.transportLatency(e) { latencies.append(delay) }
                 if case .app(let app) = e.envelope.event { s.appReplacements.append((e.seq, app.name)) }
                 let device = replayer.engine.layout.device
                 if device.pose != pose || device.display != display {

@@ -73,6 +73,11 @@ public struct DaemonCore {
 
     /// Events of the open batch: when each was read, for the latency histogram.
     var batchReadNs: [UInt64] = []
+    /// The same events as the glitch checker takes them (their latency is set when the batch ends).
+    var batchEvents: [CheckedEvent] = []
+    /// The glitch checks over what subscribers are sent: every applied event, every
+    /// published layout (docs/glitches.md). Times are ns since the daemon started.
+    var glitches: GlitchChecker
     /// Replies owed for events of the open batch.
     var batchAcks: [Ack] = []
     /// Replies waiting for the disk (`acksWaitForDisk`), in seq order.
@@ -92,8 +97,13 @@ public struct DaemonCore {
         scheduler = PublishScheduler(budgetNs: config.budgetUs * 1000)
         lastPublishedDigest = engine.digest
         lastDiagnostics = engine.layout.diagnostics
+        var options = GlitchOptions()
+        options.budgetNs = config.budgetUs * 1000
+        glitches = GlitchChecker(options: options, app: engine.app)
         batchReadNs.reserveCapacity(1024)
+        batchEvents.reserveCapacity(1024)
         batchAcks.reserveCapacity(1024)
+        for g in glitches.check(layout: engine.layout, seq: engine.seq, t: 0, digest: engine.digest) { stats.glitches[g.kind.index] += 1 }
     }
 
     // MARK: - Clients
@@ -235,8 +245,10 @@ public struct DaemonCore {
         }
         if case .app = envelope.event {
             out.log(.notice, "client \(client) replaced the app with \"\(engine.appName)\" at seq \(seq)")
+            glitches.use(app: engine.app)
         }
         batchReadNs.append(readNs)
+        batchEvents.append(CheckedEvent(seq: seq, t: readNs &- startNs, event: envelope.event, latencyNs: nil))
         if let id = envelope.id {
             batchAcks.append(Ack(client: client, id: id, seq: seq, changed: changed, digest: digest, readNs: readNs))
         }
@@ -260,8 +272,16 @@ public struct DaemonCore {
     mutating func finish(_ batch: PublishScheduler.Batch, at now: UInt64, into out: inout DaemonActions) {
         // A batch that changed nothing leaves the published layout current; one whose
         // changes cancel out (a keyboard up and down again) publishes nothing either.
+        // The checker sees each event with its latency, then the layout if it is published.
+        for i in batchEvents.indices {
+            batchEvents[i].latencyNs = now &- batchReadNs[i]
+            report(glitches.check(event: batchEvents[i]), into: &out)
+        }
+        batchEvents.removeAll(keepingCapacity: true)
         if batch.changed, engine.digest != lastPublishedDigest {
             publish(into: &out)
+            report(glitches.check(layout: engine.layout, seq: engine.seq, t: (batchReadNs.last ?? now) &- startNs, digest: engine.digest),
+                   into: &out)
             stats.publishes += 1
             if batch.events > 1 {
                 stats.batches += 1
@@ -330,6 +350,19 @@ public struct DaemonCore {
             let start = out.bytes.count
             appendDiagnosticsPush(to: &out.bytes)
             fanOut(.diagnostics, start..<out.bytes.count, into: &out)
+        }
+    }
+
+    /// Counts glitches by kind and pushes each to the `glitches` subscribers as
+    /// `{"push":"glitches","seq":N,"glitch":{…}}`.
+    mutating func report(_ found: [Glitch], into out: inout DaemonActions) {
+        guard !found.isEmpty else { return }
+        for g in found {
+            stats.glitches[g.kind.index] += 1
+            guard subscribers.any(.glitches) else { continue }
+            let start = out.bytes.count
+            Reply.appendPush("glitches", seq: engine.seq, to: &out.bytes) { w in w.key("glitch"); g.write(to: &w) }
+            fanOut(.glitches, start..<out.bytes.count, into: &out)
         }
     }
 

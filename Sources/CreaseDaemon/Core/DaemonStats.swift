@@ -19,6 +19,8 @@ public struct DaemonStats: Sendable {
     public var bytesOut: UInt64 = 0
     /// From each event's read to its batch's publish.
     public var latency: LatencyHistogram
+    /// Glitches found in what subscribers were sent, by kind (`GlitchKind.allCases` order).
+    public var glitches = [UInt64](repeating: 0, count: GlitchKind.allCases.count)
 
     public init(budgetNs: UInt64) {
         latency = LatencyHistogram(budgetNs: budgetNs)
@@ -56,6 +58,9 @@ public struct DaemonStats: Sendable {
         w.key("bytesOut"); w.int(Int(bytesOut))
         w.key("rssKiB"); w.int(g.residentKiB)
         w.key("latency"); latency.write(to: &w)
+        w.key("glitches"); w.beginObject()
+        for (kind, n) in zip(GlitchKind.allCases, glitches) { w.key(kind.rawValue); w.int(Int(n)) }
+        w.endObject()
         if let trace = g.trace { w.key("trace"); trace(&w) }
         w.endObject()
     }

@@ -7,15 +7,16 @@ import Foundation
 /// the figures (a dropped subscriber, a lost layout, a divergent replay, a daemon that
 /// did not stop cleanly); targets missed are reported, not failed.
 enum BenchCommand {
-    static let allScenarios = ["core", "rtt", "stream", "burst", "replay", "memory"]
+    static let allScenarios = ["core", "rtt", "stream", "burst", "replay", "memory", "glitches"]
 
     static let usage = """
         crease bench [SCENARIO...] [--json] [--svg FILE] [--quick] [--quiet]
                  [--core-count N] [--rtt-count N] [--rtt-placement same,split,free] [--stream-seconds S] [--stream-subscribers N,N,...]
                  [--burst-events N] [--burst-subscribers N] [--memory-events N] [--memory-stream-seconds S]
                  [--replay-events N] [--replay-rounds N] [--trace FILE] [--budget-us N] [--daemon-arg ARG]...
+                 [--glitch-layouts N] [--glitch-rounds N]
                crease bench serve-echo --socket PATH --reply LINE
-          SCENARIO: core, rtt, stream, burst, replay, memory (default: all of them, in that order)
+          SCENARIO: core, rtt, stream, burst, replay, memory, glitches (default: all of them, in that order)
           --quick          tiny counts: checks that everything runs, measures nothing worth quoting
           --rtt-placement  where rtt's client and servers run: same (one core), split (client on one,
                            servers on another), free (unpinned); default same,split
@@ -41,6 +42,8 @@ enum BenchCommand {
         var memoryStreamSeconds = 5.0
         var replayEvents = 200_000
         var replayRounds = 3
+        var glitchLayouts = 300_000
+        var glitchRounds = 5
         var trace: String?
         var budgetUs = 1000
         var daemonArguments: [String] = []
@@ -60,6 +63,8 @@ enum BenchCommand {
                 o.memoryStreamSeconds = 0.3
                 o.replayEvents = 5_000
                 o.replayRounds = 1
+                o.glitchLayouts = 5_000
+                o.glitchRounds = 1
             }
             o.json = args.flag("--json")
             o.quiet = args.flag("--quiet")
@@ -89,6 +94,8 @@ enum BenchCommand {
             o.memoryStreamSeconds = try seconds(args.double("--memory-stream-seconds"), "--memory-stream-seconds") ?? o.memoryStreamSeconds
             o.replayEvents = try positive(args.int("--replay-events"), "--replay-events") ?? o.replayEvents
             o.replayRounds = try positive(args.int("--replay-rounds"), "--replay-rounds") ?? o.replayRounds
+            o.glitchLayouts = try positive(args.int("--glitch-layouts"), "--glitch-layouts") ?? o.glitchLayouts
+            o.glitchRounds = try positive(args.int("--glitch-rounds"), "--glitch-rounds") ?? o.glitchRounds
             o.trace = try args.option("--trace")
             o.budgetUs = try positive(args.int("--budget-us"), "--budget-us") ?? o.budgetUs
             o.daemonArguments = try args.options("--daemon-arg")
@@ -139,7 +146,7 @@ enum BenchCommand {
         if report.machine.buildConfiguration != "release" {
             progress.phase("warning: a debug build; figures are only comparable from `swift build -c release`")
         }
-        let needsDaemon = o.scenarios.contains { $0 != "core" && !($0 == "replay" && o.trace != nil) }
+        let needsDaemon = o.scenarios.contains { $0 != "core" && $0 != "glitches" && !($0 == "replay" && o.trace != nil) }
         let directory = needsDaemon ? try BenchDirectory() : nil
         defer { directory?.remove() }
         let settings = try directory.map {
@@ -162,6 +169,8 @@ enum BenchCommand {
             case "replay":
                 scenario = try ReplayScenario.run(events: o.replayEvents, trace: o.trace, rounds: o.replayRounds,
                                                   settings: settings, progress: progress)
+            case "glitches":
+                scenario = GlitchScenario.run(count: o.glitchLayouts, rounds: o.glitchRounds, progress: progress)
             case "memory":
                 scenario = try DaemonScenarios.runMemory(events: o.memoryEvents, streamSeconds: o.memoryStreamSeconds,
                                                          settings: settings!, progress: progress)

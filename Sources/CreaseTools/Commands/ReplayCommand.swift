@@ -52,8 +52,7 @@ enum ReplayCommand {
     /// Record by record, on the recorded schedule, printing layouts as the daemon published
     /// them: after each event that changed the layout, but once per recorded batch, at its end.
     static func paced(_ file: TraceFile, speed: Double, verify: Bool, each: Bool) throws -> ReplayOutcome {
-        let batches = each ? try TraceReplay.batches(file) : []
-        var nextBatch = 0
+        var published = try PublishedLayouts(file)
         var replayer = TraceReplayer(header: file.header, verify: verify)
         if verify, let d = replayer.checkInitial(file.header) {
             return ReplayOutcome(engine: replayer.engine, eventsApplied: 0, lastT: replayer.lastT, divergence: d)
@@ -67,10 +66,7 @@ enum ReplayCommand {
             if let d = try replayer.apply(traced) {
                 return ReplayOutcome(engine: replayer.engine, eventsApplied: replayer.eventsApplied, lastT: replayer.lastT, divergence: d)
             }
-            let seq = replayer.engine.seq
-            while nextBatch < batches.count, batches[nextBatch].upperBound < seq { nextBatch += 1 }
-            let insideBatch = nextBatch < batches.count && batches[nextBatch].contains(seq) && seq < batches[nextBatch].upperBound
-            if each, !insideBatch, replayer.engine.digest != lastDigest {
+            if each, case .event(let e) = traced.record, published.contains(e.seq), replayer.engine.digest != lastDigest {
                 lastDigest = replayer.engine.digest
                 Console.out(bytes: replayer.engine.layoutJSON())
             }

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 
-/// `crease trace check|info|slice|diff|export|bench`: offline tools over trace files.
+/// `crease trace check|info|slice|diff|export|bench|glitches|minimize`: offline tools over trace files.
 enum TraceCommand {
     static let usage = """
         crease trace check FILE [--fix]            structure of every line; --fix truncates a cut tail
@@ -12,10 +12,14 @@ enum TraceCommand {
                crease trace diff A B                      the first divergence between two runs
                crease trace export FILE --chrome [-o OUT] Chrome trace-event JSON (Perfetto, chrome://tracing)
                crease trace bench FILE [--repeat N]       replay --verify against reading and JSON-decoding the lines
+               crease trace glitches FILE [--json] [--ignore KIND[:SUBJECT]]... \(GlitchCLI.thresholdUsage)
+                                                          replay and check for glitches; exit 1 when any is found
+               crease trace minimize FILE (--glitch KIND [--subject ID] | --diverges OTHER_BUILD_TRACE | --until 'CMD') -o OUT
+                                                          the fewest events that still show it (delta debugging)
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
-        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench") }
+        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, glitches, minimize") }
         do {
             switch sub {
             case "check": return try check(&args)
@@ -24,7 +28,9 @@ enum TraceCommand {
             case "diff": return try diff(&args)
             case "export": return try export(&args)
             case "bench": return try bench(&args)
-            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export or bench")
+            case "glitches": return try glitches(&args)
+            case "minimize": return try minimize(&args)
+            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench, glitches or minimize")
             }
         } catch let e as TraceError {
             Console.err("crease trace \(sub): \(e)")
@@ -131,6 +137,10 @@ enum TraceCommand {
         } else {
             Console.out("latency    no sender timestamps on the daemon's clock")
         }
+        let glitches = try TraceGlitches.check(file, options: GlitchOptions()).glitches
+        Console.out("glitches   \(GlitchCLI.summary(glitches, of: "the published layouts and events"))")
+        for g in glitches.prefix(20) { Console.out("  \(GlitchCLI.line(g))") }
+        if glitches.count > 20 { Console.out("  … \(glitches.count - 20) more (crease trace glitches lists them all)") }
         if let w = s.cutWarning { Console.out("warning    \(w)") }
         return ExitStatus.success
     }

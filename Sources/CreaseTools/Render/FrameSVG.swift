@@ -8,12 +8,15 @@ public struct FrameCaption: Sendable, Equatable {
     public var time: Int64?
     /// The event that caused this layout, when there is one.
     public var event: String?
+    /// Glitches this layout shows (frames of a run), one line each under the heading.
+    public var glitches: [Glitch]
 
-    public init(seq: Int, digest: UInt64, time: Int64? = nil, event: String? = nil) {
+    public init(seq: Int, digest: UInt64, time: Int64? = nil, event: String? = nil, glitches: [Glitch] = []) {
         self.seq = seq
         self.digest = digest
         self.time = time
         self.event = event
+        self.glitches = glitches
     }
 }
 
@@ -114,10 +117,13 @@ private struct FrameDrawing {
         defs(&w)
         w.leaf("rect", [("width", num(width)), ("height", num(height)), ("fill", Palette.page)])
         w.begin("g", [("id", "heading")])
+        let firstGlitch = heading.count - caption.glitches.count
         for (i, line) in heading.enumerated() {
+            let isGlitch = i >= firstGlitch
             w.element("text", [("x", num(FrameDrawing.margin)), ("y", num(FrameDrawing.margin + 14 + Double(i) * 18)),
-                               ("font-size", i == 0 ? "16" : "12"), ("font-weight", i == 0 ? "bold" : "normal"),
-                               ("fill", i == 0 ? Palette.ink : Palette.muted)], text: line)
+                               ("font-size", i == 0 ? "16" : "12"), ("font-weight", i == 0 || isGlitch ? "bold" : "normal"),
+                               ("fill", i == 0 ? Palette.ink : isGlitch ? Palette.glitch : Palette.muted)]
+                               + (isGlitch ? [("class", "glitch"), ("data-kind", caption.glitches[i - firstGlitch].kind.rawValue)] : []), text: line)
         }
         w.end()
         drawScreen(&w)
@@ -141,6 +147,7 @@ private struct FrameDrawing {
             if let e = caption.event { parts.append("after \(e)") }
             lines.append(parts.joined(separator: " · "))
         }
+        for g in caption.glitches { lines.append(TextFit.fit("⚠ \(g.kind.rawValue) \(g.subject) (\(g.seqText)): \(g.message)", width: 1100, size: 12)) }
         return lines
     }
 

@@ -18,7 +18,8 @@ public enum FrameSet {
         for frame in story.frames {
             let seq = String(frame.seq)
             let name = "frame-" + String(repeating: "0", count: digits - seq.count) + seq + ".svg"
-            let caption = FrameCaption(seq: frame.seq, digest: frame.digest, time: Int64(frame.t &- story.start.t), event: frame.eventText)
+            let caption = FrameCaption(seq: frame.seq, digest: frame.digest, time: Int64(frame.t &- story.start.t), event: frame.eventText,
+                                       glitches: glitches(at: frame.seq, story.glitches))
             files.append(File(name: name, contents: FrameSVG.render(frame.layout, app: frame.app, caption: caption)))
             entries.append((name, frame))
         }
@@ -44,6 +45,7 @@ public enum FrameSet {
             ol { font-family: \(Palette.mono); font-size: 12px; width: 300px; max-height: calc(100vh - 90px); overflow: auto; margin: 0; padding-left: 40px; }
             li { cursor: pointer; padding: 1px 4px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
             li.current { background: #ddd6fe; }
+            li.glitch { color: \(Palette.glitch); font-weight: bold; }
             a { color: inherit; text-decoration: none; }
             """)
         w.end()
@@ -51,7 +53,8 @@ public enum FrameSet {
         w.begin("body")
         w.begin("header")
         w.element("h1", text: story.title)
-        w.element("span", [("id", "where")], text: entries.isEmpty ? "no layouts" : caption(entries[0].frame, story: story, index: 0, count: entries.count))
+        w.element("span", [("id", "where")], text: entries.isEmpty ? "no layouts"
+                  : caption(entries[0].frame, story: story, index: 0, count: entries.count, glitches: glitches(at: entries[0].frame.seq, story.glitches)))
         w.element("button", [("id", "previous"), ("type", "button"), ("title", "previous layout (←)")], text: "←")
         w.element("button", [("id", "next"), ("type", "button"), ("title", "next layout (→)")], text: "→")
         w.element("span", [("class", "hint")], text: "← → step, Home End jump, or pick one from the list")
@@ -60,9 +63,12 @@ public enum FrameSet {
         w.leaf("img", [("id", "frame"), ("src", entries.first?.name ?? ""), ("alt", "the layout")])
         w.begin("ol", [("id", "frames")])
         for (i, e) in entries.enumerated() {
-            w.begin("li", [("data-src", e.name), ("data-seq", String(e.frame.seq)), ("data-digest", Digest.hex(e.frame.digest)),
-                           ("data-caption", caption(e.frame, story: story, index: i, count: entries.count))])
-            w.element("a", [("href", e.name)], text: "seq \(e.frame.seq) · \(Timescale.seconds(Int64(e.frame.t &- story.start.t))) · \(e.frame.eventText ?? "start")")
+            let shown = glitches(at: e.frame.seq, story.glitches)
+            var attributes: XMLWriter.Attributes = [("data-src", e.name), ("data-seq", String(e.frame.seq)), ("data-digest", Digest.hex(e.frame.digest)),
+                                                    ("data-caption", caption(e.frame, story: story, index: i, count: entries.count, glitches: shown))]
+            if !shown.isEmpty { attributes += [("class", "glitch"), ("data-glitches", shown.map(\.kind.rawValue).joined(separator: " "))] }
+            w.begin("li", attributes)
+            w.element("a", [("href", e.name)], text: "\(shown.isEmpty ? "" : "⚠ ")seq \(e.frame.seq) · \(Timescale.seconds(Int64(e.frame.t &- story.start.t))) · \(e.frame.eventText ?? "start")")
             w.end()
         }
         w.end()
@@ -77,8 +83,14 @@ public enum FrameSet {
         return w.finish()
     }
 
-    static func caption(_ frame: TraceStory.Frame, story: TraceStory, index: Int, count: Int) -> String {
-        "\(index + 1)/\(count) · seq \(frame.seq) · t \(Timescale.seconds(Int64(frame.t &- story.start.t))) · \(frame.eventText ?? "start of the run")"
+    static func caption(_ frame: TraceStory.Frame, story: TraceStory, index: Int, count: Int, glitches: [Glitch]) -> String {
+        let base = "\(index + 1)/\(count) · seq \(frame.seq) · t \(Timescale.seconds(Int64(frame.t &- story.start.t))) · \(frame.eventText ?? "start of the run")"
+        return glitches.isEmpty ? base : base + " · ⚠ " + glitches.map { "\($0.kind.rawValue) \($0.subject): \($0.message)" }.joined(separator: "; ")
+    }
+
+    /// The glitches whose seq range holds `seq`: a frame shows them.
+    static func glitches(at seq: Int, _ all: [Glitch]) -> [Glitch] {
+        all.filter { $0.firstSeq <= seq && seq <= $0.lastSeq }
     }
 
     static let script = """

@@ -63,6 +63,7 @@ enum Palette {
     static let mark = "#b45309"
     static let latency = "#0f766e"
     static let overBudget = "#dc2626"
+    static let glitch = "#be123c"
 
     static let sans = "DejaVu Sans, Helvetica, Arial, sans-serif"
     static let mono = "DejaVu Sans Mono, Menlo, Consolas, monospace"

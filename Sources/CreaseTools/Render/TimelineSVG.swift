@@ -28,7 +28,7 @@ private struct TimelineDrawing {
     static let laneHeight = 20.0
     static let laneGap = 6.0
     var lanesTop: Double { TimelineDrawing.hingeTop + TimelineDrawing.hingeHeight + 22 }
-    static let lanes = ["orientation", "keyboard", "pip", "liveActivities", "layout", "marks"]
+    static let lanes = ["orientation", "keyboard", "pip", "liveActivities", "layout", "glitches", "marks"]
     var latencyTop: Double { lanesTop + Double(TimelineDrawing.lanes.count) * (TimelineDrawing.laneHeight + TimelineDrawing.laneGap) + 26 }
     static let latencyHeight = 130.0
     var axisY: Double { latencyTop + TimelineDrawing.latencyHeight }
@@ -63,6 +63,7 @@ private struct TimelineDrawing {
         hinge(&w)
         lanes(&w)
         latency(&w)
+        glitches(&w)
         marks(&w)
         axis(&w)
         legend(&w)
@@ -301,6 +302,36 @@ private struct TimelineDrawing {
         return (us >= 100 ? num(us.rounded()) : num((us * 10).rounded() / 10)) + " µs"
     }
 
+    // MARK: - Glitches
+
+    /// One red span per glitch, from its first to its last time, labelled with its kind;
+    /// glitches of one kind that start in the same pixel column are drawn once, with their count.
+    func glitches(_ w: inout XMLWriter) {
+        let y = laneY("glitches"), h = TimelineDrawing.laneHeight
+        w.begin("g", [("class", "lane"), ("data-lane", "glitches"), ("data-count", String(story.glitches.count))])
+        laneTitle(&w, "glitches", y: y)
+        var groups: [(column: Double, glitches: [Glitch])] = []
+        for g in story.glitches {
+            let column = x(g.firstT).rounded(.down)
+            if let i = groups.lastIndex(where: { $0.column == column && $0.glitches[0].kind == g.kind }) {
+                groups[i].glitches.append(g)
+            } else {
+                groups.append((column, [g]))
+            }
+        }
+        for (_, group) in groups {
+            let g = group[0]
+            let x1 = x(g.firstT), width = max(x(group.map(\.lastT).max() ?? g.lastT) - x1, 2)
+            w.begin("g", [("class", "glitch"), ("data-kind", g.kind.rawValue), ("data-subject", g.subject), ("data-seq", "\(g.firstSeq)-\(g.lastSeq)"),
+                          ("data-n", String(group.count))])
+            let more = group.count > 1 ? " (and \(group.count - 1) more \(g.kind.rawValue) here)" : ""
+            w.element("title", text: "\(g.kind.rawValue) \(g.subject), \(g.seqText): \(g.message)\(more)")
+            w.leaf("rect", [("x", num(x1)), ("y", num(y + 2)), ("width", num(width)), ("height", num(h - 4)), ("fill", Palette.glitch)])
+            w.end()
+        }
+        w.end()
+    }
+
     // MARK: - Marks, axis, legend
 
     func marks(_ w: inout XMLWriter) {
@@ -376,6 +407,7 @@ private struct TimelineDrawing {
             ([("fill", "#0f172a"), ("fill-opacity", "0.12")], "threshold ± hysteresis"),
             ([("fill", Palette.angle)], "hinge angle"),
             ([("fill", Palette.layoutChange)], "layout change"),
+            ([("fill", Palette.glitch)], "glitch"),
             ([("fill", Palette.mark)], "mark"),
             ([("fill", Palette.latency)], "latency"),
             ([("fill", Palette.overBudget)], "over budget"),

@@ -48,6 +48,8 @@ public struct TraceStory: Sendable {
     public private(set) var points: [Point] = []
     public private(set) var marks: [Mark] = []
     public private(set) var frames: [Frame] = []
+    /// What the glitch checker found in the run (the timeline and the frames mark them).
+    public var glitches: [Glitch] = []
     public let keepsFrames: Bool
     /// What `latencyNs` measures, as the latency panel's caption says it.
     public var latencyMeaning: String

@@ -3,6 +3,7 @@ import CreaseCore
 /// A trace file told as a story: the trace reader's own replayer applies the records and
 /// the story samples the engine after each event. The replay does not verify digests
 /// (`crease replay --verify` is the check); an event the engine rejects is shown as a mark.
+/// The glitch checker runs alongside with `glitches` options, and the story keeps what it found.
 public struct TraceRun: Sendable {
     public var story: TraceStory
     /// The engine where the replay stopped.
@@ -11,13 +12,14 @@ public struct TraceRun: Sendable {
     public static let latencyMeaning = "send → read: the sender's ts on the daemon's clock"
 
     /// Replays `file`, stopping after the event with seq `stop` if one is given.
-    public static func replay(_ file: TraceFile, title: String, keepFrames: Bool, stop: Int? = nil) throws(TraceError) -> TraceRun {
+    public static func replay(_ file: TraceFile, title: String, keepFrames: Bool, stop: Int? = nil,
+                              glitches options: GlitchOptions = GlitchOptions()) throws(TraceError) -> TraceRun {
         let header = file.header
-        var budget: UInt64?
-        if case .number(let us)? = header.config["budgetUs"], us >= 0, us < 1e12 { budget = UInt64(us * 1000) }
         var replayer = TraceReplayer(header: header, verify: false)
         var story = TraceStory(title: title, engine: replayer.engine, t: header.initialT, keepFrames: keepFrames,
-                               latencyMeaning: latencyMeaning, budgetNs: budget)
+                               latencyMeaning: latencyMeaning, budgetNs: header.budgetNs)
+        var published = try PublishedLayouts(file)
+        var glitches = RunGlitches(header: header, engine: replayer.engine, options: options)
         var cursor = file.cursor()
         while replayer.engine.seq != stop, let traced = try cursor.next() {
             let divergence = try replayer.apply(traced)
@@ -26,25 +28,19 @@ public struct TraceRun: Sendable {
                 if case .rejected(let error)? = divergence?.kind {
                     story.mark(seq: e.seq, t: e.t, label: "\(e.envelope.event.name) rejected on replay: \(error)")
                 } else {
-                    story.record(replayer.engine, t: e.t, event: e.envelope.event, latencyNs: transportLatency(e, origin: header.monotonicOrigin))
+                    story.record(replayer.engine, t: e.t, event: e.envelope.event, latencyNs: header.transportLatency(e))
+                    glitches.applied(e, engine: replayer.engine, published: published.contains(e.seq))
                 }
             case .mark(let seq, let t, let label):
                 story.mark(seq: seq, t: t, label: label)
             case .gap(let g):
                 story.mark(seq: g.seq, t: g.t, label: "gap: \(g.lost) records lost (\(g.reason))")
+                glitches.resumed(engine: replayer.engine, t: g.t)
             case .batch, .layout:
                 break
             }
         }
+        story.glitches = glitches.glitches
         return TraceRun(story: story, engine: replayer.engine)
-    }
-
-    /// The time from the sender's `ts` to the daemon reading the event, when the sender
-    /// stamped it from the daemon's monotonic clock (as `crease gen` and rigs on the same
-    /// machine do); the same reading `crease trace info` and the Chrome export make.
-    static func transportLatency(_ e: TraceEvent, origin: UInt64?) -> UInt64? {
-        guard let ts = e.envelope.ts, let origin else { return nil }
-        let delay = Int64(truncatingIfNeeded: origin &+ e.t) &- ts
-        return delay >= 0 && delay < 10_000_000_000 ? UInt64(delay) : nil
     }
 }

@@ -1,0 +1,107 @@
+extension TraceHeader {
+    /// The time from the sender's `ts` to the daemon reading the event, when the sender
+    /// stamped it from the daemon's monotonic clock (as `crease gen` and rigs on the same
+    /// machine do). A `ts` further than 10 s from the daemon's clock is taken to be from
+    /// another clock. `trace info`, the timeline, the Chrome export and `overBudget` read it.
+    public func transportLatency(_ e: TraceEvent) -> UInt64? {
+        guard let ts = e.envelope.ts, let origin = monotonicOrigin else { return nil }
+        let delay = Int64(truncatingIfNeeded: origin &+ e.t) &- ts
+        return delay >= 0 && delay < 10_000_000_000 ? UInt64(delay) : nil
+    }
+
+    /// The daemon's latency budget from `config.budgetUs`, if it has one.
+    public var budgetNs: UInt64? {
+        guard case .number(let us)? = config["budgetUs"], us >= 0, us < 1e12 else { return nil }
+        return UInt64(us * 1000)
+    }
+}
+
+/// Checks a run as it is replayed: after each applied event, the event and (if the daemon
+/// published it) the layout go to a `GlitchChecker`. Whoever replays (a trace file, a
+/// candidate of the minimizer, the timeline) calls `applied` after each event.
+public struct RunGlitches: Sendable {
+    public private(set) var checker: GlitchChecker
+    /// Every glitch so far, in the order found.
+    public private(set) var glitches: [Glitch] = []
+    private let header: TraceHeader
+
+    /// Starts at the header's state and checks its layout. A nil budget in `options` takes the trace's.
+    public init(header: TraceHeader, engine: Engine, options: GlitchOptions) {
+        var o = options
+        if o.budgetNs == nil { o.budgetNs = header.budgetNs }
+        self.header = header
+        checker = GlitchChecker(options: o, app: engine.app)
+        glitches = checker.check(layout: engine.layout, seq: engine.seq, t: header.initialT, digest: engine.digest)
+    }
+
+    /// After `engine` applied `e`. `published`: false for events inside a recorded batch
+    /// before its last, whose layouts the daemon never sent.
+    @discardableResult
+    public mutating func applied(_ e: TraceEvent, engine: Engine, published: Bool) -> [Glitch] {
+        var found = checker.check(event: CheckedEvent(seq: e.seq, t: e.t, event: e.envelope.event, latencyNs: header.transportLatency(e)))
+        if case .app = e.envelope.event { checker.use(app: engine.app) }
+        if published { found += checker.check(layout: engine.layout, seq: engine.seq, t: e.t, digest: engine.digest) }
+        glitches += found
+        return found
+    }
+
+    /// The engine was reset to a recorded state (a gap).
+    public mutating func resumed(engine: Engine, t: UInt64) {
+        glitches += checker.check(layout: engine.layout, seq: engine.seq, t: t, digest: engine.digest)
+    }
+
+    public mutating func verdict(_ v: NonMatchVerdict) {
+        glitches += checker.check(verdict: v)
+    }
+}
+
+/// `crease trace glitches`: a trace file replayed (without verifying) and checked, each
+/// layout the daemon published (the last of each recorded batch, every other event's).
+public enum TraceGlitches {
+    public struct Report: Sendable {
+        public var glitches: [Glitch]
+        public var events: Int
+        /// Layouts checked: the initial one and one per published event.
+        public var layouts: Int
+    }
+
+    public static func check(_ file: TraceFile, options: GlitchOptions) throws(TraceError) -> Report {
+        var published = try PublishedLayouts(file)
+        var replayer = TraceReplayer(header: file.header, verify: false)
+        var run = RunGlitches(header: file.header, engine: replayer.engine, options: options)
+        var cursor = file.cursor()
+        var events = 0, layouts = 1
+        while let traced = try cursor.next() {
+            if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
+                throw TraceError("seq \(d.seq) cannot be applied: \(error)", line: traced.line, offset: traced.offset)
+            }
+            switch traced.record {
+            case .event(let e):
+                events += 1
+                let shown = published.contains(e.seq)
+                if shown { layouts += 1 }
+                run.applied(e, engine: replayer.engine, published: shown)
+            case .gap(let g):
+                layouts += 1
+                run.resumed(engine: replayer.engine, t: g.t)
+            case .mark, .batch, .layout:
+                break
+            }
+        }
+        return Report(glitches: run.glitches, events: events, layouts: layouts)
+    }
+}
+
+/// Which events' layouts a daemon published: all but those inside a recorded batch before its last.
+public struct PublishedLayouts: Sendable {
+    private let batches: [ClosedRange<Int>]
+    private var next = 0
+
+    public init(_ file: TraceFile) throws(TraceError) { batches = try TraceReplay.batches(file) }
+
+    /// Asked in ascending seq order.
+    public mutating func contains(_ seq: Int) -> Bool {
+        while next < batches.count, batches[next].upperBound < seq { next += 1 }
+        return !(next < batches.count && batches[next].contains(seq) && seq < batches[next].upperBound)
+    }
+}

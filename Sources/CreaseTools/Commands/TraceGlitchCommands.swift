@@ -1,0 +1,151 @@
+import CreaseCore
+import Foundation
+
+/// `crease trace glitches` and `crease trace minimize`.
+extension TraceCommand {
+    // MARK: glitches
+
+    static func glitches(_ args: inout Arguments) throws -> Int32 {
+        let output = try GlitchCLI.parse(&args)
+        let path = try onePath(&args)
+        try args.finish()
+        let file = try TraceIO.load(path)
+        TraceIO.warnIfCut(file, name: path)
+        let report = try TraceGlitches.check(file, options: output.options)
+        output.print(report.glitches)
+        output.summary(report.glitches, of: "\(report.events) events (\(report.layouts) layouts published)")
+        return report.glitches.isEmpty ? ExitStatus.success : ExitStatus.checkFailed
+    }
+
+    // MARK: minimize
+
+    static func minimize(_ args: inout Arguments) throws -> Int32 {
+        let kindName = try args.option("--glitch")
+        let subject = try args.option("--subject")
+        let other = try args.option("--diverges")
+        let command = try args.option("--until")
+        let out = try args.option("-o") ?? args.option("--output")
+        let glitchOutput = try GlitchCLI.parse(&args)
+        let path = try onePath(&args)
+        try args.finish()
+        guard [kindName != nil, other != nil, command != nil].filter({ $0 }).count == 1 else {
+            throw UsageError("give one property: --glitch KIND [--subject ID], --diverges OTHER_BUILD_TRACE or --until 'CMD'")
+        }
+        if subject != nil, kindName == nil { throw UsageError("--subject goes with --glitch") }
+        guard let out, out != "-" else { throw UsageError("-o OUT is needed (a file: the candidates are checked by replaying it)") }
+        let file = try TraceIO.load(path)
+        TraceIO.warnIfCut(file, name: path)
+        let header = file.header
+        let events = try TraceMinimize.events(file)
+
+        let property: Property
+        if let kindName {
+            guard let kind = GlitchKind(rawValue: kindName) else {
+                throw UsageError("--glitch \(kindName): one of \(GlitchKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            property = .glitch(kind, subject, glitchOutput.options)
+        } else if let other {
+            property = .diverges(try otherBuild(other, header: header))
+        } else {
+            property = .until(command!, scratch: out + ".candidate")
+        }
+        defer { if case .until(_, let scratch) = property { unlink(scratch) } }
+
+        let started = TraceIO.monotonicNs()
+        guard try property.holds(header: header, events: events) else {
+            throw CheckFailed("\(path) does not show \(property.name) to begin with (\(events.count) events)")
+        }
+        Console.err("minimize: \(path): \(events.count) events show \(property.name); removing chunks (ddmin)")
+        var lastShown = events.count
+        let result = try DeltaDebugging.minimize(events, progress: { p in
+            if p.size != lastShown {
+                lastShown = p.size
+                Console.err("  \(p.tests) tests: \(p.size) events left")
+            }
+        }, test: { (candidate: [TraceEvent]) throws -> Bool in try property.holds(header: header, events: candidate) })
+        let elapsed = TraceIO.monotonicNs() - started
+
+        guard let bytes = TraceMinimize.encode(header: header, events: result) else {
+            throw CheckFailed("the minimized events do not apply (a bug: every candidate kept was tested)")
+        }
+        try TraceIO.write(bytes, to: out)
+        // The written file must replay with --verify and still show the property.
+        let written = try TraceIO.load(out)
+        let replay = try TraceReplay.run(written, verify: true)
+        if let d = replay.divergence { throw CheckFailed("\(out) does not verify: \(d.summary)") }
+        let shown = try property.shown(in: written)
+        Console.err("minimized \(path): \(events.count) events -> \(result.count) in \(elapsed / 1_000_000) ms; \(out) replays with --verify")
+        for line in shown { Console.out(line) }
+        return ExitStatus.success
+    }
+
+    static func otherBuild(_ path: String, header: TraceHeader) throws -> OtherBuildDigests {
+        let file = try TraceIO.load(path)
+        let result = Result { () throws(TraceError) in try OtherBuildDigests(other: file, header: header) }
+        switch result {
+        case .success(let digests): return digests
+        case .failure(let e): throw UsageError("\(path): \(e)")
+        }
+    }
+
+    /// What a candidate must still show.
+    enum Property {
+        case glitch(GlitchKind, String?, GlitchOptions)
+        case diverges(OtherBuildDigests)
+        /// A shell command, exit 0 = still interesting; the candidate file is `$1`.
+        case until(String, scratch: String)
+
+        var name: String {
+            switch self {
+            case .glitch(let kind, let subject, _): "a \(kind.rawValue) glitch" + (subject.map { " of \"\($0)\"" } ?? "")
+            case .diverges: "a layout the other build computes differently"
+            case .until(let cmd, _): "what `\(cmd)` accepts"
+            }
+        }
+
+        func holds(header: TraceHeader, events: [TraceEvent]) throws -> Bool {
+            switch self {
+            case .glitch(let kind, let subject, let options):
+                guard let found = TraceMinimize.glitches(header: header, events: events, options: options) else { return false }
+                return found.contains { $0.kind == kind && (subject == nil || $0.subject == subject) }
+            case .diverges(let other):
+                return other.diverges(header: header, events: events)
+            case .until(let command, let scratch):
+                guard let bytes = TraceMinimize.encode(header: header, events: events) else { return false }
+                try TraceIO.write(bytes, to: scratch)
+                return try Shell.succeeds(command, argument: scratch)
+            }
+        }
+
+        /// Lines that show the property in the written trace.
+        func shown(in file: TraceFile) throws -> [String] {
+            switch self {
+            case .glitch(let kind, let subject, let options):
+                let found = try TraceGlitches.check(file, options: options).glitches.filter { $0.kind == kind && (subject == nil || $0.subject == subject) }
+                guard !found.isEmpty else { throw CheckFailed("the written trace no longer shows \(name)") }
+                return found.map(GlitchCLI.line)
+            case .diverges(let other):
+                let events = try TraceMinimize.events(file)
+                guard other.diverges(header: file.header, events: events) else { throw CheckFailed("the written trace no longer diverges") }
+                return ["the other build lays out a state of this trace differently"]
+            case .until:
+                return []
+            }
+        }
+    }
+}
+
+enum Shell {
+    /// Runs `sh -c COMMAND sh ARGUMENT` with its output discarded; true when it exits 0.
+    static func succeeds(_ command: String, argument: String) throws -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", command, "sh", argument]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        do { try p.run() } catch { throw UsageError("cannot run /bin/sh: \(error.localizedDescription)") }
+        p.waitUntilExit()
+        return p.terminationReason == .exit && p.terminationStatus == 0
+    }
+}
