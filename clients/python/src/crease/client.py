@@ -265,7 +265,7 @@ class Client:
 
     def subscribe(self, *topics: str) -> "Subscription":
         """Subscribes this connection to ``topics`` (``layout``, ``diagnostics``,
-        ``stats``) and returns an iterator of their pushes. A ``layout`` subscription
+        ``stats``, ``glitches``) and returns an iterator of their pushes. A ``layout`` subscription
         starts with the current layout."""
         if not topics:
             raise ValueError("subscribe needs at least one topic")
