@@ -1,0 +1,15 @@
+"""Drive creased, the Crease layout daemon, from Python.
+
+    import crease
+    with crease.Client() as rig:
+        rig.send({"event": "hinge", "angle": 90})
+        print(rig.layout()["barAxis"])
+"""
+
+from .client import (DEFAULT_TIMEOUT, DEFAULT_WINDOW, Client, ConnectionClosed, CreaseError, JSONObject,
+                     Subscription, default_socket_path)
+from .daemon import Daemon, DaemonError
+
+__all__ = ["Client", "Subscription", "CreaseError", "ConnectionClosed", "Daemon", "DaemonError",
+           "default_socket_path", "DEFAULT_TIMEOUT", "DEFAULT_WINDOW", "JSONObject"]
+__version__ = "0.1.0"

@@ -1,0 +1,593 @@
+"""A client for creased: NDJSON over a Unix stream socket, standard library only.
+
+Every message the client sends carries an ``id`` (its own, when the caller gave
+none), so every message gets exactly one reply and replies are matched to
+requests by id. Lines that carry ``"push"`` are kept in a queue for the
+subscriptions of this connection; replies and pushes can interleave freely.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+import threading
+import time
+from collections import deque
+from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+
+JSONObject = Dict[str, Any]
+PathLike = Union[str, "os.PathLike[str]"]
+
+#: How long a reply may take before ``TimeoutError`` (seconds), unless the client says otherwise.
+DEFAULT_TIMEOUT = 30.0
+#: Messages ``send_many`` keeps in flight before it waits for replies.
+DEFAULT_WINDOW = 1024
+
+_READ_SIZE = 256 * 1024
+_WRITE_CHUNK = 64 * 1024
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+_decode = json.JSONDecoder().decode
+
+
+def default_socket_path(environ: Optional[Mapping[str, str]] = None) -> str:
+    """The socket ``crease`` and ``creased`` use when none is given: ``$CREASE_SOCKET``,
+    else ``$XDG_RUNTIME_DIR/crease/creased.sock``, else ``/run/crease/creased.sock``.
+    Empty variables count as unset."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("CREASE_SOCKET")
+    if explicit:
+        return explicit
+    runtime = env.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return f"{runtime}/crease/creased.sock"
+    return "/run/crease/creased.sock"
+
+
+class CreaseError(Exception):
+    """The daemon answered ``"ok": false``: ``code`` (``outOfRange``, ``unknownField`` …),
+    ``field`` (the offending field's path, or None), ``message``; ``reply`` is the
+    whole reply and ``id`` its id. ``send_many`` also sets ``index``: which message
+    of the batch failed."""
+
+    def __init__(self, reply: JSONObject, index: Optional[int] = None) -> None:
+        error = reply.get("error")
+        details: JSONObject = error if isinstance(error, dict) else {}
+        self.code: str = str(details.get("code", "unknown"))
+        self.message: str = str(details.get("message", ""))
+        field = details.get("field")
+        self.field: Optional[str] = field if isinstance(field, str) else None
+        self.id: Any = reply.get("id")
+        self.reply: JSONObject = reply
+        self.index: Optional[int] = index
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f" (field {self.field})" if self.field else ""
+        which = f" [message {self.index}]" if self.index is not None else ""
+        return f"{self.code}: {self.message}{where}{which}"
+
+
+class ConnectionClosed(ConnectionError):
+    """The daemon closed the connection (it stopped, refused this peer, or dropped
+    a reader that fell behind) before the awaited reply or push came."""
+
+
+def _key(value: Any) -> Tuple[str, Any]:
+    """A hashable key under which an id and its echo compare equal (the daemon writes
+    numbers in canonical form, so 1.0 comes back as 1; True is not 1)."""
+    kind = type(value)  # exact types first: this runs twice per message
+    if kind is int or kind is float:
+        return ("n", float(value))
+    if kind is str:
+        return ("s", value)
+    if isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, (int, float)):
+        return ("n", float(value))
+    if isinstance(value, str):
+        return ("s", value)
+    return ("j", _encode(value))
+
+
+class Client:
+    """One connection to creased.
+
+    ``path``: the socket (default: :func:`default_socket_path`). ``timeout``: seconds
+    to wait for any one reply (None waits for ever). A client may be shared by
+    threads: one can iterate a subscription while another sends.
+    """
+
+    def __init__(self, path: Optional[PathLike] = None, *, timeout: Optional[float] = DEFAULT_TIMEOUT) -> None:
+        self.path: str = os.fspath(path) if path is not None else default_socket_path()
+        self.timeout = timeout
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(self.path)
+        except FileNotFoundError:
+            sock.close()
+            raise FileNotFoundError(
+                f"no creased socket at {self.path} (pass a path, or set CREASE_SOCKET)") from None
+        except OSError:
+            sock.close()
+            raise
+        sock.setblocking(False)
+        self._sock: Optional[socket.socket] = sock
+        self._fd = sock.fileno()
+        self._cond = threading.Condition()
+        self._write_lock = threading.Lock()
+        self._reading = False  # one thread at a time reads; the others wait on _cond
+        self._inbuf = bytearray()
+        self._replies: Dict[Tuple[str, Any], Optional[JSONObject]] = {}  # awaited ids; None until answered
+        self._order: Deque[Tuple[str, Any]] = deque()  # awaited ids in the order sent
+        self._pushes: Deque[JSONObject] = deque()
+        self._shutdown: Optional[JSONObject] = None
+        self._closed_why: Optional[str] = None
+        self._next_id = 1
+
+    # -- the connection
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the connection; replies still owed are not awaited."""
+        with self._cond:
+            sock, self._sock = self._sock, None
+            if self._closed_why is None:
+                self._closed_why = "the client closed the connection"
+            self._cond.notify_all()
+        if sock is not None:
+            sock.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._sock is None
+
+    # -- requests
+
+    def send(self, message: Mapping[str, Any]) -> JSONObject:
+        """Sends one event (``{"event": ...}``) or command (``{"cmd": ...}``) and returns
+        its reply. Raises :class:`CreaseError` when the daemon rejects it."""
+        key, line = self._prepare(message)
+        try:
+            with self._write_lock:
+                self._write(line)
+        except BaseException:
+            with self._cond:
+                self._replies.pop(key, None)
+            raise
+        reply = self._await(key, self.timeout)
+        if reply.get("ok") is False:
+            raise CreaseError(reply)
+        return reply
+
+    def send_many(self, messages: Iterable[Mapping[str, Any]], *, check: bool = True,
+                  window: int = DEFAULT_WINDOW) -> List[JSONObject]:
+        """Sends messages pipelined (up to ``window`` awaiting replies at once) and
+        returns their replies in the order sent. With ``check`` (the default) a rejected
+        message raises :class:`CreaseError` (``index`` says which; ``reply`` is its
+        reply) once all replies are in; without it, rejections are returned as replies."""
+        if window < 1:
+            raise ValueError("window must be at least 1")
+        source = iter(messages)
+        keys: List[Tuple[str, Any]] = []
+        replies: List[JSONObject] = []
+        pending = bytearray()  # encoded lines not yet written
+        exhausted = False
+        try:
+            with self._write_lock:
+                deadline = self._deadline(self.timeout)
+                while True:
+                    with self._cond:
+                        answered = len(replies)
+                        while len(replies) < len(keys) and self._replies.get(keys[len(replies)]) is not None:
+                            reply = self._replies.pop(keys[len(replies)])
+                            assert reply is not None
+                            replies.append(reply)
+                    if len(replies) > answered:
+                        deadline = self._deadline(self.timeout)
+                    in_flight = len(keys) - len(replies)
+                    while not exhausted and in_flight < window and len(pending) < _WRITE_CHUNK:
+                        try:
+                            message = next(source)
+                        except StopIteration:
+                            exhausted = True
+                            break
+                        key, line = self._prepare(message)
+                        keys.append(key)
+                        pending += line
+                        in_flight += 1
+                    if exhausted and not pending and len(replies) == len(keys):
+                        break
+                    if self._pump(pending, deadline):
+                        deadline = self._deadline(self.timeout)
+        except BaseException:
+            with self._cond:
+                for key in keys[len(replies):]:
+                    self._replies.pop(key, None)
+            raise
+        if check:
+            for i, reply in enumerate(replies):
+                if reply.get("ok") is False:
+                    raise CreaseError(reply, index=i)
+        return replies
+
+    def command(self, name: str, **fields: Any) -> JSONObject:
+        """Sends ``{"cmd": name, **fields}`` and returns the reply."""
+        return self.send({"cmd": name, **fields})
+
+    def hello(self) -> JSONObject:
+        """The daemon's version, profile, app, seq, digest and this connection's access."""
+        return self.command("hello")
+
+    def layout(self) -> JSONObject:
+        """The current layout (the layout object itself; its ``seq`` and ``digest`` inside)."""
+        layout: JSONObject = self.command("layout")["layout"]
+        return layout
+
+    def state(self) -> JSONObject:
+        """The current state as the daemon writes it: ``{"seq", "state": {"hingeAngle",
+        "pose", …, "ui": {…}}}``."""
+        state: JSONObject = self.command("state")["state"]
+        return state
+
+    def stats(self) -> JSONObject:
+        """The daemon's counters and latency histogram."""
+        stats: JSONObject = self.command("stats")["stats"]
+        return stats
+
+    def mark(self, label: str) -> JSONObject:
+        """Writes an annotation into the trace at the current seq; the reply says
+        ``traced``: whether a trace recorded it."""
+        return self.command("mark", label=label)
+
+    def sync(self) -> JSONObject:
+        """Returns once every earlier event (from every client) is applied and
+        published: ``seq`` and ``digest`` of the layout then."""
+        return self.command("sync")
+
+    def observe(self, observed: Mapping[str, Any], tolerance: Optional[float] = None,
+                ts: Optional[int] = None) -> JSONObject:
+        """Reports what the device shows (``{"cmd": "observe"}``); the reply carries the
+        daemon's verdict. A daemon without the command rejects it with
+        ``unknownCommand``."""
+        message: JSONObject = {"cmd": "observe", "observed": dict(observed)}
+        if tolerance is not None:
+            message["tolerance"] = tolerance
+        if ts is not None:
+            message["ts"] = ts
+        return self.send(message)
+
+    def subscribe(self, *topics: str) -> "Subscription":
+        """Subscribes this connection to ``topics`` (``layout``, ``diagnostics``,
+        ``stats``, ``glitches``) and returns an iterator of their pushes. A ``layout`` subscription
+        starts with the current layout."""
+        if not topics:
+            raise ValueError("subscribe needs at least one topic")
+        reply = self.command("subscribe", topics=list(topics))
+        return Subscription(self, tuple(topics), reply)
+
+    def unsubscribe(self, *topics: str) -> JSONObject:
+        """Removes ``topics`` (all of them when none is given); pushes already received stay queued."""
+        if topics:
+            return self.command("unsubscribe", topics=list(topics))
+        return self.command("unsubscribe")
+
+    # -- pushes (used by Subscription)
+
+    def _take_push(self, topics: Tuple[str, ...], timeout: Optional[float], seen_shutdown: bool) -> JSONObject:
+        """The next push of ``topics``, or the ``shutdown`` push once per subscription."""
+        found: List[JSONObject] = []
+
+        def ready() -> bool:
+            for i, push in enumerate(self._pushes):
+                if push.get("push") in topics:
+                    del self._pushes[i]
+                    found.append(push)
+                    return True
+            if self._shutdown is not None and not seen_shutdown:
+                found.append(self._shutdown)
+                return True
+            return False
+
+        self._wait(ready, timeout, what=f"{'/'.join(topics)} push")
+        return found[0]
+
+    def _drain_pushes(self, topics: Tuple[str, ...]) -> List[JSONObject]:
+        """Pushes of ``topics`` received so far, after reading what the socket holds now."""
+        if self._try_become_reader():
+            try:
+                self._read_available()
+            finally:
+                self._stop_reading()
+        with self._cond:
+            taken = [p for p in self._pushes if p.get("push") in topics]
+            if taken:
+                kept = [p for p in self._pushes if p.get("push") not in topics]
+                self._pushes.clear()
+                self._pushes.extend(kept)
+            return taken
+
+    # -- plumbing
+
+    def _pump(self, pending: bytearray, deadline: Optional[float]) -> bool:
+        """One step of ``send_many``: writes some of ``pending`` and reads what came, or,
+        while another thread reads, writes and waits for it to file the replies.
+        Returns whether anything moved."""
+        with self._cond:
+            reader = not self._reading
+            if reader:
+                self._reading = True
+            if not reader and not pending:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    raise TimeoutError(f"creased at {self.path} did not answer within {self.timeout} s")
+                return self._cond.wait(remaining)
+        try:
+            readable, writable = self._poll(want_write=bool(pending), want_read=reader, deadline=deadline)
+            sent = self._send_some(pending) if writable else 0
+            del pending[:sent]
+            return bool(sent) or (readable and self._read_available())
+        finally:
+            if reader:
+                self._stop_reading()
+
+    def _prepare(self, message: Mapping[str, Any]) -> Tuple[Tuple[str, Any], bytes]:
+        """Gives the message an id when it has none, registers the id as awaited and
+        encodes the line."""
+        if type(message) is not dict and not isinstance(message, Mapping):
+            raise TypeError(f"a message is a mapping (a JSON object), not {type(message).__name__}")
+        with self._cond:
+            if self._sock is None:
+                raise ConnectionClosed(self._closed_why or "closed")
+            given = message.get("id")
+            if given is None:
+                while ("n", float(self._next_id)) in self._replies:
+                    self._next_id += 1
+                ident: Any = self._next_id
+                self._next_id += 1
+                message = {**message, "id": ident}
+            else:
+                ident = given
+            key = _key(ident)
+            if key in self._replies:
+                raise ValueError(f"id {ident!r} is already awaiting a reply on this connection")
+            line = (_encode(message) + "\n").encode()
+            self._replies[key] = None
+            self._order.append(key)
+        return key, line
+
+    @staticmethod
+    def _deadline(timeout: Optional[float]) -> Optional[float]:
+        return None if timeout is None else time.monotonic() + timeout
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        deadline = self._deadline(self.timeout)
+        while view:
+            sent = self._send_some(view)
+            view = view[sent:]
+            if view:
+                self._poll(want_write=True, want_read=False, deadline=deadline)
+
+    def _send_some(self, data: Union[bytes, bytearray, memoryview]) -> int:
+        sock = self._sock
+        if sock is None:
+            raise ConnectionClosed(self._closed_why or "closed")
+        try:
+            return sock.send(data[:_WRITE_CHUNK])
+        except BlockingIOError:
+            return 0
+        except OSError as e:
+            self._ended(f"the connection broke while writing: {e}")
+            raise ConnectionClosed(self._closed_why or str(e)) from e
+
+    def _poll(self, want_write: bool, deadline: Optional[float], want_read: bool = True) -> Tuple[bool, bool]:
+        """Waits until the socket can be read or written; TimeoutError past the deadline."""
+        if self._sock is None:
+            raise ConnectionClosed(self._closed_why or "closed")
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            raise TimeoutError(f"creased at {self.path} did not answer within {self.timeout} s")
+        poller = select.poll()
+        poller.register(self._fd, (select.POLLIN if want_read else 0) | (select.POLLOUT if want_write else 0))
+        events = poller.poll(None if remaining is None else max(1, int(remaining * 1000)))
+        if not events:
+            raise TimeoutError(f"creased at {self.path} did not answer within {self.timeout} s")
+        mask = events[0][1]
+        # An error or hang-up shows as readable: the read that follows finds out.
+        return bool(mask & (select.POLLIN | select.POLLERR | select.POLLHUP)), bool(mask & select.POLLOUT)
+
+    def _read_available(self) -> bool:
+        """Reads and dispatches whatever the socket holds now (the caller is the reader);
+        returns whether anything came."""
+        sock = self._sock
+        if sock is None:
+            return False
+        got = False
+        while True:
+            try:
+                data = sock.recv(_READ_SIZE)
+            except BlockingIOError:
+                return got
+            except OSError as e:
+                self._ended(f"the connection broke: {e}")
+                return True
+            if not data:
+                self._ended("creased closed the connection")
+                return True
+            got = True
+            self._feed(data)
+            if len(data) < _READ_SIZE:
+                return got
+
+    def _feed(self, data: bytes) -> None:
+        buf = self._inbuf
+        buf += data
+        end = buf.rfind(b"\n")
+        if end < 0:
+            return
+        lines = bytes(buf[:end]).split(b"\n")
+        del buf[:end + 1]
+        with self._cond:
+            for line in lines:
+                if line.strip():
+                    self._dispatch(_decode(line.decode()))
+            self._cond.notify_all()
+
+    def _dispatch(self, message: JSONObject) -> None:
+        """Files one line from the daemon (the caller holds the lock)."""
+        if "push" in message and "ok" not in message:
+            if message["push"] == "shutdown":
+                self._shutdown = message
+            else:
+                self._pushes.append(message)
+            return
+        if "id" in message:
+            key = _key(message["id"])
+            if key in self._replies and self._replies[key] is None:
+                self._replies[key] = message
+            # else: the reply to a request that timed out; nobody awaits it.
+            order = self._order
+            while order and (order[0] not in self._replies or self._replies[order[0]] is not None):
+                order.popleft()
+            return
+        # A reply without an id answers the oldest awaited request (the daemon writes
+        # one only for a line it could not read); with none awaited it explains what
+        # follows (a refused peer gets one before its connection closes).
+        while self._order:
+            key = self._order[0]
+            if key in self._replies and self._replies[key] is None:
+                self._order.popleft()
+                self._replies[key] = message
+                return
+            self._order.popleft()
+        if message.get("ok") is False:
+            self._closed_why = str(CreaseError(message))
+
+    def _ended(self, why: str) -> None:
+        with self._cond:
+            if self._closed_why is None or self._closed_why.startswith("the client"):
+                self._closed_why = why
+            else:
+                self._closed_why = f"{why}: {self._closed_why}"
+            sock, self._sock = self._sock, None
+            self._cond.notify_all()
+        if sock is not None:
+            sock.close()
+
+    def _await(self, key: Tuple[str, Any], timeout: Optional[float]) -> JSONObject:
+        found: List[JSONObject] = []
+
+        def ready() -> bool:
+            reply = self._replies.get(key)
+            if reply is None:
+                return False
+            del self._replies[key]
+            found.append(reply)
+            return True
+
+        try:
+            self._wait(ready, timeout, what="reply")
+        except (TimeoutError, ConnectionClosed):
+            with self._cond:
+                self._replies.pop(key, None)
+            raise
+        return found[0]
+
+    def _wait(self, ready: Callable[[], bool], timeout: Optional[float], what: str) -> None:
+        """Reads (or lets another thread read) until ``ready()``, called under the lock, is true."""
+        deadline = self._deadline(timeout)
+        with self._cond:
+            while not ready():
+                if self._sock is None:
+                    raise ConnectionClosed(f"no {what} will come: {self._closed_why}")
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    raise TimeoutError(f"no {what} from creased at {self.path} within {timeout} s")
+                if self._reading:
+                    self._cond.wait(remaining)
+                    continue
+                self._reading = True
+                self._cond.release()
+                try:
+                    if not self._read_available():
+                        r, _ = self._poll(want_write=False, deadline=deadline)
+                        if r:
+                            self._read_available()
+                except TimeoutError:
+                    pass  # the loop reports it with what was awaited
+                finally:
+                    self._cond.acquire()
+                    self._reading = False
+                    self._cond.notify_all()
+
+    def _try_become_reader(self) -> bool:
+        with self._cond:
+            if self._reading:
+                return False
+            self._reading = True
+            return True
+
+    def _stop_reading(self) -> None:
+        with self._cond:
+            self._reading = False
+            self._cond.notify_all()
+
+
+class Subscription(Iterator[JSONObject]):
+    """The pushes of some topics on one client, in the order they arrived.
+
+    Iterating blocks until the next push; it ends after the ``shutdown`` push (which
+    it yields) or when the connection closes. :meth:`get` waits with a timeout;
+    :meth:`drain` returns what has arrived without waiting."""
+
+    def __init__(self, client: Client, topics: Tuple[str, ...], reply: JSONObject) -> None:
+        self.client = client
+        self.topics = topics
+        #: The reply to ``subscribe``: ``seq`` and every topic the connection now has.
+        self.reply = reply
+        self._saw_shutdown = False
+        self._ended = False
+
+    def __iter__(self) -> "Subscription":
+        return self
+
+    def __next__(self) -> JSONObject:
+        if self._ended:
+            raise StopIteration
+        try:
+            return self.get(timeout=None)
+        except ConnectionClosed:
+            self._ended = True
+            raise StopIteration from None
+
+    def get(self, timeout: Optional[float] = None) -> JSONObject:
+        """The next push; TimeoutError if none comes within ``timeout`` seconds."""
+        if self._saw_shutdown:
+            self._ended = True
+            raise ConnectionClosed("creased pushed shutdown")
+        push = self.client._take_push(self.topics, timeout, self._saw_shutdown)
+        if push.get("push") == "shutdown":
+            self._saw_shutdown = True
+        return push
+
+    def drain(self) -> List[JSONObject]:
+        """The pushes that have arrived, without waiting for more."""
+        return self.client._drain_pushes(self.topics)
+
+    def close(self) -> None:
+        """Unsubscribes from this subscription's topics."""
+        if not self.client.closed:
+            self.client.unsubscribe(*self.topics)
+
+    def __enter__(self) -> "Subscription":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

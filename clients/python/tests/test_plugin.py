@@ -1,0 +1,73 @@
+"""The pytest plugin, run in inner pytest sessions (pytester) as a rig's suite would run it."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+
+@pytest.fixture
+def creased_bin(request: pytest.FixtureRequest) -> str:
+    binary = request.config.getoption("--creased-bin")
+    if not binary:
+        pytest.fail("these tests need --creased-bin", pytrace=False)
+    return str(binary)
+
+
+def test_failing_test_report_names_the_trace(pytester: pytest.Pytester, creased_bin: str) -> None:
+    pytester.makepyfile("""
+        def test_rig(creased):
+            creased.send({"event": "hinge", "angle": 90})
+            assert creased.layout()["device"]["pose"] == "closed", "on purpose"
+    """)
+    result = pytester.runpytest(f"--creased-bin={creased_bin}", "--junitxml=report.xml")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*- creased -*", "trace: *creased-*.jsonl", "log: *creased.log"])
+    properties = ET.parse(pytester.path / "report.xml").getroot().iter("property")
+    traces = [p.get("value") for p in properties if p.get("name") == "creased_trace"]
+    assert len(traces) == 1 and str(traces[0]).endswith(".jsonl")
+    with open(str(traces[0])) as trace:
+        assert '"angle":90' in trace.read()
+
+
+def test_passing_test_report_has_no_daemon_section(pytester: pytest.Pytester, creased_bin: str) -> None:
+    pytester.makepyfile("""
+        def test_rig(creased):
+            assert creased.send({"event": "hinge", "angle": 90})["seq"] == 1
+    """)
+    result = pytester.runpytest(f"--creased-bin={creased_bin}", "-rA")
+    result.assert_outcomes(passed=1)
+    result.stdout.no_fnmatch_line("trace: *")
+
+
+def test_daemon_that_does_not_exit_zero_fails_the_teardown(pytester: pytest.Pytester, creased_bin: str) -> None:
+    pytester.makepyfile("""
+        def test_rig(creased_daemon):
+            creased_daemon.process.kill()
+            creased_daemon.process.wait()
+    """)
+    result = pytester.runpytest(f"--creased-bin={creased_bin}")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*creased exited with status -9*"])
+
+
+def test_binary_from_crease_bin(pytester: pytest.Pytester, creased_bin: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CREASE_BIN", creased_bin)
+    pytester.makepyfile("""
+        def test_rig(creased):
+            assert creased.hello()["daemon"].startswith("creased ")
+    """)
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_no_binary_is_a_clear_failure(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CREASE_BIN", raising=False)
+    monkeypatch.setenv("PATH", str(pytester.path))
+    pytester.makepyfile("""
+        def test_rig(creased):
+            pass
+    """)
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*no creased binary: pass one (--creased-bin), set CREASE_BIN*"])
