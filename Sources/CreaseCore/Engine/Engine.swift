@@ -14,6 +14,8 @@ public struct Engine: Sendable {
     /// Canonical layout bytes without `seq` and `digest` (see `Layout.encodeBody`).
     public private(set) var body: [UInt8]
     public private(set) var digest: UInt64
+    /// crease64, except when replaying a version-1 trace (FNV-1a).
+    public let digestAlgorithm: DigestAlgorithm
 
     private var inputs: LayoutInputs
     private var sceneKey: SceneKey
@@ -31,12 +33,13 @@ public struct Engine: Sendable {
         var digest: UInt64
     }
 
-    public init(profile: DeviceProfile = .builtin, app: App) {
-        self.init(profile: profile, app: app, state: DeviceState(app: app), seq: 0)
+    public init(profile: DeviceProfile = .builtin, app: App, digestAlgorithm: DigestAlgorithm = .crease64) {
+        self.init(profile: profile, app: app, state: DeviceState(app: app), seq: 0, digestAlgorithm: digestAlgorithm)
     }
 
     /// Resumes from a recorded state (trace slices, replays from the middle).
-    public init(profile: DeviceProfile, app: App, state: DeviceState, seq: Int) {
+    public init(profile: DeviceProfile, app: App, state: DeviceState, seq: Int, digestAlgorithm: DigestAlgorithm = .crease64) {
+        self.digestAlgorithm = digestAlgorithm
         self.profile = profile
         self.app = app
         self.state = state
@@ -47,7 +50,7 @@ public struct Engine: Sendable {
         scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
         layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
         body = layout.encodeBody()
-        digest = Digest.fnv1a(body)
+        digest = digestAlgorithm.digest(body)
         remember()
     }
 
@@ -94,7 +97,7 @@ public struct Engine: Sendable {
         defer { remember() }
         body = layout.encodeBody()
         let old = digest
-        digest = Digest.fnv1a(body)
+        digest = digestAlgorithm.digest(body)
         return digest != old
     }
 
@@ -123,9 +126,10 @@ public struct Engine: Sendable {
     public var profileName: String { profile.name }
 
     /// The layout computed with no caches at all: the reference for incremental relayout.
-    public static func fromScratch(profile: DeviceProfile, app: App, state: DeviceState, seq: Int) -> [UInt8] {
+    public static func fromScratch(profile: DeviceProfile, app: App, state: DeviceState, seq: Int,
+                                   digestAlgorithm: DigestAlgorithm = .crease64) -> [UInt8] {
         let body = LayoutBuilder.build(profile: profile, app: app, state: state).encodeBody()
-        return Layout.assemble(seq: seq, digest: Digest.fnv1a(body), body: body)
+        return Layout.assemble(seq: seq, digest: digestAlgorithm.digest(body), body: body)
     }
 }
 

@@ -123,7 +123,7 @@ public struct TraceReplayer: Sendable {
             do { state = try DeviceState.decode(g.state, app: engine.app) } catch {
                 throw TraceError("the gap's state does not fit the app: \(error)", line: traced.line, offset: traced.offset)
             }
-            engine = Engine(profile: engine.profile, app: engine.app, state: state, seq: g.seq)
+            engine = Engine(profile: engine.profile, app: engine.app, state: state, seq: g.seq, digestAlgorithm: engine.digestAlgorithm)
             lastT = max(lastT, g.t)
             lastBatchEnd = g.seq
             batchFloor = g.seq

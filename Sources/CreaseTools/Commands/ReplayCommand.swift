@@ -81,6 +81,10 @@ enum ReplayCommand {
     /// Streams the events into a daemon. With `--verify` each event carries its seq as `id`
     /// and every reply's digest is checked; the daemon must start where the trace starts.
     static func intoDaemon(_ file: TraceFile, path: String, socket: String, speed: Double, verify: Bool) throws -> Int32 {
+        // A live daemon digests with crease64; a version-1 trace recorded FNV-1a.
+        if verify, file.header.digestAlgorithm != .crease64 {
+            throw UsageError("\(path) is a version-\(file.header.version) trace with FNV-1a digests, which a running creased does not compute: verify it in process (without --to)")
+        }
         let client = try SocketStreamer(path: socket)
         let hello = try client.request(Array(#"{"cmd":"hello","id":"replay-hello"}"#.utf8), id: "replay-hello")
         if verify {
