@@ -18,6 +18,8 @@ public struct Engine: Sendable {
     public let digestAlgorithm: DigestAlgorithm
 
     private var inputs: LayoutInputs
+    /// Keeps the last encoded layout's bytes per member and bar, to copy what did not change.
+    private var encoder = LayoutEncoder()
     private var sceneKey: SceneKey
     private var scene: Scene
     /// Layouts of recently seen inputs, most recent last. A rig folding back and forth, a
@@ -49,7 +51,7 @@ public struct Engine: Sendable {
         sceneKey = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
         scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
         layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
-        body = layout.encodeBody()
+        body = encoder.encode(layout)
         digest = digestAlgorithm.digest(body)
         remember()
     }
@@ -95,7 +97,7 @@ public struct Engine: Sendable {
         // comparing it with the old one; the digest tells whether anything changed.
         layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
         defer { remember() }
-        body = layout.encodeBody()
+        body = encoder.encode(layout)
         let old = digest
         digest = digestAlgorithm.digest(body)
         return digest != old

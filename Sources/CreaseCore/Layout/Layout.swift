@@ -22,16 +22,16 @@ public struct Insets: Sendable, Equatable, Hashable {
     }
 }
 
-public enum Axis: String, Sendable { case vertical, horizontal }
-public enum Side: String, Sendable { case left, right }
-public enum HorizontalEdge: String, Sendable { case leading, trailing }
-public enum BarEdge: String, Sendable { case top, bottom, leading, trailing }
-public enum SizeClass: String, Sendable { case compact, regular }
+public enum Axis: String, Sendable, CaseIterable { case vertical, horizontal }
+public enum Side: String, Sendable, CaseIterable { case left, right }
+public enum HorizontalEdge: String, Sendable, CaseIterable { case leading, trailing }
+public enum BarEdge: String, Sendable, CaseIterable { case top, bottom, leading, trailing }
+public enum SizeClass: String, Sendable, CaseIterable { case compact, regular }
 public enum RegionKind: String, Sendable, CaseIterable { case statusBar, dynamicIsland, division, keyboard, pip }
-public enum BarRole: String, Sendable { case vertical, navigation, toolbar, tabBar, sheet, inspector, keyboardAccessory, sidebar }
-public enum Shows: String, Sendable { case symbol, title, symbolAndTitle }
-public enum TabBarState: String, Sendable { case expanded, compressed }
-public enum InspectorPresentation: String, Sendable { case column, sheet }
+public enum BarRole: String, Sendable, CaseIterable { case vertical, navigation, toolbar, tabBar, sheet, inspector, keyboardAccessory, sidebar }
+public enum Shows: String, Sendable, CaseIterable { case symbol, title, symbolAndTitle }
+public enum TabBarState: String, Sendable, CaseIterable { case expanded, compressed }
+public enum InspectorPresentation: String, Sendable, CaseIterable { case column, sheet }
 
 public struct SizeClassPair: Sendable, Equatable {
     public var horizontal: SizeClass
