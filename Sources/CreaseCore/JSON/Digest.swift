@@ -116,12 +116,22 @@ public enum Digest {
     }
 
     public static func hexBytes(_ value: UInt64) -> [UInt8] {
-        let digits: StaticString = "0123456789abcdef"
-        var out = [UInt8](repeating: 0, count: 16)
-        for i in 0..<16 {
-            out[15 - i] = digits.utf8Start[Int((value >> (UInt64(i) * 4)) & 0xF)]
-        }
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        appendHex(value, to: &out)
         return out
+    }
+
+    /// Appends the 16 hex digits in one go, without allocating (replies, trace records and
+    /// layout lines carry a digest each).
+    @inline(__always)
+    public static func appendHex(_ value: UInt64, to out: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        var text: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &text) { buf in
+            for i in 0..<16 { buf[15 - i] = digits.utf8Start[Int((value >> (UInt64(i) * 4)) & 0xF)] }
+            out.append(contentsOf: UnsafeRawBufferPointer(buf))
+        }
     }
 
     public static func parseHex(_ s: String) -> UInt64? {

@@ -19,11 +19,11 @@ extension Layout {
 
     /// Appends the layout line to `out` (for pushes: no intermediate copy).
     public static func appendAssembled(seq: Int, digest: UInt64, body: [UInt8], to out: inout [UInt8]) {
-        out.append(contentsOf: Array(#"{"seq":"#.utf8))
+        TraceEncoding.appendASCII(#"{"seq":"#, to: &out)
         JSONWriter.appendInt(seq, to: &out)
-        out.append(contentsOf: Array(#","digest":""#.utf8))
-        out.append(contentsOf: Digest.hexBytes(digest))
-        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ",")])
+        TraceEncoding.appendASCII(#","digest":""#, to: &out)
+        Digest.appendHex(digest, to: &out)
+        TraceEncoding.appendASCII(#"","#, to: &out)
         out.append(contentsOf: body)
         out.append(UInt8(ascii: "}"))
     }

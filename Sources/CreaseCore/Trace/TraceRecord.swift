@@ -141,7 +141,7 @@ public enum TraceEncoding {
 
     private static func appendDigestTail(_ digest: UInt64, to out: inout [UInt8]) {
         appendASCII(#","digest":""#, to: &out)
-        out.append(contentsOf: Digest.hexBytes(digest))
+        Digest.appendHex(digest, to: &out)
         appendASCII("\"}\n", to: &out)
     }
 
