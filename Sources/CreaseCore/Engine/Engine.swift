@@ -60,6 +60,17 @@ public struct Engine: Sendable {
     /// event throws and changes nothing, not even `seq`.
     @discardableResult
     public mutating func apply(_ event: Event) throws(InputError) -> Bool {
+        if case .hinge(let angle) = event {
+            // The high-rate event: it is never rejected and sets only the angle and the pose
+            // (as StateMachine does), and the angle is no layout input, so a reading inside
+            // the pose changes nothing the layout reads: no copies, no comparison of inputs.
+            let pose = HingePoseRule.nextPose(from: state.pose, angle: angle, profile: profile)
+            state.hingeAngle = angle
+            seq += 1
+            guard pose != state.pose else { return false }
+            state.pose = pose
+            return relayout(force: false)
+        }
         var next = state
         var nextApp = app
         try StateMachine.apply(event, to: &next, app: &nextApp, profile: profile)
