@@ -39,7 +39,7 @@ extension Daemon {
                 throw StartupError("cannot give \(socketPath) to group \(g): \(why)")
             }
         }
-        let rc = uv_listen(asStream(server), 128) { s, status in
+        let rc = uv_listen(asStream(server), SocketSetup.listenBacklog()) { s, status in
             let d = Unmanaged<Daemon>.fromOpaque(s!.pointee.data).takeUnretainedValue()
             d.accept(status: status)
         }

@@ -22,6 +22,25 @@ enum SocketSetup {
 
     static func errnoText(_ e: Int32 = errno) -> String { String(cString: strerror(e)) }
 
+    /// The listen backlog: the kernel's maximum (`net.core.somaxconn`, which caps any
+    /// larger value anyway), as systemd's socket units ask for, so a crowd of clients
+    /// connecting at once waits in the queue instead of being refused with EAGAIN.
+    /// `SOMAXCONN` when the sysctl cannot be read.
+    static func listenBacklog(sysctlPath: String = "/proc/sys/net/core/somaxconn") -> Int32 {
+        let fd = open(sysctlPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return SOMAXCONN }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: 32)
+        let n = read(fd, &buf, buf.count)
+        guard n > 0 else { return SOMAXCONN }
+        var value: Int64 = 0
+        for b in buf[..<n] {
+            guard b >= 0x30 && b <= 0x39 else { break }   // the number ends at its newline
+            value = min(value * 10 + Int64(b - 0x30), Int64(Int32.max))
+        }
+        return value > 0 ? Int32(value) : SOMAXCONN
+    }
+
     /// Creates the socket's directory (and missing parents) when absent; the
     /// directories it creates get `mode` (0750 for the default socket mode 0660) and, when
     /// given, the socket's `group`, so whoever may open the socket can reach it. An

@@ -34,10 +34,31 @@ import Testing
         }
     }
 
-    @Test("the digest is FNV-1a 64 of the body bytes")
-    func digest() {
+    @Test("version-1 traces' digest is standard FNV-1a 64")
+    func fnv1a() {
         #expect(Digest.fnv1a([]) == 0xcbf2_9ce4_8422_2325)
         #expect(Digest.hex(Digest.fnv1a(Array("a".utf8))) == "af63dc4c8601ec8c")
+    }
+
+    @Test("crease64 is the layout digest of the body bytes, and every byte and the length count")
+    func crease64() throws {
+        var e = Engine(profile: .builtin, app: builtin("tabs"))
+        try e.apply(.hinge(angle: 175))
+        #expect(e.digestAlgorithm == .crease64 && e.digest == Digest.crease64(e.body))
+        // Flipping any one bit changes the digest; so does appending a zero byte (padding).
+        var seen: Set<UInt64> = [Digest.crease64(e.body)]
+        for i in stride(from: 0, to: e.body.count, by: 37) {
+            for bit in [0, 3, 7] {
+                var b = e.body
+                b[i] ^= UInt8(1 << bit)
+                seen.insert(Digest.crease64(b))
+            }
+        }
+        #expect(seen.count == 1 + 3 * ((e.body.count + 36) / 37))
+        for n in 0..<40 {
+            let bytes = [UInt8](repeating: 0, count: n)
+            #expect(Digest.crease64(bytes) != Digest.crease64(bytes + [0]), "\(n)")
+        }
     }
 }
 

@@ -123,3 +123,45 @@ import Testing
         }
     }
 }
+
+@Suite struct LayoutEncodingTests {
+    func names<E: JSONName>(_: E.Type) -> [String] { E.allCases.filter { "\($0.jsonName)" != $0.rawValue }.map(\.rawValue) }
+
+    @Test("every enum name a layout prints is its raw value")
+    func staticNamesAreRawValues() {
+        let wrong = names(Axis.self) + names(Side.self) + names(HorizontalEdge.self) + names(BarEdge.self) + names(SizeClass.self)
+            + names(RegionKind.self) + names(BarRole.self) + names(Shows.self) + names(TabBarState.self)
+            + names(InspectorPresentation.self) + names(Pose.self) + names(Display.self) + names(Orientation.self)
+            + names(LayoutDirection.self) + names(SheetPlacement.self)
+        #expect(wrong.isEmpty)
+    }
+
+    @Test("the raw writer prints strings and numbers as JSONWriter does")
+    func rawWriterMatchesJSONWriter() {
+        let strings = ["", "a", "system.overflow", "quote \" back \\ tab \t nl \n ctl \u{1}", "ünïcødé ✓", String(repeating: "x", count: 300)]
+        var numbers: [Double] = [0, -0.0, 1, -1, 0.5, 0.05, 12.34, -12.345, 99.999, 1e12, 123456.78, .infinity, -.infinity, .nan, 1e13, -2e14]
+        var rng = SplitMix64(seed: 14)
+        for _ in 0..<2000 { numbers.append(Double(Int64(bitPattern: rng.next()) % 10_000_000) / 1000) }
+        var raw = RawWriter(capacity: 1)
+        defer { raw.free() }
+        var json: [UInt8] = []
+        for s in strings { raw.quoted(s); JSONWriter.appendQuoted(s, to: &json) }
+        for n in numbers { raw.centi(n); JSONWriter.appendCenti(n, to: &json); raw.byte(0x2C); json.append(0x2C) }
+        for i in [0, 7, -7, 10, 99, 100, Int.max, Int.min + 1] { raw.int(i); JSONWriter.appendInt(i, to: &json) }
+        #expect(raw.array() == json)
+    }
+
+    @Test("an encoder that reuses unchanged members and bars writes what a fresh one writes")
+    func reuseEqualsFresh() throws {
+        // The engine's encoder carries over between events; encodeBody starts fresh each time.
+        for name in BuiltinApps.names {
+            var gen = RandomEvents(seed: 99, app: builtin(name))
+            var e = Engine(profile: .builtin, app: builtin(name))
+            for _ in 0..<400 {
+                guard (try? e.apply(gen.next())) != nil else { continue }
+                let same = e.body == e.layout.encodeBody()
+                #expect(same, "\(name) at seq \(e.seq)")
+            }
+        }
+    }
+}

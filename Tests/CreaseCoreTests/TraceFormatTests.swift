@@ -46,9 +46,9 @@ let sampleEvents: [Event] = [
 
     @Test func unknownVersionIsRefusedClearly() throws {
         var header = try recordTrace(events: [])
-        let text = String(decoding: header, as: UTF8.self).replacingFirst(#""version":1"#, with: #""version":2"#)
+        let text = String(decoding: header, as: UTF8.self).replacingFirst(#""version":2"#, with: #""version":3"#)
         header = Array(text.utf8)
-        #expect(throws: TraceError("trace format version 2 is not supported: this crease reads version 1 only", line: 1, offset: 0)) {
+        #expect(throws: TraceError("trace format version 3 is not supported: this crease reads versions 1 and 2", line: 1, offset: 0)) {
             try TraceFile(bytes: header)
         }
         #expect(throws: TraceError.self) { try TraceFile(bytes: Array(#"{"event":"hinge","angle":3}"#.utf8) + [0x0A]) }
@@ -58,6 +58,37 @@ let sampleEvents: [Event] = [
         } catch {
             #expect(error.message.contains("incomplete"))
         }
+    }
+
+    @Test("a version-1 trace holds FNV-1a digests, and they still verify; version 2 holds crease64")
+    func versionOneTracesVerifyWithFNV() throws {
+        let v1Start = Engine(profile: .builtin, app: builtin("tabs"), digestAlgorithm: .fnv1a64)
+        let v1 = try TraceFile(bytes: try recordTrace(events: sampleEvents, layouts: true, start: v1Start))
+        #expect(v1.header.version == 1 && v1.header.digestAlgorithm == .fnv1a64)
+        #expect(v1.header.initialDigest == Digest.fnv1a(v1Start.body))
+        let replayed = try TraceReplay.run(v1, verify: true)
+        #expect(replayed.divergence == nil, "\(replayed.divergence?.summary ?? "")")
+        #expect(replayed.eventsApplied == sampleEvents.count)
+        #expect(replayed.engine.digest == Digest.fnv1a(replayed.engine.body))
+
+        let v2 = try TraceFile(bytes: try recordTrace(events: sampleEvents, layouts: true))
+        #expect(v2.header.version == TraceHeader.currentVersion && v2.header.digestAlgorithm == .crease64)
+        let v2Replayed = try TraceReplay.run(v2, verify: true)
+        #expect(v2Replayed.divergence == nil && v2Replayed.engine.digest == Digest.crease64(v2Replayed.engine.body))
+        // The same layouts, byte for byte: only the digest differs.
+        #expect(replayed.engine.body == v2Replayed.engine.body && replayed.engine.digest != v2Replayed.engine.digest)
+
+        // A version-1 header over crease64 records diverges at its initial digest.
+        let relabeled = String(decoding: try recordTrace(events: sampleEvents), as: UTF8.self)
+            .replacingFirst(#""version":2"#, with: #""version":1"#)
+        let wrong = try TraceReplay.run(try TraceFile(bytes: Array(relabeled.utf8)), verify: true)
+        #expect(wrong.divergence?.kind == .initialDigest)
+
+        // A slice of a version-1 trace stays version 1 and verifies.
+        let slice = try TraceSlice.slice(v1, from: 3, to: 8)
+        let sliced = try TraceFile(bytes: slice.bytes)
+        #expect(sliced.header.version == 1)
+        #expect(try TraceReplay.run(sliced, verify: true).divergence == nil)
     }
 
     @Test func everyRecordKindRoundTrips() throws {

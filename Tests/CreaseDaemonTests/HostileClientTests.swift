@@ -20,7 +20,7 @@ private func flap(_ i: Int) -> String {
         #expect(raiseOpenFileLimit(to: 4096) >= 2048)
         let d = try DaemonProcess(arguments: ["--no-trace"])
         let swarm = try Swarm(d.socketPath, count: 0)
-        // Connect in steps of 100 (the listen backlog is 128), each saying hello.
+        // Connect in steps of 100, each saying hello.
         for step in 0..<10 {
             for i in step * 100..<(step + 1) * 100 {
                 try swarm.add()
@@ -49,6 +49,38 @@ private func flap(_ i: Int) -> String {
         try d.expectServing("a thousand connections")
         #expect(d.peakRSSMiB < 256)
         report("1000 connections", d, "1000 held at once, 1000 events applied once each")
+    }
+
+    @Test func aThousandClientsConnectingAtOnceAllGetIn() throws {
+        #expect(raiseOpenFileLimit(to: 4096) >= 2048)
+        let somaxconn = (try? String(contentsOfFile: "/proc/sys/net/core/somaxconn", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        try #require(somaxconn >= 1001, "this kernel caps every listen backlog at \(somaxconn) (net.core.somaxconn)")
+        let d = try DaemonProcess(arguments: ["--no-trace"])
+        // The daemon is stopped while they connect, so none is accepted before all have
+        // connected: each waits in the listen backlog. Non-blocking, as a rig's event loop
+        // connects: a full backlog would refuse it with EAGAIN at once.
+        kill(d.process.processIdentifier, SIGSTOP)
+        var fds: [Int32] = []
+        var refused: [String] = []
+        for _ in 0..<1000 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var (addr, len) = sockaddrUn(d.socketPath)
+            let rc = withUnsafePointer(to: &addr) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, len) }
+            }
+            if rc == 0 { fds.append(fd) } else { refused.append(String(cString: strerror(errno))); Glibc.close(fd) }
+        }
+        kill(d.process.processIdentifier, SIGCONT)
+        #expect(refused.count == 0, "of 1000 connections, refused: \(refused.first ?? "")")
+        let swarm = try Swarm(d.socketPath, count: 0)
+        for fd in fds { swarm.adopt(fd) }
+        for i in swarm.peers.indices { swarm.send(i, #"{"cmd":"hello","id":\#(i)}"# + "\n") }
+        #expect(swarm.pump(timeout: 60) { swarm.peers.allSatisfy { $0.lineCount == 1 } })
+        #expect(try d.stats()["clients"] == .number(Double(fds.count + 1)))
+        for i in swarm.peers.indices { swarm.hangUp(i) }
+        try d.expectServing("a thousand simultaneous connections")
+        report("1000 simultaneous connects", d, "\(fds.count) connected while the daemon was stopped, all answered")
     }
 
     @Test func runningOutOfDescriptorsRefusesNewcomersAndKeepsServing() throws {

@@ -107,7 +107,12 @@ final class Swarm {
     /// its listen backlog, so connect in bounded steps and pump in between.
     @discardableResult
     func add() throws -> Peer {
-        let fd = try connectUnixSocket(path)
+        adopt(try connectUnixSocket(path))
+    }
+
+    /// Takes over a connected socket as one more peer.
+    @discardableResult
+    func adopt(_ fd: Int32) -> Peer {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         let p = Peer(fd: fd)
         peers.append(p)

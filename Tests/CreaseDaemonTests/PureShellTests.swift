@@ -292,8 +292,8 @@ private func feed(_ framer: inout LineFramer, _ text: String, into lines: inout 
 
     @Test func hexAndLatency() {
         var out: [UInt8] = []
-        Reply.appendHex(0x0123_4567_89ab_cdef, to: &out)
-        #expect(out == Array(Digest.hex(0x0123_4567_89ab_cdef).utf8))
+        Digest.appendHex(0x0123_4567_89ab_cdef, to: &out)
+        #expect(out == Array("0123456789abcdef".utf8))
         for (ns, text) in [(0, "0"), (49, "0"), (50, "0.1"), (999, "1"), (1_234_567, "1234.6"), (.max, "18446744073709551.6")] as [(UInt64, String)] {
             var o: [UInt8] = []
             Reply.appendEventAck(id: .null, seq: Int.max, changed: false, digest: 0, latencyNs: ns, to: &o)

@@ -10,6 +10,12 @@ enum Corpus {
     static func traces() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".jsonl") }.sorted()
     }
+
+    /// Traces recorded in format version 1 (FNV-1a digests), kept as they were.
+    static func versionOneTraces() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory + "/version-1").filter { $0.hasSuffix(".jsonl") }
+            .sorted().map { "version-1/" + $0 }
+    }
 }
 
 @Suite struct TraceCorpusTests {
@@ -25,6 +31,16 @@ enum Corpus {
         let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: Corpus.directory + "/" + name)!))
         #expect(file.cut == nil)
         #expect(file.header.daemon.hasPrefix("creased "), "recorded by a real daemon")
+        let outcome = try TraceReplay.run(file, verify: true)
+        #expect(outcome.divergence == nil, "\(outcome.divergence?.summary ?? "")")
+        #expect(outcome.eventsApplied > 50)
+        #expect(file.header.version == TraceHeader.currentVersion, "record.sh records the current version")
+    }
+
+    @Test(arguments: try Corpus.versionOneTraces())
+    func versionOneTracesStillVerify(_ name: String) throws {
+        let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: Corpus.directory + "/" + name)!))
+        #expect(file.header.version == 1 && file.header.digestAlgorithm == .fnv1a64)
         let outcome = try TraceReplay.run(file, verify: true)
         #expect(outcome.divergence == nil, "\(outcome.divergence?.summary ?? "")")
         #expect(outcome.eventsApplied > 50)

@@ -266,12 +266,13 @@ func text(_ value: JSONValue?) -> String? { if case .string(let s)? = value { s 
         let info = try runProgram(Built.crease, ["trace", "info", whole], in: scratch)
         #expect(info.status == 0 && info.stdout.contains("select 6"), "\(info.stdout)")
 
-        let future = "\(scratch.path)/v2.jsonl"
-        let v2 = String(decoding: source, as: UTF8.self).replacingFirst(#""version":1"#, with: #""version":2"#)
-        #expect(FileManager.default.createFile(atPath: future, contents: Data(v2.utf8)))
+        let future = "\(scratch.path)/v3.jsonl"
+        let v3 = String(decoding: source, as: UTF8.self).replacingFirst(#""version":1,"#, with: #""version":3,"#)
+            .replacingFirst(#""version":2,"#, with: #""version":3,"#)
+        #expect(FileManager.default.createFile(atPath: future, contents: Data(v3.utf8)))
         let refused = try runProgram(Built.crease, ["replay", "--verify", future], in: scratch)
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("trace format version 2 is not supported: this crease reads version 1 only"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("trace format version 3 is not supported: this crease reads versions 1 and 2"), "\(refused.stderr)")
     }
 }
 

@@ -11,6 +11,8 @@
 // - an event that decodes either applies (seq + 1) or is rejected leaving seq and
 //   digest unchanged;
 // - every error reply Reply.appendError builds is one line of valid JSON;
+// - where the hinge fast path (WireFastPath) decodes a line, the full parser
+//   (JSON.parse + Event.decode) accepts it and gives the same envelope;
 // - after the stream, the incremental layout equals a layout computed from scratch.
 
 import CreaseCore
@@ -56,6 +58,18 @@ private func checkErrorReply(_ error: InputError) {
     }
 }
 
+/// Wire.decode tries the fast path first; it must never answer differently from the full parser.
+private func checkFastPath(_ line: UnsafeBufferPointer<UInt8>) {
+    guard let fast = WireFastPath.hinge(line) else { return }
+    do {
+        let full = try Event.decode(try JSON.parse(UnsafeRawBufferPointer(line)))
+        check(fast == full && fast.id == full.id && fast.ts == full.ts,
+              "fast path \(fast) differs from the full parser's \(full) on \(String(decoding: line, as: UTF8.self))")
+    } catch {
+        fatalError("FuzzWire: the fast path accepted a line the full parser rejects: \(String(decoding: line, as: UTF8.self))")
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWire(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size >= 2 else { return 0 }
@@ -73,6 +87,7 @@ public func fuzzWire(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let outcome = stream[offset..<end].withUnsafeBytes { chunk in
             framer.feed(chunk) { line in
                 got.append(Array(line.bindMemory(to: UInt8.self)))
+                checkFastPath(line.bindMemory(to: UInt8.self))
                 let seq = engine.seq, digest = engine.digest
                 do throws(InputError) {
                     switch try Wire.decode(line: line) {

@@ -305,3 +305,16 @@ extension FieldReader {
         return frame
     }
 }
+
+extension Rect {
+    /// A frame as the layout writes it (points to two decimals), for an observation echoed
+    /// back in a trace record or a push.
+    func write(_ w: inout JSONWriter) {
+        w.beginObject()
+        w.key("x"); w.centi(x)
+        w.key("y"); w.centi(y)
+        w.key("w"); w.centi(self.w)
+        w.key("h"); w.centi(h)
+        w.endObject()
+    }
+}

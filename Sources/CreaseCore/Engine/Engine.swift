@@ -14,8 +14,12 @@ public struct Engine: Sendable {
     /// Canonical layout bytes without `seq` and `digest` (see `Layout.encodeBody`).
     public private(set) var body: [UInt8]
     public private(set) var digest: UInt64
+    /// crease64, except when replaying a version-1 trace (FNV-1a).
+    public let digestAlgorithm: DigestAlgorithm
 
     private var inputs: LayoutInputs
+    /// Keeps the last encoded layout's bytes per member and bar, to copy what did not change.
+    private var encoder = LayoutEncoder()
     private var sceneKey: SceneKey
     private var scene: Scene
     /// Layouts of recently seen inputs, most recent last. A rig folding back and forth, a
@@ -31,12 +35,13 @@ public struct Engine: Sendable {
         var digest: UInt64
     }
 
-    public init(profile: DeviceProfile = .builtin, app: App) {
-        self.init(profile: profile, app: app, state: DeviceState(app: app), seq: 0)
+    public init(profile: DeviceProfile = .builtin, app: App, digestAlgorithm: DigestAlgorithm = .crease64) {
+        self.init(profile: profile, app: app, state: DeviceState(app: app), seq: 0, digestAlgorithm: digestAlgorithm)
     }
 
     /// Resumes from a recorded state (trace slices, replays from the middle).
-    public init(profile: DeviceProfile, app: App, state: DeviceState, seq: Int) {
+    public init(profile: DeviceProfile, app: App, state: DeviceState, seq: Int, digestAlgorithm: DigestAlgorithm = .crease64) {
+        self.digestAlgorithm = digestAlgorithm
         self.profile = profile
         self.app = app
         self.state = state
@@ -46,8 +51,8 @@ public struct Engine: Sendable {
         sceneKey = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
         scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
         layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
-        body = layout.encodeBody()
-        digest = Digest.fnv1a(body)
+        body = encoder.encode(layout)
+        digest = digestAlgorithm.digest(body)
         remember()
     }
 
@@ -55,6 +60,17 @@ public struct Engine: Sendable {
     /// event throws and changes nothing, not even `seq`.
     @discardableResult
     public mutating func apply(_ event: Event) throws(InputError) -> Bool {
+        if case .hinge(let angle) = event {
+            // The high-rate event: it is never rejected and sets only the angle and the pose
+            // (as StateMachine does), and the angle is no layout input, so a reading inside
+            // the pose changes nothing the layout reads: no copies, no comparison of inputs.
+            let pose = HingePoseRule.nextPose(from: state.pose, angle: angle, profile: profile)
+            state.hingeAngle = angle
+            seq += 1
+            guard pose != state.pose else { return false }
+            state.pose = pose
+            return relayout(force: false)
+        }
         var next = state
         var nextApp = app
         try StateMachine.apply(event, to: &next, app: &nextApp, profile: profile)
@@ -92,9 +108,9 @@ public struct Engine: Sendable {
         // comparing it with the old one; the digest tells whether anything changed.
         layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
         defer { remember() }
-        body = layout.encodeBody()
+        body = encoder.encode(layout)
         let old = digest
-        digest = Digest.fnv1a(body)
+        digest = digestAlgorithm.digest(body)
         return digest != old
     }
 
@@ -123,9 +139,10 @@ public struct Engine: Sendable {
     public var profileName: String { profile.name }
 
     /// The layout computed with no caches at all: the reference for incremental relayout.
-    public static func fromScratch(profile: DeviceProfile, app: App, state: DeviceState, seq: Int) -> [UInt8] {
+    public static func fromScratch(profile: DeviceProfile, app: App, state: DeviceState, seq: Int,
+                                   digestAlgorithm: DigestAlgorithm = .crease64) -> [UInt8] {
         let body = LayoutBuilder.build(profile: profile, app: app, state: state).encodeBody()
-        return Layout.assemble(seq: seq, digest: Digest.fnv1a(body), body: body)
+        return Layout.assemble(seq: seq, digest: digestAlgorithm.digest(body), body: body)
     }
 }
 

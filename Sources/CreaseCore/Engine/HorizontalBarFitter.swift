@@ -32,13 +32,15 @@ struct HorizontalBarFitter {
         let free = FreeSpace.largestInterval(in: input.band, axis: .horizontal, avoiding: input.regions)
         let room = max(0, free.1 - free.0 - 2 * p.barInset)
         var demoted = Array(repeating: false, count: input.entries.count)
+        var anyDemoted = false
         var center = input.centerWidth
+        // Called once per entry that leaves: it reads the lengths in place rather than copying
+        // each entry, and sums in entry order so the result is the same to the last bit.
         func needed() -> Double {
             var total = center
             var count = 0
-            for (i, e) in input.entries.enumerated() where !demoted[i] { total += e.length; count += 1 }
-            let menu = input.menuPrefilled || demoted.contains(true)
-            if menu, input.hostsOverflowButton { total += p.barItemWidth; count += 1 }
+            for i in input.entries.indices where !demoted[i] { total += input.entries[i].length; count += 1 }
+            if input.menuPrefilled || anyDemoted, input.hostsOverflowButton { total += p.barItemWidth; count += 1 }
             return total + Double(max(0, count - 1)) * p.itemSpacing
         }
         if needed() > room {
@@ -50,12 +52,14 @@ struct HorizontalBarFitter {
             }
             for k in OverflowOrderRule.removalOrder(movable) {
                 demoted[movableIndex[k]] = true
+                anyDemoted = true
                 if needed() <= room { break }
             }
             if needed() > room { center = 0 }  // the title truncates before anything pinned moves
             // Last resort: pinned entries leave too, trailing-most last, rather than overlap anything.
-            for (i, e) in input.entries.enumerated().reversed() where e.pinned && needed() > room {
+            for i in input.entries.indices.reversed() where input.entries[i].pinned && needed() > room {
                 demoted[i] = true
+                anyDemoted = true
             }
         }
         // Leading cluster from the leading end, trailing cluster against the trailing end.
@@ -89,7 +93,7 @@ struct HorizontalBarFitter {
         let pinned = trailingEntries.filter { input.entries[$0].pinned }
         let unpinned = trailingEntries.filter { !input.entries[$0].pinned }
         for i in pinned.reversed() { let e = input.entries[i]; placeTrailing(e.id, width: e.length, shows: e.shows, badge: e.badge) }
-        if (input.menuPrefilled || demoted.contains(true)) && input.hostsOverflowButton {
+        if (input.menuPrefilled || anyDemoted) && input.hostsOverflowButton {
             placeTrailing("system.overflow", width: p.barItemWidth, shows: .symbol, badge: nil)
             out.hasOverflowButton = true
         }

@@ -1,11 +1,101 @@
-/// The layout digest: a 64-bit FNV-1a hash of the canonical layout bytes (the layout
-/// without its `seq` and `digest` members), taken a byte at a time with the standard
-/// offset basis 0xcbf29ce484222325 and prime 0x100000001b3, printed as 16 lowercase
-/// hex digits. Any tool can recompute it: see docs/layout.md.
+/// Which hash a layout digest is. Layouts and version-2 traces use `crease64`;
+/// version-1 traces recorded FNV-1a, and replaying one computes FNV-1a again so its
+/// recorded digests still verify. The exact definitions, with a Python reference, are in
+/// docs/layout.md.
+public enum DigestAlgorithm: Sendable, Equatable {
+    case crease64
+    case fnv1a64
+
+    /// The trace format version that records digests of this kind.
+    public var traceVersion: Int { self == .fnv1a64 ? 1 : 2 }
+
+    /// The digest a trace of this version records; nil for versions this build does not read.
+    public init?(traceVersion: Int) {
+        switch traceVersion {
+        case 1: self = .fnv1a64
+        case 2: self = .crease64
+        default: return nil
+        }
+    }
+
+    public func digest(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBufferPointer { self == .crease64 ? Digest.crease64($0) : Digest.fnv1a($0) }
+    }
+}
+
+/// Layout digests, printed as 16 lowercase hex digits.
 public enum Digest {
+    // MARK: crease64: 16 bytes per step
+
+    /// Odd constants: `k1` and `k2` are MurmurHash3's fmix64 multipliers, `k3` is 2^64
+    /// over the golden ratio. `k1` and `k2` each hold a byte (0xff, 0xfe) that never occurs
+    /// in UTF-8 text, so no 8 bytes of a layout can cancel them to zero.
+    static let k1: UInt64 = 0xff51_afd7_ed55_8ccd
+    static let k2: UInt64 = 0xc4ce_b9fe_1a85_ec53
+    static let k3: UInt64 = 0x9e37_79b9_7f4a_7c15
+
+    /// crease64: the bytes are read as 16-byte blocks (the last padded with zero bytes),
+    /// each as two little-endian 64-bit words `a`, `b`. Per block:
+    /// `h = rotl((h ^ mum(a ^ k1, b ^ k2)) * k3, 29)`, starting from `h = 0`, where `mum`
+    /// xors the low and high halves of the 128-bit product. The result is
+    /// `fmix64(h ^ length)` (MurmurHash3's finaliser). Each block's `mum` does not depend
+    /// on `h`, so the serial chain is an xor, a multiply and a rotate per 16 bytes.
+    public static func crease64(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let count = bytes.count
+        var h: UInt64 = 0
+        var i = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 16 <= count {
+                let a = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let b = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
+                h = step(h, a, b)
+                i += 16
+            }
+        }
+        if i < count {
+            var block: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &block) { buf in
+                for j in i..<count { buf[j - i] = bytes[j] }
+            }
+            h = step(h, UInt64(littleEndian: block.0), UInt64(littleEndian: block.1))
+        }
+        return fmix64(h ^ UInt64(count))
+    }
+
+    public static func crease64(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBufferPointer { crease64($0) }
+    }
+
+    @inline(__always) static func step(_ h: UInt64, _ a: UInt64, _ b: UInt64) -> UInt64 {
+        let m = mum(a ^ k1, b ^ k2)
+        let x = (h ^ m) &* k3
+        return (x << 29) | (x >> 35)
+    }
+
+    @inline(__always) static func mum(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let p = a.multipliedFullWidth(by: b)
+        return p.high ^ p.low
+    }
+
+    /// MurmurHash3's 64-bit finaliser.
+    @inline(__always) static func fmix64(_ value: UInt64) -> UInt64 {
+        var h = value
+        h ^= h >> 33
+        h = h &* k1
+        h ^= h >> 33
+        h = h &* k2
+        h ^= h >> 33
+        return h
+    }
+
+    // MARK: FNV-1a: version-1 traces
+
     public static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
     public static let prime: UInt64 = 0x0000_0100_0000_01b3
 
+    /// 64-bit FNV-1a, a byte at a time (offset basis 0xcbf29ce484222325, prime
+    /// 0x100000001b3): the digest of version-1 traces.
     public static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         bytes.withUnsafeBufferPointer { fnv1a($0) }
     }
@@ -19,17 +109,29 @@ public enum Digest {
         return h
     }
 
+    // MARK: Text
+
     public static func hex(_ value: UInt64) -> String {
         String(decoding: hexBytes(value), as: UTF8.self)
     }
 
     public static func hexBytes(_ value: UInt64) -> [UInt8] {
-        let digits: StaticString = "0123456789abcdef"
-        var out = [UInt8](repeating: 0, count: 16)
-        for i in 0..<16 {
-            out[15 - i] = digits.utf8Start[Int((value >> (UInt64(i) * 4)) & 0xF)]
-        }
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        appendHex(value, to: &out)
         return out
+    }
+
+    /// Appends the 16 hex digits in one go, without allocating (replies, trace records and
+    /// layout lines carry a digest each).
+    @inline(__always)
+    public static func appendHex(_ value: UInt64, to out: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        var text: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &text) { buf in
+            for i in 0..<16 { buf[15 - i] = digits.utf8Start[Int((value >> (UInt64(i) * 4)) & 0xF)] }
+            out.append(contentsOf: UnsafeRawBufferPointer(buf))
+        }
     }
 
     public static func parseHex(_ s: String) -> UInt64? {

@@ -103,18 +103,17 @@ public struct JSONWriter: Sendable {
 
     public static func appendUInt(_ v: UInt, to out: inout [UInt8]) {
         if v < 10 { out.append(UInt8(48 + v)); return }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // room for UInt.max's 20 digits
         var n = v
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buf in
             while n > 0 {
-                buf[19 - count] = UInt8(48 + n % 10)
+                buf[23 - count] = UInt8(48 + n % 10)
                 n /= 10
                 count += 1
             }
-            out.append(contentsOf: buf[(20 - count)...])
+            // One contiguous copy: appending the slice itself went through a generic element loop.
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buf[(24 - count)...]))
         }
     }
 

@@ -1,74 +1,12 @@
-/// Canonical JSON for layouts: fixed key order, geometry rounded to 1/100 pt and
-/// printed by `JSONWriter.centi` (no trailing zeros, -0 as 0), optional members written as null where the
-/// contract shows them nullable and omitted where it marks them optional (`?`).
+/// Canonical JSON for layouts: fixed key order, geometry rounded to 1/100 pt and printed
+/// without trailing zeros (-0 as 0, as `JSONWriter.appendCenti`), optional members written
+/// as null where the layout shows them nullable and omitted where they are optional (`?`).
 extension Layout {
-    /// The canonical body: every member but `seq` and `digest`, as the members that
-    /// follow them (a leading comma, no braces). The digest is FNV-1a of these bytes.
+    /// The canonical body: every member but `seq` and `digest`, from `"device"` to the
+    /// end of `"diagnostics"` (no braces). The digest is taken over these bytes.
     public func encodeBody() -> [UInt8] {
-        var w = JSONWriter(capacity: 4096)
-        w.beginObject()  // opened only to set comma state; its brace is dropped below
-        w.key("device"); device.write(&w)
-        w.key("barAxis"); w.string(barAxis.rawValue)
-        w.key("verticalBarEdge"); if let e = verticalBarEdge { w.string(e.rawValue) } else { w.null() }
-        w.key("verticalBarSide"); if let s = verticalBarSide { w.string(s.rawValue) } else { w.null() }
-        w.key("safeArea"); safeArea.write(&w)
-        w.key("layoutMargins"); layoutMargins.write(&w)
-        w.key("regions"); w.beginArray()
-        for r in regions { w.beginObject(); w.key("kind"); w.string(r.kind.rawValue); w.key("frame"); r.frame.write(&w); w.endObject() }
-        w.endArray()
-        w.key("bars"); w.beginArray()
-        for b in bars { b.write(&w) }
-        w.endArray()
-        w.key("columns"); w.beginArray()
-        for c in columns {
-            w.beginObject()
-            w.key("id"); w.string(c.id)
-            w.key("frame"); c.frame.write(&w)
-            w.key("sizeClass"); c.sizeClass.write(&w)
-            w.key("verticalBarEdge"); if let e = c.verticalBarEdge { w.string(e.rawValue) } else { w.null() }
-            w.endObject()
-        }
-        w.endArray()
-        w.key("sheet")
-        if let s = sheet {
-            w.beginObject()
-            w.key("id"); w.string(s.id)
-            w.key("placement"); w.string(s.placement.rawValue)
-            w.key("frame"); s.frame.write(&w)
-            w.key("axis"); w.string(s.axis.rawValue)
-            w.endObject()
-        } else { w.null() }
-        w.key("inspector")
-        if let i = inspector {
-            w.beginObject()
-            w.key("presentation"); w.string(i.presentation.rawValue)
-            w.key("frame"); i.frame.write(&w)
-            w.endObject()
-        } else { w.null() }
-        w.key("custom"); w.beginArray()
-        for c in custom {
-            w.beginObject()
-            w.key("id"); w.string(c.id)
-            w.key("frame"); c.frame.write(&w)
-            w.key("verticalBarEdge"); if let e = c.verticalBarEdge { w.string(e.rawValue) } else { w.null() }
-            w.key("collides"); w.beginArray(); for k in c.collides { w.string(k.rawValue) }; w.endArray()
-            w.endObject()
-        }
-        w.endArray()
-        w.key("floating"); w.beginArray()
-        for f in floating { w.beginObject(); w.key("id"); w.string(f.id); w.key("frame"); f.frame.write(&w); w.endObject() }
-        w.endArray()
-        w.key("diagnostics"); w.beginArray()
-        for d in diagnostics {
-            w.beginObject()
-            w.key("code"); w.string(d.code)
-            w.key("subject"); w.string(d.subject)
-            w.key("message"); w.string(d.message)
-            w.endObject()
-        }
-        w.endArray()
-        w.bytes.removeFirst()  // the "{" opened above; the body starts with ","-free "device"
-        return w.bytes
+        var encoder = LayoutEncoder()
+        return encoder.encode(self)
     }
 
     /// The full layout line: `{"seq":N,"digest":"…",` + body + `}`.
@@ -81,86 +19,358 @@ extension Layout {
 
     /// Appends the layout line to `out` (for pushes: no intermediate copy).
     public static func appendAssembled(seq: Int, digest: UInt64, body: [UInt8], to out: inout [UInt8]) {
-        out.append(contentsOf: Array(#"{"seq":"#.utf8))
+        TraceEncoding.appendASCII(#"{"seq":"#, to: &out)
         JSONWriter.appendInt(seq, to: &out)
-        out.append(contentsOf: Array(#","digest":""#.utf8))
-        out.append(contentsOf: Digest.hexBytes(digest))
-        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ",")])
+        TraceEncoding.appendASCII(#","digest":""#, to: &out)
+        Digest.appendHex(digest, to: &out)
+        TraceEncoding.appendASCII(#"","#, to: &out)
         out.append(contentsOf: body)
         out.append(UInt8(ascii: "}"))
     }
 }
 
+/// Encodes layouts, re-encoding only what changed since the layout it encoded last: each
+/// top-level member and each bar whose value equals the last one's is copied from the last
+/// body; the rest is written anew. One event usually moves one bar or one region, so the
+/// rest of the body is a copy. A fresh encoder writes everything, which is what
+/// `Layout.encodeBody` (and so `Engine.fromScratch`) does: the property tests compare the two.
+struct LayoutEncoder: Sendable {
+    private var last: Layout?
+    private var lastBody: [UInt8] = []
+    /// Where each member (`Member`, in order, without the comma before it) and each bar of
+    /// `last` is in `lastBody`.
+    private var memberRanges: [Range<Int>] = []
+    private var barRanges: [Range<Int>] = []
+
+    /// The top-level members, in their canonical order.
+    enum Member: Int, CaseIterable {
+        case device, barAxis, verticalBarEdge, verticalBarSide, safeArea, layoutMargins, regions, bars,
+             columns, sheet, inspector, custom, floating, diagnostics
+    }
+
+    mutating func encode(_ layout: Layout) -> [UInt8] {
+        var w = RawWriter(capacity: max(lastBody.count + 1024, 4096))
+        defer { w.free() }
+        var members: [Range<Int>] = []
+        members.reserveCapacity(Member.allCases.count)
+        var bars: [Range<Int>] = []
+        bars.reserveCapacity(layout.bars.count)
+        for member in Member.allCases {
+            if member != .device { w.byte(UInt8(ascii: ",")) }
+            let start = w.count
+            if member == .bars {
+                w.literal(#""bars":["#)
+                for (i, bar) in layout.bars.enumerated() {
+                    if i > 0 { w.byte(UInt8(ascii: ",")) }
+                    let barStart = w.count
+                    if let old = reusableBar(bar, at: i) { w.copy(lastBody, old) } else { bar.write(&w) }
+                    bars.append(barStart..<w.count)
+                }
+                w.byte(UInt8(ascii: "]"))
+            } else if let last, member.same(layout, last) {
+                w.copy(lastBody, memberRanges[member.rawValue])
+            } else {
+                layout.write(member, &w)
+            }
+            members.append(start..<w.count)
+        }
+        let body = w.array()
+        last = layout
+        lastBody = body
+        memberRanges = members
+        barRanges = bars
+        return body
+    }
+
+    /// Where the last body holds this bar's bytes: at the same position, or under the same id.
+    private func reusableBar(_ bar: Bar, at i: Int) -> Range<Int>? {
+        guard let last else { return nil }
+        if i < last.bars.count, last.bars[i] == bar { return barRanges[i] }
+        guard let j = last.bars.firstIndex(where: { $0.id == bar.id }), last.bars[j] == bar else { return nil }
+        return barRanges[j]
+    }
+}
+
+extension LayoutEncoder.Member {
+    func same(_ a: Layout, _ b: Layout) -> Bool {
+        switch self {
+        case .device: a.device == b.device
+        case .barAxis: a.barAxis == b.barAxis
+        case .verticalBarEdge: a.verticalBarEdge == b.verticalBarEdge
+        case .verticalBarSide: a.verticalBarSide == b.verticalBarSide
+        case .safeArea: a.safeArea == b.safeArea
+        case .layoutMargins: a.layoutMargins == b.layoutMargins
+        case .regions: a.regions == b.regions
+        case .bars: a.bars == b.bars
+        case .columns: a.columns == b.columns
+        case .sheet: a.sheet == b.sheet
+        case .inspector: a.inspector == b.inspector
+        case .custom: a.custom == b.custom
+        case .floating: a.floating == b.floating
+        case .diagnostics: a.diagnostics == b.diagnostics
+        }
+    }
+}
+
+extension Layout {
+    /// One top-level member as `"key":value` (its leading comma is the caller's).
+    fileprivate func write(_ member: LayoutEncoder.Member, _ w: inout RawWriter) {
+        switch member {
+        case .device: w.literal(#""device":"#); device.write(&w)
+        case .barAxis: w.literal(#""barAxis":"#); w.name(barAxis.jsonName)
+        case .verticalBarEdge: w.literal(#""verticalBarEdge":"#); w.name(verticalBarEdge?.jsonName)
+        case .verticalBarSide: w.literal(#""verticalBarSide":"#); w.name(verticalBarSide?.jsonName)
+        case .safeArea: w.literal(#""safeArea":"#); safeArea.write(&w)
+        case .layoutMargins: w.literal(#""layoutMargins":"#); layoutMargins.write(&w)
+        case .regions:
+            w.literal(#""regions":["#)
+            for (i, r) in regions.enumerated() {
+                w.literal(i == 0 ? #"{"kind":"# : #",{"kind":"#); w.name(r.kind.jsonName)
+                w.literal(#","frame":"#); r.frame.write(&w); w.byte(UInt8(ascii: "}"))
+            }
+            w.byte(UInt8(ascii: "]"))
+        case .bars:
+            w.literal(#""bars":["#)
+            for (i, b) in bars.enumerated() { if i > 0 { w.byte(UInt8(ascii: ",")) }; b.write(&w) }
+            w.byte(UInt8(ascii: "]"))
+        case .columns:
+            w.literal(#""columns":["#)
+            for (i, c) in columns.enumerated() {
+                w.literal(i == 0 ? #"{"id":"# : #",{"id":"#); w.quoted(c.id)
+                w.literal(#","frame":"#); c.frame.write(&w)
+                w.literal(#","sizeClass":"#); c.sizeClass.write(&w)
+                w.literal(#","verticalBarEdge":"#); w.name(c.verticalBarEdge?.jsonName)
+                w.byte(UInt8(ascii: "}"))
+            }
+            w.byte(UInt8(ascii: "]"))
+        case .sheet:
+            w.literal(#""sheet":"#)
+            if let s = sheet {
+                w.literal(#"{"id":"#); w.quoted(s.id)
+                w.literal(#","placement":"#); w.name(s.placement.jsonName)
+                w.literal(#","frame":"#); s.frame.write(&w)
+                w.literal(#","axis":"#); w.name(s.axis.jsonName)
+                w.byte(UInt8(ascii: "}"))
+            } else { w.literal("null") }
+        case .inspector:
+            w.literal(#""inspector":"#)
+            if let i = inspector {
+                w.literal(#"{"presentation":"#); w.name(i.presentation.jsonName)
+                w.literal(#","frame":"#); i.frame.write(&w)
+                w.byte(UInt8(ascii: "}"))
+            } else { w.literal("null") }
+        case .custom:
+            w.literal(#""custom":["#)
+            for (i, c) in custom.enumerated() {
+                w.literal(i == 0 ? #"{"id":"# : #",{"id":"#); w.quoted(c.id)
+                w.literal(#","frame":"#); c.frame.write(&w)
+                w.literal(#","verticalBarEdge":"#); w.name(c.verticalBarEdge?.jsonName)
+                w.literal(#","collides":["#)
+                for (k, kind) in c.collides.enumerated() { if k > 0 { w.byte(UInt8(ascii: ",")) }; w.name(kind.jsonName) }
+                w.literal("]}")
+            }
+            w.byte(UInt8(ascii: "]"))
+        case .floating:
+            w.literal(#""floating":["#)
+            for (i, f) in floating.enumerated() {
+                w.literal(i == 0 ? #"{"id":"# : #",{"id":"#); w.quoted(f.id)
+                w.literal(#","frame":"#); f.frame.write(&w); w.byte(UInt8(ascii: "}"))
+            }
+            w.byte(UInt8(ascii: "]"))
+        case .diagnostics:
+            w.literal(#""diagnostics":["#)
+            for (i, d) in diagnostics.enumerated() {
+                w.literal(i == 0 ? #"{"code":"# : #",{"code":"#); w.quoted(d.code)
+                w.literal(#","subject":"#); w.quoted(d.subject)
+                w.literal(#","message":"#); w.quoted(d.message)
+                w.byte(UInt8(ascii: "}"))
+            }
+            w.byte(UInt8(ascii: "]"))
+        }
+    }
+}
+
 extension Rect {
-    func write(_ w: inout JSONWriter) {
-        w.beginObject()
-        w.key("x"); w.centi(self.x)
-        w.key("y"); w.centi(self.y)
-        w.key("w"); w.centi(self.w)
-        w.key("h"); w.centi(self.h)
-        w.endObject()
+    fileprivate func write(_ w: inout RawWriter) {
+        w.literal(#"{"x":"#); w.centi(x)
+        w.literal(#","y":"#); w.centi(y)
+        w.literal(#","w":"#); w.centi(self.w)
+        w.literal(#","h":"#); w.centi(h)
+        w.byte(UInt8(ascii: "}"))
     }
 }
 
 extension Insets {
-    func write(_ w: inout JSONWriter) {
-        w.beginObject()
-        w.key("top"); w.centi(top)
-        w.key("leading"); w.centi(leading)
-        w.key("bottom"); w.centi(bottom)
-        w.key("trailing"); w.centi(trailing)
-        w.endObject()
+    fileprivate func write(_ w: inout RawWriter) {
+        w.literal(#"{"top":"#); w.centi(top)
+        w.literal(#","leading":"#); w.centi(leading)
+        w.literal(#","bottom":"#); w.centi(bottom)
+        w.literal(#","trailing":"#); w.centi(trailing)
+        w.byte(UInt8(ascii: "}"))
     }
 }
 
 extension SizeClassPair {
-    func write(_ w: inout JSONWriter) {
-        w.beginObject()
-        w.key("horizontal"); w.string(horizontal.rawValue)
-        w.key("vertical"); w.string(vertical.rawValue)
-        w.endObject()
+    fileprivate func write(_ w: inout RawWriter) {
+        w.literal(#"{"horizontal":"#); w.name(horizontal.jsonName)
+        w.literal(#","vertical":"#); w.name(vertical.jsonName)
+        w.byte(UInt8(ascii: "}"))
     }
 }
 
 extension DeviceInfo {
-    func write(_ w: inout JSONWriter) {
-        w.beginObject()
-        w.key("pose"); w.string(pose.rawValue)
-        w.key("display"); w.string(display.rawValue)
-        w.key("orientation"); w.string(orientation.rawValue)
-        w.key("layoutDirection"); w.string(layoutDirection.rawValue)
-        w.key("width"); w.centi(width)
-        w.key("height"); w.centi(height)
-        w.key("sizeClass"); sizeClass.write(&w)
-        w.key("window"); window.write(&w)
-        w.endObject()
+    fileprivate func write(_ w: inout RawWriter) {
+        w.literal(#"{"pose":"#); w.name(pose.jsonName)
+        w.literal(#","display":"#); w.name(display.jsonName)
+        w.literal(#","orientation":"#); w.name(orientation.jsonName)
+        w.literal(#","layoutDirection":"#); w.name(layoutDirection.jsonName)
+        w.literal(#","width":"#); w.centi(width)
+        w.literal(#","height":"#); w.centi(height)
+        w.literal(#","sizeClass":"#); sizeClass.write(&w)
+        w.literal(#","window":"#); window.write(&w)
+        w.byte(UInt8(ascii: "}"))
     }
 }
 
 extension Bar {
-    func write(_ w: inout JSONWriter) {
-        w.beginObject()
-        w.key("id"); w.string(id)
-        w.key("container"); w.string(container)
-        w.key("role"); w.string(role.rawValue)
-        w.key("axis"); w.string(axis.rawValue)
-        w.key("edge"); w.string(edge.rawValue)
-        w.key("frame"); frame.write(&w)
-        w.key("background"); w.string(background ? "opaque" : "none")
-        w.key("items"); w.beginArray()
-        for item in items {
-            w.beginObject()
-            w.key("id"); w.string(item.id)
-            w.key("frame"); item.frame.write(&w)
-            w.key("shows"); w.string(item.shows.rawValue)
-            if let b = item.badge { w.key("badge"); w.int(b) }
-            if let tabs = item.tabs { w.key("tabs"); w.beginArray(); for t in tabs { w.string(t) }; w.endArray() }
-            w.endObject()
+    fileprivate func write(_ w: inout RawWriter) {
+        w.literal(#"{"id":"#); w.quoted(id)
+        w.literal(#","container":"#); w.quoted(container)
+        w.literal(#","role":"#); w.name(role.jsonName)
+        w.literal(#","axis":"#); w.name(axis.jsonName)
+        w.literal(#","edge":"#); w.name(edge.jsonName)
+        w.literal(#","frame":"#); frame.write(&w)
+        w.literal(background ? #","background":"opaque","items":["# : #","background":"none","items":["#)
+        for (i, item) in items.enumerated() {
+            w.literal(i == 0 ? #"{"id":"# : #",{"id":"#); w.quoted(item.id)
+            w.literal(#","frame":"#); item.frame.write(&w)
+            w.literal(#","shows":"#); w.name(item.shows.jsonName)
+            if let b = item.badge { w.literal(#","badge":"#); w.int(b) }
+            if let tabs = item.tabs {
+                w.literal(#","tabs":["#)
+                for (t, tab) in tabs.enumerated() { if t > 0 { w.byte(UInt8(ascii: ",")) }; w.quoted(tab) }
+                w.byte(UInt8(ascii: "]"))
+            }
+            w.byte(UInt8(ascii: "}"))
         }
-        w.endArray()
-        w.key("overflow"); w.beginArray(); for o in overflow { w.string(o) }; w.endArray()
-        if let t = tabBar { w.key("tabBar"); w.string(t.rawValue) }
-        w.endObject()
+        w.literal(#"],"overflow":["#)
+        for (i, o) in overflow.enumerated() { if i > 0 { w.byte(UInt8(ascii: ",")) }; w.quoted(o) }
+        w.byte(UInt8(ascii: "]"))
+        if let t = tabBar { w.literal(#","tabBar":"#); w.name(t.jsonName) }
+        w.byte(UInt8(ascii: "}"))
     }
 }
 
+/// Writes bytes into storage it owns, growing it by doubling: no per-token uniqueness or
+/// capacity checks of an Array. Freed explicitly by its one user, `LayoutEncoder.encode`.
+struct RawWriter {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    func free() { base.deallocate() }
+
+    func array() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    @inline(__always) mutating func reserve(_ n: Int) {
+        if count + n > capacity { grow(to: count + n) }
+    }
+
+    @inline(never) private mutating func grow(to needed: Int) {
+        let bigger = max(needed, capacity * 2)
+        let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: bigger)
+        fresh.update(from: base, count: count)
+        base.deallocate()
+        base = fresh
+        capacity = bigger
+    }
+
+    @inline(__always) mutating func byte(_ b: UInt8) {
+        reserve(1)
+        base[count] = b
+        count += 1
+    }
+
+    @inline(__always) mutating func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
+        reserve(n)
+        (base + count).update(from: p, count: n)
+        count += n
+    }
+
+    @inline(__always) mutating func literal(_ s: StaticString) { raw(s.utf8Start, s.utf8CodeUnitCount) }
+
+    /// A JSON string whose text needs no escape (an enum's name), or null.
+    @inline(__always) mutating func name(_ s: StaticString?) {
+        guard let s else { literal("null"); return }
+        reserve(s.utf8CodeUnitCount + 2)
+        base[count] = UInt8(ascii: "\"")
+        count += 1
+        raw(s.utf8Start, s.utf8CodeUnitCount)
+        base[count] = UInt8(ascii: "\"")
+        count += 1
+    }
+
+    mutating func copy(_ bytes: [UInt8], _ range: Range<Int>) {
+        bytes.withUnsafeBufferPointer { raw($0.baseAddress! + range.lowerBound, range.count) }
+    }
+
+    /// A quoted JSON string, escaped as `JSONWriter` escapes; most (ids) need no escape.
+    mutating func quoted(_ s: String) {
+        var s = s
+        s.withUTF8 { utf8 in
+            byte(UInt8(ascii: "\""))
+            if utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+                if let p = utf8.baseAddress { raw(p, utf8.count) }
+            } else {
+                var escaped: [UInt8] = []
+                JSONWriter.appendEscaped(utf8, to: &escaped)
+                escaped.withUnsafeBufferPointer { raw($0.baseAddress!, $0.count) }
+            }
+            byte(UInt8(ascii: "\""))
+        }
+    }
+
+    mutating func int(_ v: Int) {
+        if v < 0 { byte(UInt8(ascii: "-")) }
+        unsigned(UInt(v.magnitude))
+    }
+
+    @inline(__always) private mutating func unsigned(_ v: UInt) {
+        var digits = 1
+        var n = v
+        while n >= 10 { n /= 10; digits += 1 }
+        reserve(digits)
+        n = v
+        for i in stride(from: count + digits - 1, through: count, by: -1) {
+            base[i] = UInt8(48 + n % 10)
+            n /= 10
+        }
+        count += digits
+    }
+
+    /// A layout number, byte for byte as `JSONWriter.appendCenti`.
+    mutating func centi(_ v: Double) {
+        guard v.isFinite, abs(v) < 1e13 else {
+            var text: [UInt8] = []
+            JSONWriter.appendCenti(v, to: &text)
+            text.withUnsafeBufferPointer { raw($0.baseAddress!, $0.count) }
+            return
+        }
+        let hundredths = Int((v * 100).rounded())
+        if hundredths < 0 { byte(UInt8(ascii: "-")) }
+        let magnitude = UInt(hundredths.magnitude)
+        unsigned(magnitude / 100)
+        let fraction = magnitude % 100
+        guard fraction != 0 else { return }
+        reserve(3)
+        base[count] = UInt8(ascii: ".")
+        base[count + 1] = UInt8(48 + fraction / 10)
+        count += 2
+        if fraction % 10 != 0 { base[count] = UInt8(48 + fraction % 10); count += 1 }
+    }
+}

@@ -127,7 +127,7 @@ public enum Reply {
         appendLiteral("{\"push\":\"layout\",\"seq\":", to: &out)
         JSONWriter.appendInt(seq, to: &out)
         appendLiteral(",\"digest\":\"", to: &out)
-        appendHex(digest, to: &out)
+        Digest.appendHex(digest, to: &out)
         appendLiteral("\",\"layout\":", to: &out)
         layout(&out)
         appendLiteral("}\n", to: &out)
@@ -146,18 +146,6 @@ public enum Reply {
             swap(&w.bytes, &out)
             w.value(v)
             swap(&w.bytes, &out)
-        }
-    }
-
-    /// 16 lowercase hex digits, as `Digest.hex`, without allocating.
-    @inline(__always)
-    public static func appendHex(_ value: UInt64, to out: inout [UInt8]) {
-        let digits: StaticString = "0123456789abcdef"
-        var shift: UInt64 = 60
-        while true {
-            out.append(digits.utf8Start[Int((value >> shift) & 0xF)])
-            if shift == 0 { break }
-            shift -= 4
         }
     }
 

@@ -10,6 +10,7 @@ public enum Wire {
     /// Decodes one line (without its newline). Errors carry the message's id when it could be read.
     public static func decode(line: UnsafeRawBufferPointer) throws(InputError) -> Inbound {
         let bytes = line.bindMemory(to: UInt8.self)
+        if let hinge = WireFastPath.hinge(bytes) { return .event(hinge) }  // the high-rate event, without a JSONValue
         var start = 0
         while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
         if start == bytes.count || bytes[start] == UInt8(ascii: "#") { return .ignorable }

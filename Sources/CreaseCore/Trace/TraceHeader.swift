@@ -2,12 +2,16 @@
 /// so a file replays with nothing else. Each file of a rotated run has its own full
 /// header whose `initial` member holds the state at the point the file begins.
 public struct TraceHeader: Sendable, Equatable {
-    /// The one format version this build reads and writes.
-    public static let currentVersion = 1
+    /// The format version this build writes. It reads version 1 too: the same records,
+    /// with FNV-1a digests (see `DigestAlgorithm`).
+    public static let currentVersion = 2
+    public static let readableVersions = [1, 2]
 
     /// The largest seq or t a trace holds: JSON numbers are read as doubles, exact up to 2^53.
     public static let maxInteger = 1 << 53
 
+    /// The file's format version; it says which digest its records hold.
+    public var version: Int
     /// `creased X.Y.Z`, the program that recorded the trace.
     public var daemon: String
     /// Wall-clock start of this file, ISO 8601 UTC: informational only, never read back into a replay.
@@ -36,14 +40,15 @@ public struct TraceHeader: Sendable, Equatable {
     /// The header of a file that begins with `engine` as it is now, at `t`.
     public init(daemon: String, started: String, part: Int, reason: String, labels: [Label] = [], config: JSONValue, layouts: Bool,
                 monotonicOrigin: UInt64?, t: UInt64, engine: Engine) {
-        self.init(daemon: daemon, started: started, part: part, reason: reason, labels: labels, profile: engine.profile, app: engine.app,
-                  config: config, layouts: layouts, monotonicOrigin: monotonicOrigin,
+        self.init(version: engine.digestAlgorithm.traceVersion, daemon: daemon, started: started, part: part, reason: reason,
+                  labels: labels, profile: engine.profile, app: engine.app, config: config, layouts: layouts, monotonicOrigin: monotonicOrigin,
                   initialSeq: engine.seq, initialT: t, initialState: engine.state, initialDigest: engine.digest)
     }
 
-    public init(daemon: String, started: String, part: Int, reason: String, labels: [Label] = [], profile: DeviceProfile, app: App,
-                config: JSONValue, layouts: Bool, monotonicOrigin: UInt64?,
+    public init(version: Int = TraceHeader.currentVersion, daemon: String, started: String, part: Int, reason: String,
+                labels: [Label] = [], profile: DeviceProfile, app: App, config: JSONValue, layouts: Bool, monotonicOrigin: UInt64?,
                 initialSeq: Int, initialT: UInt64, initialState: DeviceState, initialDigest: UInt64) {
+        self.version = version
         self.daemon = daemon
         self.started = started
         self.part = part
@@ -60,9 +65,12 @@ public struct TraceHeader: Sendable, Equatable {
         self.initialDigest = initialDigest
     }
 
-    /// The engine at the point this file begins.
+    /// Which digest the file's records hold.
+    public var digestAlgorithm: DigestAlgorithm { DigestAlgorithm(traceVersion: version) ?? .crease64 }
+
+    /// The engine at the point this file begins, computing the digest its records hold.
     public func makeEngine() -> Engine {
-        Engine(profile: profile, app: app, state: initialState, seq: initialSeq)
+        Engine(profile: profile, app: app, state: initialState, seq: initialSeq, digestAlgorithm: digestAlgorithm)
     }
 
     /// The header line, canonical JSON without its newline.
@@ -70,7 +78,7 @@ public struct TraceHeader: Sendable, Equatable {
         var w = JSONWriter(capacity: 16 * 1024)
         w.beginObject()
         w.key("crease"); w.string("trace")
-        w.key("version"); w.int(TraceHeader.currentVersion)
+        w.key("version"); w.int(version)
         w.key("daemon"); w.string(daemon)
         w.key("started"); w.string(started)
         w.key("part"); w.int(part)
@@ -104,19 +112,19 @@ public struct TraceHeader: Sendable, Equatable {
         guard case .number(let version) = value["version"] else {
             throw TraceError("the header has no numeric \"version\"", line: 1, offset: 0)
         }
-        guard version == Double(currentVersion) else {
+        guard let known = readableVersions.first(where: { Double($0) == version }) else {
             let shown = version == version.rounded() && abs(version) < 1e15 ? String(Int(version)) : String(version)
-            throw TraceError("trace format version \(shown) is not supported: this crease reads version \(currentVersion) only",
+            throw TraceError("trace format version \(shown) is not supported: this crease reads versions \(readableVersions.map(String.init).joined(separator: " and "))",
                              line: 1, offset: 0)
         }
         do {
-            return try decodeFields(value)
+            return try decodeFields(value, version: known)
         } catch {
             throw TraceError("bad header: \(error)", line: 1, offset: 0)
         }
     }
 
-    private static func decodeFields(_ value: JSONValue) throws(InputError) -> TraceHeader {
+    private static func decodeFields(_ value: JSONValue, version: Int) throws(InputError) -> TraceHeader {
         let r = try FieldReader(value, path: "", what: "trace header")
         try r.rejectUnknown(allowed: ["crease", "version", "daemon", "started", "part", "reason", "labels", "profile", "app",
                                       "config", "layouts", "monotonicOrigin", "initial"])
@@ -137,7 +145,7 @@ public struct TraceHeader: Sendable, Equatable {
         if let o = origin, !(o >= 0 && o < 1.8e19 && o == o.rounded()) {
             throw InputError.outOfRange("monotonicOrigin", "must be a whole number of nanoseconds", got: o)
         }
-        return TraceHeader(daemon: try r.string("daemon"), started: try r.string("started"),
+        return TraceHeader(version: version, daemon: try r.string("daemon"), started: try r.string("started"),
                            part: try r.integer("part", min: 0, max: TraceHeader.maxInteger), reason: try r.string("reason"),
                            labels: try r.optional("labels").map { v throws(InputError) in try Label.decode(v, field: "labels") } ?? [],
                            profile: profile, app: app, config: config, layouts: try r.bool("layouts"),

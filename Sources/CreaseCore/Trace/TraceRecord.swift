@@ -155,7 +155,7 @@ public enum TraceEncoding {
         appendASCII(#","event":"#, to: &out)
         out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[lo..<hi]))
         appendASCII(#","digest":""#, to: &out)
-        out.append(contentsOf: Digest.hexBytes(digest))
+        Digest.appendHex(digest, to: &out)
         out.append(UInt8(ascii: "\""))
         if let latencyNs {
             appendASCII(#","latencyNs":"#, to: &out)

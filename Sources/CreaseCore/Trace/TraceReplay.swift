@@ -144,7 +144,7 @@ public struct TraceReplayer: Sendable {
             do { state = try DeviceState.decode(g.state, app: engine.app) } catch {
                 throw TraceError("the gap's state does not fit the app: \(error)", line: traced.line, offset: traced.offset)
             }
-            engine = Engine(profile: engine.profile, app: engine.app, state: state, seq: g.seq)
+            engine = Engine(profile: engine.profile, app: engine.app, state: state, seq: g.seq, digestAlgorithm: engine.digestAlgorithm)
             conformance.restart(layout: engine.layout, digest: engine.digest, seq: g.seq, t: g.t)
             lastT = max(lastT, g.t)
             lastBatchEnd = g.seq

@@ -118,7 +118,7 @@ enum TraceCommand {
             return ExitStatus.checkFailed
         }
         let h = file.header
-        Console.out("\(path): trace v\(TraceHeader.currentVersion) from \(h.daemon), app \(h.app.name), part \(h.part) (\(h.reason))")
+        Console.out("\(path): trace v\(h.version) from \(h.daemon), app \(h.app.name), part \(h.part) (\(h.reason))")
         Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.loads) loads, \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps, \(counts.observations) observations")
         guard let cut = file.cut else {
             Console.out("ok")

@@ -1,0 +1,58 @@
+/// A decode fast path for the event rigs send at a high rate: `hinge` with a number, with
+/// or without `ts` and `id`, written the way rigs and `crease gen` write it:
+/// `{"event":"hinge","angle":A}` where any of `,"ts":T` and `,"id":I` may follow the angle
+/// (each at most once, in either order), with no whitespace. `T` is a whole number of at
+/// most 16 digits, `I` a number or a string of printable ASCII without escapes.
+///
+/// It reads such a line without building a `JSONValue`, and gives exactly what the full
+/// parser gives for it (the same number reader; tests and the wire fuzzer compare the two).
+/// Any other line, valid or not, returns nil and takes the full parser, which also gives
+/// every error its message.
+public enum WireFastPath {
+    public static func hinge(_ b: UnsafeBufferPointer<UInt8>) -> EventEnvelope? {
+        var i = 0
+        guard TraceFastPath.expect(b, &i, #"{"event":"hinge","angle":"#), i < b.count, b[i] != UInt8(ascii: "-"),
+              let angle = number(b, &i), angle <= EventLimits.maxAngle else { return nil }
+        var ts: Int64?
+        var id: JSONValue?
+        while i < b.count, b[i] == UInt8(ascii: ",") {
+            if ts == nil, TraceFastPath.expect(b, &i, #","ts":"#) {
+                var negative = false
+                if i < b.count, b[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+                guard let magnitude = TraceFastPath.unsigned(b, &i), magnitude < 1 << 53 else { return nil }
+                ts = negative ? -Int64(magnitude) : Int64(magnitude)
+            } else if id == nil, TraceFastPath.expect(b, &i, #","id":"#) {
+                guard let value = idValue(b, &i) else { return nil }
+                id = value
+            } else {
+                return nil
+            }
+        }
+        guard i + 1 == b.count, b[i] == UInt8(ascii: "}") else { return nil }
+        return EventEnvelope(event: .hinge(angle: angle), ts: ts, id: id)
+    }
+
+    /// A JSON number, read by the full parser's own number reader.
+    private static func number(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Double? {
+        guard i < b.count else { return nil }
+        var parser = JSONParser(b)
+        parser.index = i
+        guard let value = try? parser.parseNumber() else { return nil }
+        i = parser.index
+        return value
+    }
+
+    private static func idValue(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> JSONValue? {
+        guard i < b.count else { return nil }
+        guard b[i] == UInt8(ascii: "\"") else { return number(b, &i).map { .number($0) } }
+        let start = i + 1
+        var end = start
+        while end < b.count, b[end] != UInt8(ascii: "\"") {
+            guard b[end] >= 0x20, b[end] < 0x7F, b[end] != UInt8(ascii: "\\") else { return nil }
+            end += 1
+        }
+        guard end < b.count else { return nil }
+        i = end + 1
+        return .string(String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self))
+    }
+}
