@@ -40,7 +40,7 @@ private func okReply(_ command: Command, id: JSONValue?) -> [UInt8] {
             w.endArray()
         case .mark(let label):
             w.key("label"); w.string(label)
-        case .hello, .layout, .state, .stats, .sync, .trace, .load:
+        case .hello, .layout, .state, .stats, .sync, .trace, .load, .observe:
             break
         }
     }
@@ -96,6 +96,15 @@ public func fuzzCommand(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .load(let request):
         // What decoded is what the line holds: a digest only when it named one.
         check((request.digest != nil) == ((body["digest"] ?? .null) != .null), "load's digest is not the line's")
+    case .observe(let request):
+        // What decoded writes back (as a trace record holds it) as a command that decodes and
+        // writes the same bytes again (frames are written to two decimals, so compare bytes).
+        check(request.tolerance >= 0 && request.tolerance <= ObserveRequest.maxTolerance, "observe's tolerance is out of range")
+        let written = request.jsonBytes()
+        guard let again = try? JSON.parse(written), let decoded = try? ObserveRequest.decode(again) else {
+            fatalError("FuzzCommand: observe re-encoded does not decode: \(String(decoding: written, as: UTF8.self))")
+        }
+        check(decoded.jsonBytes() == written, "observe does not survive its own encoding")
     case .hello, .layout, .state, .stats, .sync, .trace:
         break
     }
