@@ -20,6 +20,7 @@ corpus=(
   "tab-switch-browse-task|tabs|--seed 17 --rate 250|"
   "app-replaced-mid-run|app-replace|--seed 18 --rate 250|"
   "burst-coalesced|rig|--seed 19 --seconds 2 --rate 500|"
+  "rig-observations|observe|--seed 20 --rate 250|"
 )
 
 record() {

@@ -280,8 +280,8 @@ public final class Daemon {
             i += 1
         }
         actions.removeAll()
-        if core.holdsAcks, let durable = trace.sink?.durableSeq {
-            core.durable(upTo: durable, at: uv_hrtime(), into: &actions)
+        if core.holdsAcks, let sink = trace.sink, let durable = sink.durableSeq {
+            core.durable(upTo: durable, observations: sink.durableObservations ?? .max, at: uv_hrtime(), into: &actions)
             if !actions.isEmpty { perform() }
         }
     }
@@ -310,7 +310,8 @@ public final class Daemon {
 
     /// The trace writer moved its durable seq (or the trace is gone): held replies may go.
     private func traceMovedOn() {
-        core.durable(upTo: trace.sink?.durableSeq ?? .max, at: uv_hrtime(), into: &actions)
+        core.durable(upTo: trace.sink?.durableSeq ?? .max, observations: trace.sink?.durableObservations ?? .max, at: uv_hrtime(),
+                     into: &actions)
         perform()
     }
 

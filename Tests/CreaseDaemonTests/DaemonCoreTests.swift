@@ -61,8 +61,8 @@ private struct CoreDriver {
         perform()
     }
 
-    mutating func durable(upTo seq: Int) {
-        core.durable(upTo: seq, at: now, into: &actions)
+    mutating func durable(upTo seq: Int, observations: Int = .max) {
+        core.durable(upTo: seq, observations: observations, at: now, into: &actions)
         perform()
     }
 
@@ -392,6 +392,47 @@ private func orientation(_ value: String, id: Int) -> String {
         #expect(d.core.stats.observations == [1, 1, 1])
         // Each non-match also reached the glitch checker as a `mismatch` glitch.
         #expect(d.core.stats.glitches[GlitchKind.mismatch.index] == 2)
+    }
+
+    /// Under --fsync always an observation's reply waits for its record, as an event's does:
+    /// the event's seq on disk is not enough, the observation's own record must be.
+    @Test func underFsyncAlwaysAnObserveReplyWaitsForItsRecord() {
+        var d = CoreDriver(tracing: true)
+        d.core.acksWaitForDisk = true
+        d.connect(1)
+        d.connect(2)
+        var mirror = Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "tabs")!)
+        _ = try? mirror.apply(.hinge(angle: 90))
+        d.read([hinge(90, id: 1)], from: 1)
+        d.endOfIteration()
+        #expect(d.received[1] == nil, "the event's record is not on disk yet")
+        d.now += 3_000_000
+        d.durable(upTo: 1, observations: 0)
+        let event = d.take(1)
+        #expect(event.map { $0["id"] } == [.number(1)])
+        #expect(event.first?["latencyUs"] == .number(3000), "the event's reply counts the wait on the moved clock")
+
+        // Seq 1 is on disk already; the observation's own record is not.
+        d.now += 1_000_000
+        d.read([Self.observe(mirror, id: 2), #"{"cmd":"sync","id":3}"#], from: 1)
+        d.read([#"{"cmd":"hello","id":9}"#], from: 2)
+        d.endOfIteration()
+        #expect(d.records.contains { if case .observation = $0 { true } else { false } })
+        #expect(d.traceFlushes == 2, "the batch and the observation are flush points")
+        #expect(d.received[1] == nil, "the observation's record is not on disk yet")
+        #expect(d.take(2).map { $0["id"] } == [.number(9)], "a client with nothing waiting is answered at once")
+        d.durable(upTo: 1, observations: 0)
+        #expect(d.received[1] == nil)
+        d.now += 1_000_000
+        d.durable(upTo: 1, observations: 1)
+        let reply = d.take(1)
+        // The sync behind it keeps its place: a client's replies stay in order.
+        #expect(reply.map { $0["id"] } == [.number(2), .number(3)] && reply.first?["verdict"] == .string("match"))
+        #expect(!d.core.holdsAcks)
+        // Without --fsync always the reply goes at once.
+        d.core.acksWaitForDisk = false
+        d.read([Self.observe(mirror, id: 4)], from: 1)
+        #expect(d.take(1).map { $0["id"] } == [.number(4)])
     }
 }
 

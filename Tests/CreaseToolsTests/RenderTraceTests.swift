@@ -125,6 +125,39 @@ import Testing
         for name in listed { #expect(FileManager.default.fileExists(atPath: frames.appendingPathComponent(name).path), "\(name)") }
     }
 
+    /// `--at SEQ` draws the observations held against that seq beside the layout, each
+    /// exactly as `--frames` draws it.
+    @Test func atASeqDrawsItsObservationsAsTheFramesDo() throws {
+        let path = try #require(Self.traces.first { $0.hasSuffix("rig-observations.jsonl") })
+        let file = try TraceFile(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        var held: [Int: [Verdict]] = [:]
+        var cursor = file.cursor()
+        while let traced = try cursor.next() {
+            if case .observation(let o) = traced.record { held[o.result.seq, default: []].append(o.result.verdict) }
+        }
+        // The seq the rig looked at twice: once matching, once with a control out of place.
+        let (seq, verdicts) = try #require(held.first { $0.value.count > 1 && $0.value.contains(.mismatch) })
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("crease-render-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(CLI.main(["render", "--trace", path, "--at", String(seq), "-o", dir.appendingPathComponent("at.svg").path]) == 0)
+        let frames = dir.appendingPathComponent("frames")
+        #expect(CLI.main(["render", "--trace", path, "--frames", frames.path]) == 0)
+        let padded = String(repeating: "0", count: max(0, 6 - String(seq).count)) + String(seq)
+        for n in 1...verdicts.count {
+            let suffix = FrameSet.observedSuffix(n) + ".svg"
+            let drawn = try Data(contentsOf: dir.appendingPathComponent("at" + suffix))
+            #expect(drawn == (try Data(contentsOf: frames.appendingPathComponent("frame-" + padded + suffix))), "observation \(n)")
+            let tree = try XMLTree.parse(String(decoding: drawn, as: UTF8.self))
+            #expect(!tree.all("g", class: "observed").isEmpty)
+            #expect(tree.all("g", class: "difference").isEmpty == (verdicts[n - 1] == .match), "observation \(n): \(verdicts[n - 1])")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("at" + FrameSet.observedSuffix(verdicts.count + 1) + ".svg").path))
+        // The layout itself is drawn as before, with no observation over it.
+        #expect(try XMLTree.parse(String(decoding: try Data(contentsOf: dir.appendingPathComponent("at.svg")), as: UTF8.self))
+            .all("g", class: "observed").isEmpty)
+    }
+
     @Test func misuseExitsTwo() throws {
         let path = try #require(Self.traces.first)
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("crease-render-\(UUID().uuidString).svg").path

@@ -37,6 +37,24 @@ enum Corpus {
         #expect(file.header.version == TraceHeader.currentVersion, "record.sh records the current version")
     }
 
+    /// A rig's observations recorded by a real creased: replayed with --verify, every
+    /// verdict is judged again, and the corpus holds one of each.
+    @Test func theCorpusReplaysObservationsOfEveryVerdict() throws {
+        var verdicts: [Verdict] = []
+        for name in try Corpus.traces() {
+            let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: Corpus.directory + "/" + name)!))
+            var recorded = 0
+            var cursor = file.cursor()
+            while let traced = try cursor.next() {
+                if case .observation(let o) = traced.record { recorded += 1; verdicts.append(o.result.verdict) }
+            }
+            let outcome = try TraceReplay.run(file, verify: true)
+            #expect(outcome.divergence == nil, "\(name): \(outcome.divergence?.summary ?? "")")
+            #expect(outcome.observationsChecked == recorded && outcome.observationsUnchecked == 0, "\(name)")
+        }
+        for v in Verdict.allCases { #expect(verdicts.contains(v), "no \(v) observation in Traces/") }
+    }
+
     @Test(arguments: try Corpus.versionOneTraces())
     func versionOneTracesStillVerify(_ name: String) throws {
         let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: Corpus.directory + "/" + name)!))

@@ -189,6 +189,31 @@ func text(_ value: JSONValue?) -> String? { if case .string(let s)? = value { s 
         #expect(try acknowledgedButMissing(fsync: "never") > 0)
     }
 
+    /// On a disk that takes 40 ms per write, counts the observations whose record was not
+    /// yet in the trace file when their reply came.
+    func observationsAnsweredBeforeTheirRecord(fsync: String) throws -> Int {
+        let scratch = Scratch()
+        let daemon = try LiveDaemon(scratch, ["--fsync", fsync], environment: ["CREASE_TRACE_SLOW_DISK_MS": "40"])
+        let client = try SocketStreamer(path: daemon.socket)
+        _ = try client.request(Array(#"{"event":"hinge","angle":180,"id":"e"}"#.utf8), id: "e")
+        var early = 0
+        for i in 1...5 {
+            let id = "o\(i)"
+            let reply = try client.request(Array(#"{"cmd":"observe","id":"\#(id)","observed":{"barAxis":"horizontal"}}"#.utf8), id: id)
+            #expect(reply["verdict"] == .string("match"))
+            let written = String(decoding: try Data(contentsOf: URL(fileURLWithPath: try daemon.traceFiles()[0])), as: UTF8.self)
+            if !written.contains(#""id":"\#(id)""#) { early += 1 }
+        }
+        #expect(daemon.stop().status == 0)
+        return early
+    }
+
+    @Test func withFsyncAlwaysAnObserveIsAnsweredOnlyOnceItsRecordIsWritten() throws {
+        #expect(try observationsAnsweredBeforeTheirRecord(fsync: "always") == 0)
+        // The same slow disk without it: the replies run ahead of the file.
+        #expect(try observationsAnsweredBeforeTheirRecord(fsync: "never") > 0)
+    }
+
     @Test func rotationOnCommandAndOnSIGHUPStartsFilesThatEachVerify() throws {
         let scratch = Scratch()
         let daemon = try LiveDaemon(scratch)

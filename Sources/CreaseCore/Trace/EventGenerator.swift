@@ -26,11 +26,29 @@ public struct GeneratedEvent: Sendable, Equatable {
     public var event: Event
 }
 
+/// A moment a rig looks at the device and sends `observe` (only when streaming into a
+/// daemon: what it sees depends on the daemon's layouts). It comes after the first
+/// `afterEvents` events, not before `offsetNs`.
+public struct GeneratedLook: Sendable, Equatable {
+    public enum Sight: Sendable, Equatable {
+        /// The device shows the current layout (a match).
+        case current
+        /// Right after a change, the device still shows the layout the rig saw last (stale).
+        case previous
+        /// The current layout with one control 30 pt too low (a mismatch).
+        case misplaced
+    }
+
+    public var offsetNs: UInt64
+    public var afterEvents: Int
+    public var sight: Sight
+}
+
 /// The rig-like streams of `crease gen`. Every scenario but `app-replace`'s second half
 /// drives the built-in `tabs` app (Trailhead); `app-replace` switches to the `split` app.
 public enum GenScenario: String, Sendable, CaseIterable {
     case unfold, flap, outerLandscape = "outer-landscape", splitView = "split-view", rtl, sheet, tabs,
-         appReplace = "app-replace", rig
+         appReplace = "app-replace", rig, observe
 
     public var summary: String {
         switch self {
@@ -43,12 +61,14 @@ public enum GenScenario: String, Sendable, CaseIterable {
         case .tabs: "switching between a browse screen and a task screen, folded and open"
         case .appReplace: "the app replaced mid-run (tabs, then split), then the new app's inspector and keyboard"
         case .rig: "a long hinge-heavy rig session with the odd rotation, keyboard and Live Activity storm"
+        case .observe: "a rig that looks after each step (--to only): matches, one stale look right after a rotation, one control out of place"
         }
     }
 }
 
 public struct EventGenerator: Sendable {
     public private(set) var events: [GeneratedEvent] = []
+    public private(set) var looks: [GeneratedLook] = []
     private var rng: SplitMix64
     private var clockNs: UInt64 = 0
     private let periodNs: UInt64
@@ -67,6 +87,14 @@ public struct EventGenerator: Sendable {
         var g = EventGenerator(seed: seed, rateHz: rateHz)
         g.run(scenario, seconds: max(0.1, seconds))
         return g.events
+    }
+
+    /// A scenario's events and the looks of the rig that sends them (only `observe` looks).
+    public static func generateWithLooks(_ scenario: GenScenario, seed: UInt64, rateHz: Double = 1000,
+                                         seconds: Double = 2) -> (events: [GeneratedEvent], looks: [GeneratedLook]) {
+        var g = EventGenerator(seed: seed, rateHz: rateHz)
+        g.run(scenario, seconds: max(0.1, seconds))
+        return (g.events, g.looks)
     }
 
     private mutating func run(_ scenario: GenScenario, seconds: Double) {
@@ -166,7 +194,27 @@ public struct EventGenerator: Sendable {
                 step += 1
                 remaining = ms - Double(clockNs) / 1e6
             }
+        case .observe:
+            sweep(to: 180, ms: 300)
+            look(.current)
+            send(.orientation(.landscapeLeft), thenWait: 0)
+            look(.previous)                        // before the device has turned
+            clockNs += 150_000_000
+            look(.current)
+            send(.keyboard(visible: true, height: nil), thenWait: 150)
+            look(.current)
+            look(.misplaced)
+            send(.keyboard(visible: false, height: nil), thenWait: 100)
+            send(.orientation(.portrait), thenWait: 150)
+            look(.current)
+            sweep(to: 0, ms: 250)
+            hold(ms: 100)
+            look(.current)
         }
+    }
+
+    private mutating func look(_ sight: GeneratedLook.Sight) {
+        looks.append(GeneratedLook(offsetNs: clockNs, afterEvents: events.count, sight: sight))
     }
 
     private mutating func send(_ event: Event, thenWait ms: Double) {

@@ -9,7 +9,7 @@ extension DaemonCore {
                           at now: UInt64, into out: inout DaemonActions) {
         let start = out.bytes.count
         var answered = false
-        defer { if !answered { out.write(client: client, from: start) } }
+        defer { if !answered { reply(from: start, to: client, into: &out) } }
         switch command {
         case .hello:
             let c = clients[client]
@@ -99,8 +99,13 @@ extension DaemonCore {
             let result = conformance.observe(request, seq: engine.seq, t: readNs).result
             stats.observations[Verdict.allCases.firstIndex(of: result.verdict)!] += 1
             Reply.appendOK(id: id, to: &out.bytes) { w in result.writeMembers(to: &w) }
-            out.write(client: client, from: start)
-            if tracing { out.append(.record(.observation(tNs: readNs, client: client, line: out.keep(line), result: result))) }
+            // Under --fsync always the reply waits for the record, as an event's does.
+            if tracing { observationsRecorded += 1 }
+            reply(from: start, to: client, mustWait: tracing, into: &out)
+            if tracing {
+                out.append(.record(.observation(tNs: readNs, client: client, line: out.keep(line), result: result)))
+                if acksWaitForDisk { out.append(.flushTrace) }
+            }
             guard result.verdict != .match else { return }
             report(glitches.check(verdict: NonMatchVerdict(result, t: readNs &- startNs)), into: &out)
             guard subscribers.any(.conformance) else { return }

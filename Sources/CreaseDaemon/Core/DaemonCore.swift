@@ -64,6 +64,9 @@ public struct DaemonCore {
         let changed: Bool
         let digest: UInt64
         let readNs: UInt64
+        /// A command's reply, encoded when answered: it waits until `observations`
+        /// observation records are on disk as well as `seq`.
+        var held: (observations: Int, reply: [UInt8])? = nil
     }
 
     public internal(set) var config: Config
@@ -96,6 +99,9 @@ public struct DaemonCore {
     /// Replies waiting for the disk (`acksWaitForDisk`), in seq order.
     var heldAcks: [Ack] = []
     var durableSeq = Int.min
+    /// Observation records sent to the trace, and how many of them are on disk.
+    var observationsRecorded = 0
+    var durableObservations = 0
     public internal(set) var lastPublishedDigest: UInt64
     /// The diagnostics subscribers last saw: compared as values, encoded only when they change.
     var lastDiagnostics: [Diagnostic]
@@ -347,16 +353,31 @@ public struct DaemonCore {
     }
 
     /// The trace's records up to `seq` are on disk (or counted lost): their replies go out.
-    public mutating func durable(upTo seq: Int, at now: UInt64, into out: inout DaemonActions) {
+    /// `observations`: how many observation records are on disk (or counted lost).
+    public mutating func durable(upTo seq: Int, observations: Int = .max, at now: UInt64, into out: inout DaemonActions) {
         durableSeq = max(durableSeq, seq)
+        durableObservations = max(durableObservations, observations)
         guard !heldAcks.isEmpty else { return }
-        let ready = heldAcks.prefix { $0.seq <= durableSeq }
+        let ready = heldAcks.prefix { $0.seq <= durableSeq && ($0.held?.observations ?? 0) <= durableObservations }
         guard !ready.isEmpty else { return }
         sendAcks(ready, at: now, into: &out)
         heldAcks.removeFirst(ready.count)
     }
 
     public var holdsAcks: Bool { !heldAcks.isEmpty }
+
+    /// Sends the reply encoded from `start`, or, under --fsync always, holds it until every
+    /// record so far is on disk when it must wait (`mustWait`: an observation's own) or
+    /// the client has replies waiting (so a client's replies keep their order).
+    mutating func reply(from start: Int, to client: Int, mustWait: Bool = false, into out: inout DaemonActions) {
+        guard acksWaitForDisk, mustWait || heldAcks.contains(where: { $0.client == client }) else {
+            out.write(client: client, from: start)
+            return
+        }
+        heldAcks.append(Ack(client: client, id: .null, seq: engine.seq, changed: false, digest: engine.digest, readNs: 0,
+                            held: (observationsRecorded, Array(out.bytes[start...]))))
+        out.bytes.removeSubrange(start...)
+    }
 
     /// Each client's replies in one write, clients in the order of their first reply.
     func sendAcks(_ acks: ArraySlice<Ack>, at now: UInt64, into out: inout DaemonActions) {
@@ -376,6 +397,10 @@ public struct DaemonCore {
         guard clients[client] != nil else { return }
         let start = out.bytes.count
         for ack in acks where ack.client == client {
+            if let held = ack.held {
+                out.bytes += held.reply
+                continue
+            }
             Reply.appendEventAck(id: ack.id, seq: ack.seq, changed: ack.changed, digest: ack.digest,
                                  latencyNs: now &- ack.readNs, to: &out.bytes)
         }

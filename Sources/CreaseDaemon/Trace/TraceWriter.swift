@@ -179,7 +179,7 @@ public final class TraceWriter: TraceSink {
 
     public func recordObservation(tNs: UInt64, client: Int, commandLine: UnsafeRawBufferPointer, result: ConformanceResult) {
         let t = time(tNs)
-        append(t: t) { TraceEncoding.appendObservation(t: t, client: client, command: commandLine, result: result, to: &$0) }
+        append(t: t, observation: true) { TraceEncoding.appendObservation(t: t, client: client, command: commandLine, result: result, to: &$0) }
     }
 
     /// How long the writer gathers records before writing them (not under --fsync always):
@@ -194,7 +194,7 @@ public final class TraceWriter: TraceSink {
         queue.withLock { q in
             // Records counted lost here (the trace is failing) wake the writer too: it
             // publishes their seq as handled, so their replies go out.
-            if q.writerWaiting, q.tailRecords > 0 || q.encodedSeq > q.durableSeq { q.condition.signal() }
+            if q.writerWaiting, q.tailRecords > 0 || q.owesDurable { q.condition.signal() }
         }
     }
 
@@ -208,6 +208,11 @@ public final class TraceWriter: TraceSink {
     public var durableSeq: Int? {
         guard options.fsync == .always else { return nil }
         return queue.withLock { $0.durableSeq }
+    }
+
+    public var durableObservations: Int? {
+        guard options.fsync == .always else { return nil }
+        return queue.withLock { $0.durableObservations }
     }
 
     public func writeStats(to w: inout JSONWriter) {
@@ -244,7 +249,7 @@ public final class TraceWriter: TraceSink {
     // MARK: Loop side
 
     /// Encodes a record into the queue, unless the trace is failing, in which case it is counted lost.
-    private func append(t: UInt64, seq: Int? = nil, _ encode: (inout [UInt8]) -> Void) {
+    private func append(t: UInt64, seq: Int? = nil, observation: Bool = false, _ encode: (inout [UInt8]) -> Void) {
         var probe = false
         var keep = true
         var logFailure: String?
@@ -271,6 +276,7 @@ public final class TraceWriter: TraceSink {
                 }
             }
             if let seq { q.encodedSeq = seq }
+            if observation { q.encodedObservations += 1 }
             if case .failing = health {
                 q.lostTotal += 1
                 q.lostSinceGood += 1
@@ -364,6 +370,11 @@ final class TraceQueue: @unchecked Sendable {
     var durableSeq: Int
     /// The seq of the last event encoded (or counted lost) so far.
     var encodedSeq: Int
+    /// Observation records encoded (or counted lost) so far, and how many of them are handled.
+    var encodedObservations = 0
+    var durableObservations = 0
+    /// Records are waiting to be published as handled (under --fsync always).
+    var owesDurable: Bool { encodedSeq > durableSeq || encodedObservations > durableObservations }
 
     init(path: String, durableSeq: Int) {
         self.path = path
@@ -417,6 +428,7 @@ final class TraceWriterThread: @unchecked Sendable {
     var lastSync = DispatchTime.now()
     /// The last event seq in what the thread has taken from the queue.
     var takenSeq = 0
+    var takenObservations = 0
     /// How often, at most, the thread checks that its file still has a name.
     static let checkIntervalNs: UInt64 = 1_000_000_000
     var lastCheckNs = DispatchTime.now().uptimeNanoseconds
@@ -445,7 +457,7 @@ final class TraceWriterThread: @unchecked Sendable {
             queue.condition.lock()
             // Under --fsync always, events counted lost on the loop side still need their seq published.
             while queue.ops.isEmpty && queue.tailRecords == 0 && !queue.closing
-                    && !(options.fsync == .always && queue.encodedSeq > queue.durableSeq) {
+                    && !(options.fsync == .always && queue.owesDurable) {
                 queue.writerWaiting = true
                 if dirty && options.fsync == .interval {
                     let deadline = Date().addingTimeInterval(Double(options.fsyncIntervalMs) / 1000)
@@ -471,6 +483,7 @@ final class TraceWriterThread: @unchecked Sendable {
             }
             queue.queuedBytes = 0
             takenSeq = queue.encodedSeq
+            takenObservations = queue.encodedObservations
             let closing = queue.closing
             queue.condition.unlock()
 
@@ -641,9 +654,10 @@ final class TraceWriterThread: @unchecked Sendable {
 
     private func publishDurable() {
         guard options.fsync == .always else { return }
-        let advanced = queue.withLock { [takenSeq] q -> Bool in
-            guard q.durableSeq < takenSeq else { return false }
-            q.durableSeq = takenSeq
+        let advanced = queue.withLock { [takenSeq, takenObservations] q -> Bool in
+            guard q.durableSeq < takenSeq || q.durableObservations < takenObservations else { return false }
+            q.durableSeq = max(q.durableSeq, takenSeq)
+            q.durableObservations = max(q.durableObservations, takenObservations)
             return true
         }
         if advanced { wake() }

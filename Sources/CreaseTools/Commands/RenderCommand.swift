@@ -49,6 +49,7 @@ enum RenderCommand {
             let caption = FrameCaption(seq: e.seq, digest: e.digest, time: Int64((last?.t ?? run.story.start.t) &- run.story.start.t),
                                        event: last?.eventText, glitches: FrameSet.glitches(at: e.seq, run.story.glitches))
             try write(FrameSVG.render(e.layout, app: e.app, caption: caption), to: output)
+            try drawObservations(run, at: at, beside: output)
         } else if let output {
             try write(TimelineSVG.render(run.story), to: output)
         } else if let frames {
@@ -60,6 +61,26 @@ enum RenderCommand {
             Console.err("crease render: \(files.count - 1) frames and index.html in \(frames)")
         }
         return ExitStatus.success
+    }
+
+    /// Each observation held against seq `at`, drawn over the layout as `--frames` draws it,
+    /// into `FILE_observed-001.svg`… beside `FILE.svg`.
+    static func drawObservations(_ run: TraceRun, at: Int, beside output: String) throws {
+        let held = run.story.observations.filter { $0.seq == at }
+        guard !held.isEmpty else { return }
+        guard output != "-" else {
+            Console.err("crease render: \(held.count) observation(s) held against seq \(at) are drawn only beside a file (-o FILE.svg)")
+            return
+        }
+        let stem = output.hasSuffix(".svg") ? String(output.dropLast(4)) : output
+        var written: [String] = []
+        for (i, o) in held.enumerated() {
+            let path = stem + FrameSet.observedSuffix(i + 1) + ".svg"
+            let caption = FrameSet.observedCaption(o, digest: run.engine.digest, run.story)
+            try write(FrameSVG.render(run.engine.layout, app: run.engine.app, caption: caption, observed: o), to: path)
+            written.append("\(path) (\(o.result.verdict.rawValue))")
+        }
+        Console.err("crease render: seq \(at) held \(held.count) observation(s): \(written.joined(separator: ", "))")
     }
 
     /// The layout after an events file (or none), as `crease layout` computes it.

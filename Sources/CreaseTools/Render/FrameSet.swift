@@ -22,18 +22,29 @@ public enum FrameSet {
             var name = "frame-" + String(repeating: "0", count: digits - seq.count) + seq
             if frame.observed != nil {
                 observedAtSeq = entries.last?.frame.seq == frame.seq && entries.last?.frame.observed != nil ? observedAtSeq + 1 : 1
-                let n = String(observedAtSeq)
-                name += "_observed-" + String(repeating: "0", count: max(0, 3 - n.count)) + n
+                name += observedSuffix(observedAtSeq)
             }
             name += ".svg"
             // A glitch is shown on the layout's own frame, not again on the observations of it.
-            let caption = FrameCaption(seq: frame.seq, digest: frame.digest, time: Int64(frame.t &- story.start.t), event: frame.eventText,
-                                       glitches: frame.observed == nil ? glitches(at: frame.seq, story.glitches) : [])
+            let caption = frame.observed.map { observedCaption($0, digest: frame.digest, story) }
+                ?? FrameCaption(seq: frame.seq, digest: frame.digest, time: Int64(frame.t &- story.start.t), event: frame.eventText,
+                                glitches: glitches(at: frame.seq, story.glitches))
             files.append(File(name: name, contents: FrameSVG.render(frame.layout, app: frame.app, caption: caption, observed: frame.observed)))
             entries.append((name, frame))
         }
         files.append(File(name: "index.html", contents: index(story, entries)))
         return files
+    }
+
+    /// `_observed-001`: the name's mark of the layout's first observation.
+    static func observedSuffix(_ n: Int) -> String {
+        let digits = String(n)
+        return "_observed-" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+    }
+
+    /// An observation's frame: the verdict in the heading; the layout's glitches stay on its own frame.
+    static func observedCaption(_ o: TraceStory.Observed, digest: UInt64, _ story: TraceStory) -> FrameCaption {
+        FrameCaption(seq: o.seq, digest: digest, time: Int64(o.t &- story.start.t), event: "observe: \(o.result.verdict.rawValue)")
     }
 
     static func index(_ story: TraceStory, _ entries: [(name: String, frame: TraceStory.Frame)]) -> String {

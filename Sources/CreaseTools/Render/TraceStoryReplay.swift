@@ -11,7 +11,8 @@ public struct TraceRun: Sendable {
 
     public static let latencyMeaning = "stems: send → read (sender ts, daemon clock); ticks: read → layout queued"
 
-    /// Replays `file`, stopping after the event with seq `stop` if one is given.
+    /// Replays `file`, stopping after the event with seq `stop` and the observations held
+    /// against it, if `stop` is given.
     public static func replay(_ file: TraceFile, title: String, keepFrames: Bool, stop: Int? = nil,
                               glitches options: GlitchOptions = GlitchOptions()) throws(TraceError) -> TraceRun {
         let header = file.header
@@ -21,7 +22,8 @@ public struct TraceRun: Sendable {
         var published = try PublishedLayouts(file)
         var glitches = RunGlitches(header: header, engine: replayer.engine, options: options)
         var cursor = file.cursor()
-        while replayer.engine.seq != stop, let traced = try cursor.next() {
+        while let traced = try cursor.next() {
+            if replayer.engine.seq == stop, !traced.record.staysAtItsSeq { break }
             let divergence = try replayer.apply(traced)
             switch traced.record {
             case .event(let e):
@@ -49,5 +51,16 @@ public struct TraceRun: Sendable {
         }
         story.glitches = glitches.glitches
         return TraceRun(story: story, engine: replayer.engine)
+    }
+}
+
+extension TraceRecord {
+    /// Records that follow an event at its seq without moving the engine on: a replay that
+    /// stops at a seq reads them too (observations, marks, batches, layouts).
+    var staysAtItsSeq: Bool {
+        switch self {
+        case .observation, .mark, .batch, .layout: true
+        case .event, .load, .gap: false
+        }
     }
 }
