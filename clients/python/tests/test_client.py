@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from typing import List
 
 import pytest
@@ -198,15 +199,136 @@ def test_marker_passes_options_to_the_daemon(creased: Client) -> None:
     assert creased.layout()["columns"], "builtin:split has columns; the default app has none"
 
 
-def test_observe_reports_a_verdict(creased: Client) -> None:
+def test_observe_gives_every_verdict_and_the_conformance_topic_pushes_the_non_matches(creased_daemon: Daemon) -> None:
+    with creased_daemon.connect() as rig, creased_daemon.connect() as watcher:
+        pushes = watcher.subscribe("conformance")
+        rig.send({"event": "hinge", "angle": 180})
+        before = rig.layout()
+        item = next(i for bar in before["bars"] for i in bar["items"] if i["id"] == "share")
+        seen = {"barAxis": before["barAxis"], "items": [{"id": item["id"], "frame": item["frame"]}]}
+        match = rig.observe(seen, tolerance=2, ts=1_700_000_123_000_000)
+        assert (match["verdict"], match["layoutSeq"], match["matchedSeq"], match["differences"]) == \
+            ("match", before["seq"], before["seq"], [])
+        moved = {"items": [{"id": item["id"], "frame": {**item["frame"], "y": item["frame"]["y"] + 24}}]}
+        mismatch = rig.observe(moved, ts=1_700_000_124_000_000)
+        assert mismatch["verdict"] == "mismatch" and mismatch["matchedSeq"] is None
+        assert [d["path"] for d in mismatch["differences"]] == [f"items[{item['id']}].frame.y"]
+        # Right after a change the device may still show the layout before it: stale, within the settle window.
+        rig.send({"event": "orientation", "value": "landscapeLeft"})
+        stale = rig.observe({"barAxis": before["barAxis"], "verticalBarSide": before["verticalBarSide"]})
+        assert stale["verdict"] == "stale" and stale["matchedSeq"] == before["seq"] and stale["differences"]
+        watcher.sync()
+        pushed = pushes.drain()
+        assert [p["push"] for p in pushed] == ["conformance", "conformance"]
+        assert [(p["verdict"], p["differences"]) for p in pushed] == \
+            [("mismatch", mismatch["differences"]), ("stale", stale["differences"])]
+        assert pushed[0]["ts"] == 1_700_000_124_000_000 and "ts" not in pushed[1]
+        assert pushed[0]["client"] == pushed[1]["client"] == rig.hello()["client"]
+        assert rig.stats()["observations"] == {"match": 1, "stale": 1, "mismatch": 1}
+        with pytest.raises(CreaseError) as bad:
+            rig.observe({"barAxis": "diagonal"})
+        assert (bad.value.code, bad.value.field) == ("badValue", "observed.barAxis")
+
+
+def test_glitches_topic_pushes_what_stats_counts(creased: Client) -> None:
+    counted = sum(creased.stats()["glitches"].values())
+    glitches = creased.subscribe("glitches")
     creased.send({"event": "hinge", "angle": 180})
-    layout = creased.layout()
-    try:
-        reply = creased.observe({"barAxis": layout["barAxis"]}, tolerance=2)
-    except CreaseError as e:
-        if e.code == "unknownCommand":
-            pytest.skip("this creased has no observe command yet (the conformance issue adds it)")
-        raise
-    assert reply["verdict"] == "match"
-    wrong = "vertical" if layout["barAxis"] == "horizontal" else "horizontal"
-    assert creased.observe({"barAxis": wrong})["verdict"] in ("mismatch", "stale")
+    creased.send({"event": "keyboard", "visible": True})  # the built-in app's map scale bar goes under the keyboard
+    creased.sync()
+    pushed = glitches.drain()
+    assert pushed and all(p["push"] == "glitches" for p in pushed)
+    assert any(p["glitch"]["kind"] == "occluded" and p["glitch"]["subject"] == "mapScale" for p in pushed)
+    for push in pushed:
+        assert set(push["glitch"]) == {"kind", "subject", "seq", "t", "message"}
+    assert sum(creased.stats()["glitches"].values()) == counted + len(pushed)
+
+
+def test_subscriptions_on_one_client_keep_to_their_topics(creased: Client) -> None:
+    layouts = creased.subscribe("layout")
+    nonmatches = creased.subscribe("conformance")
+    assert nonmatches.reply["topics"] == ["layout", "conformance"]
+    creased.send({"event": "hinge", "angle": 180})
+    verdict = creased.observe({"barAxis": "vertical"})["verdict"]  # the bars are horizontal now
+    creased.sync()
+    assert [p["push"] for p in layouts.drain()] == ["layout", "layout"]
+    assert verdict != "match" and [p["verdict"] for p in nonmatches.drain()] == [verdict]
+
+
+@pytest.mark.creased_args("--label", "rig=bench-3", "--label", "serial=F2LX91")
+def test_labels_in_hello_and_stats(creased: Client) -> None:
+    labels = creased.hello()["labels"]
+    assert list(labels.items()) == [("rig", "bench-3"), ("serial", "F2LX91")]
+    assert creased.stats()["labels"] == labels
+
+
+def test_stats_reset_starts_the_counters_again(creased: Client) -> None:
+    creased.send_many([{"event": "hinge", "angle": a} for a in (30, 60, 90)])
+    closing = creased.stats(reset=True)
+    assert closing["events"] == 3 and closing["latency"]["count"] == 3
+    fresh = creased.stats()
+    assert fresh["events"] == 0 and fresh["latency"]["count"] == 0 and fresh["rejected"] == 0
+    assert fresh["periodS"] <= fresh["uptimeS"] and fresh["clients"] == 1
+    creased.send({"event": "hinge", "angle": 120})
+    assert creased.stats()["events"] == 1
+
+
+@pytest.mark.creased_args("--allow-publish", "uid:2147483000")
+def test_a_reader_may_not_reset_stats_or_load(creased: Client) -> None:
+    assert creased.hello()["access"] == "read"
+    assert creased.stats()["events"] == 0
+    for call in (lambda: creased.stats(reset=True), lambda: creased.load()):
+        with pytest.raises(CreaseError) as refused:
+            call()
+        assert refused.value.code == "forbidden"
+
+
+def test_load_takes_the_state_as_state_returns_it(creased: Client) -> None:
+    creased.send_many([{"event": "hinge", "angle": 180}, {"event": "orientation", "value": "landscapeLeft"}])
+    saved, digest = creased.state(), creased.sync()["digest"]
+    creased.send_many([{"event": "hinge", "angle": 0}, {"event": "pip", "active": True}])
+    assert creased.sync()["digest"] != digest
+    reply = creased.load(saved, digest=digest)
+    assert (reply["seq"], reply["changed"], reply["digest"]) == (5, True, digest)
+    assert creased.state()["state"] == saved["state"]
+    assert creased.load(saved["state"])["changed"] is False  # the inner state works as well
+    with pytest.raises(CreaseError) as wrong:
+        creased.load(saved, digest="0000000000000000")
+    assert (wrong.value.code, wrong.value.field) == ("digestMismatch", "digest")
+    assert creased.sync()["seq"] == 6  # the refused load took no seq
+
+
+def test_load_from_a_trace_header_returns_to_where_the_trace_begins(creased_daemon: Daemon) -> None:
+    with creased_daemon.connect() as rig:
+        rig.send_many([{"event": "hinge", "angle": 180}, {"event": "liveActivities", "count": 2}])
+        begun = rig.command("trace", action="rotate")["trace"]
+        header = _header_when_written(begun)
+        rig.send_many([{"event": "hinge", "angle": 0}, {"event": "keyboard", "visible": True}])
+        reply = rig.load(header=header)
+        assert reply["digest"] == header["initial"]["digest"] and reply["changed"] is True
+        assert rig.state()["state"] == header["initial"]["state"]
+        assert rig.hello()["app"] == header["app"]["name"]
+
+
+def _header_when_written(path: str) -> crease.JSONObject:
+    """The header of a trace file the daemon's writer thread is beginning."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with open(path, "rb") as f:
+                if f.readline().endswith(b"\n"):
+                    return crease.read_trace_header(path)
+        except FileNotFoundError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{path} got no header within 60 s")
+        time.sleep(0.01)
+
+
+def test_a_rejected_event_without_an_id_names_its_line_and_ts(creased_daemon: Daemon) -> None:
+    with creased_daemon.connect() as rig:
+        rig.send({"event": "hinge", "angle": 90})
+        with pytest.raises(CreaseError) as late:
+            rig.send({"event": "hinge", "angle": 190, "ts": 2_004_838_030_659})
+        assert (late.value.line, late.value.ts, late.value.code) == (2, 2_004_838_030_659, "outOfRange")
+        assert late.value.message.endswith("got 190")

@@ -14,7 +14,7 @@ EXAMPLE = HERE.parent / "examples" / "rig_loop.py"
 RUN_TIMEOUT = 300  # seconds: generous for a loaded machine
 
 
-def test_rig_loop_example_streams_follows_and_marks(creased_daemon: Daemon) -> None:
+def test_rig_loop_example_streams_follows_observes_and_marks(creased_daemon: Daemon) -> None:
     run = subprocess.run([sys.executable, str(EXAMPLE), "--socket", creased_daemon.socket_path,
                           "--seconds", "0.5", "--rate", "1000"],
                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
@@ -24,11 +24,17 @@ def test_rig_loop_example_streams_follows_and_marks(creased_daemon: Daemon) -> N
     poses = [line.split(": ")[1].split(" ")[0] for line in lines if line.startswith("layout seq ")]
     # Shut, unfolded flat, folded shut again.
     assert poses[0] == "closed" and "fullyOpen" in poses and poses[-1] == "closed"
-    assert "500 ticks, 1 glitch marked, 0 rejected" in lines[-1]
+    assert "500 ticks, 1 encoder dropout marked, 1 mismatch marked, 0 rejected" in lines[-1]
+    looks = [line.split(": ")[1].split(" ")[0] for line in lines if line.startswith("  look ")]
+    assert looks.count("mismatch") == 1 and "match" in looks
+    # The conformance topic brought every verdict that was not a match.
+    pushed = [line.split(" ")[1] for line in lines if line.startswith("conformance: ")]
+    assert sorted(pushed) == sorted(v for v in looks if v != "match")
     creased_daemon.stop()
     records = [json.loads(line) for path in creased_daemon.trace_files() for line in path.read_text().splitlines()]
     marks = [r["mark"] for r in records if "mark" in r]
-    assert len(marks) == 1 and marks[0].startswith("glitch: encoder jumped")
+    assert len(marks) == 2 and marks[0].startswith("glitch: encoder jumped") and marks[1].startswith("mismatch at seq")
+    assert [r["verdict"] for r in records if "observe" in r] == looks
     assert sum(1 for r in records if "event" in r and r["event"].get("event") == "hinge") == 499
 
 

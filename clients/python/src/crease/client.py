@@ -45,10 +45,21 @@ def default_socket_path(environ: Optional[Mapping[str, str]] = None) -> str:
     return "/run/crease/creased.sock"
 
 
+def read_trace_header(path: PathLike) -> JSONObject:
+    """The header of a trace file (its first line) as a dict: ``profile``, ``app``,
+    ``initial`` (``seq``, ``state``, ``digest``), ``labels`` …, for :meth:`Client.load`."""
+    with open(path, "rb") as f:
+        header: JSONObject = _decode(f.readline().decode())
+    if header.get("crease") != "trace":
+        raise ValueError(f"{os.fspath(path)} does not begin with a trace header")
+    return header
+
+
 class CreaseError(Exception):
     """The daemon answered ``"ok": false``: ``code`` (``outOfRange``, ``unknownField`` …),
     ``field`` (the offending field's path, or None), ``message``; ``reply`` is the
-    whole reply and ``id`` its id. ``send_many`` also sets ``index``: which message
+    whole reply, ``id`` its id, ``line`` the rejected line's number on the connection
+    and ``ts`` the rejected event's own ``ts`` (each None when the reply has none). ``send_many`` also sets ``index``: which message
     of the batch failed."""
 
     def __init__(self, reply: JSONObject, index: Optional[int] = None) -> None:
@@ -59,6 +70,10 @@ class CreaseError(Exception):
         field = details.get("field")
         self.field: Optional[str] = field if isinstance(field, str) else None
         self.id: Any = reply.get("id")
+        line = reply.get("line")
+        self.line: Optional[int] = line if isinstance(line, int) else None
+        ts = reply.get("ts")
+        self.ts: Optional[int] = ts if isinstance(ts, int) else None
         self.reply: JSONObject = reply
         self.index: Optional[int] = index
         super().__init__(str(self))
@@ -222,7 +237,8 @@ class Client:
         return self.send({"cmd": name, **fields})
 
     def hello(self) -> JSONObject:
-        """The daemon's version, profile, app, seq, digest and this connection's access."""
+        """The daemon's version, profile, app, seq, digest, this connection's access and
+        the daemon's ``labels`` (its ``--label KEY=VALUE`` options, a dict)."""
         return self.command("hello")
 
     def layout(self) -> JSONObject:
@@ -236,10 +252,37 @@ class Client:
         state: JSONObject = self.command("state")["state"]
         return state
 
-    def stats(self) -> JSONObject:
-        """The daemon's counters and latency histogram."""
-        stats: JSONObject = self.command("stats")["stats"]
+    def stats(self, reset: bool = False) -> JSONObject:
+        """The daemon's counters, latency histogram, observations, glitches, trace and
+        labels. With ``reset`` (a publisher's right) the figures up to now, after which
+        the daemon's counters start again at zero."""
+        reply = self.command("stats", reset=True) if reset else self.command("stats")
+        stats: JSONObject = reply["stats"]
         return stats
+
+    def load(self, state: Optional[Mapping[str, Any]] = None, *, profile: Optional[Mapping[str, Any]] = None,
+             app: Optional[Mapping[str, Any]] = None, digest: Optional[str] = None,
+             header: Optional[Mapping[str, Any]] = None) -> JSONObject:
+        """Puts the daemon into a profile, app and state at once (``{"cmd": "load"}``, a
+        publisher's right) and returns the reply (``seq``, ``changed``, ``digest``).
+
+        ``state`` is a device state as ``state()`` returns it (``{"seq", "state"}``) or
+        its inner ``state``; ``profile`` and ``app`` a device profile and a manifest;
+        ``digest`` refuses the load (``digestMismatch``) unless the state gives that
+        layout digest. ``header``, a trace file's header (:func:`read_trace_header`),
+        gives all four from where the trace begins; the other arguments override it.
+        What is left out stays as it is (the state: the app's default state)."""
+        message: JSONObject = {"cmd": "load"}
+        if header is not None:
+            initial = header.get("initial") or {}
+            for key, value in (("profile", header.get("profile")), ("app", header.get("app")),
+                               ("state", initial.get("state")), ("digest", initial.get("digest"))):
+                if value is not None:
+                    message[key] = value
+        for key, value in (("profile", profile), ("app", app), ("state", state), ("digest", digest)):
+            if value is not None:
+                message[key] = value
+        return self.send(message)
 
     def mark(self, label: str) -> JSONObject:
         """Writes an annotation into the trace at the current seq; the reply says
@@ -253,9 +296,11 @@ class Client:
 
     def observe(self, observed: Mapping[str, Any], tolerance: Optional[float] = None,
                 ts: Optional[int] = None) -> JSONObject:
-        """Reports what the device shows (``{"cmd": "observe"}``); the reply carries the
-        daemon's verdict. A daemon without the command rejects it with
-        ``unknownCommand``."""
+        """Reports what the device shows (``{"cmd": "observe"}``, a publisher's right):
+        ``observed`` in the layout's vocabulary (``barAxis``, ``items`` …), ``tolerance``
+        points per frame edge (the daemon's default 2), ``ts`` the rig's clock in
+        nanoseconds. Returns the reply: ``verdict`` (``match``, ``stale`` or
+        ``mismatch``), ``seq``, ``layoutSeq``, ``matchedSeq``, ``differences``."""
         message: JSONObject = {"cmd": "observe", "observed": dict(observed)}
         if tolerance is not None:
             message["tolerance"] = tolerance
@@ -265,8 +310,9 @@ class Client:
 
     def subscribe(self, *topics: str) -> "Subscription":
         """Subscribes this connection to ``topics`` (``layout``, ``diagnostics``,
-        ``stats``, ``glitches``) and returns an iterator of their pushes. A ``layout`` subscription
-        starts with the current layout."""
+        ``stats``, ``glitches``, ``conformance``) and returns an iterator of their pushes.
+        A ``layout`` subscription starts with the current layout. Several subscriptions
+        on one client each yield only their own topics."""
         if not topics:
             raise ValueError("subscribe needs at least one topic")
         reply = self.command("subscribe", topics=list(topics))
