@@ -56,6 +56,10 @@ import Testing
         let all = try runProgram(Built.crease, ["trace", "index", "\(packageRootPath)/Traces"], in: scratch)
         #expect(all.status == 0 && all.stdout.split(separator: "\n").count >= 9, "\(all.stdout)")
         #expect(all.stdout.contains(" events  0 gaps  Trailhead  \(packageRootPath)/Traces/slow-unfold.jsonl\n"), "\(all.stdout)")
+        // The observing rig's trace holds one observation judged a mismatch (and one stale, not counted).
+        let json = try runProgram(Built.crease, ["trace", "index", "\(packageRootPath)/Traces/rig-observations.jsonl", "--json"], in: scratch)
+        let row = try JSON.parse(Array(json.stdout.utf8.prefix { $0 != 0x0A }))
+        #expect(row["mismatches"] == .number(1), "\(json.stdout)")
         // The corpus was recorded without labels: a label filter leaves nothing.
         let none = try runProgram(Built.crease, ["trace", "index", "\(packageRootPath)/Traces", "--label", "rig=bench-3"], in: scratch)
         #expect(none.status == 0 && none.stdout.isEmpty, "\(none.stdout)")

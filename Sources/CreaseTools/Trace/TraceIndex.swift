@@ -58,7 +58,8 @@ enum TraceIndex {
             ("glitches", .object(GlitchKind.allCases.map { kind in
                 (kind.rawValue, .number(Double(glitches.reduce(0) { $0 + ($1.kind == kind ? 1 : 0) })))
             })),
-            ("mismatches", .number(0)),
+            // The observations the recording daemon judged a mismatch (stale ones are not).
+            ("mismatches", .number(Double(summary?.observations[Verdict.allCases.firstIndex(of: .mismatch)!] ?? 0))),
             ("cut", .bool(file.cut != nil)),
             ("damaged", damage.map { .string($0) } ?? .null),
         ]
