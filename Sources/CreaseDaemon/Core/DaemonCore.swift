@@ -216,25 +216,23 @@ public struct DaemonCore {
                 return
             }
             apply(envelope, line: line, from: client, readNs: readNs, now: now, into: &out)
-        case .command(let name, let id, let body):
+        case .command(let command, let id):
             stats.commands += 1
             // Commands are flush points: every earlier event is applied and published.
             flush(at: now, into: &out)
-            do {
-                let command = try Command.decode(name: name, body: body)
-                guard access == .publish || !command.needsPublish else {
-                    forbid("the \"\(name)\" command", field: "cmd", id: id, from: client, at: now, into: &out)
-                    return
-                }
-                if case .load(let request) = command {
-                    // Not a reply-only command: it publishes, so it writes its own reply.
-                    load(request, id: id, for: client, readAt: readNs, at: now, into: &out)
-                } else {
-                    perform(command, id: id, line: line, for: client, readAt: readNs, at: now, into: &out)
-                }
-            } catch {
-                reject(error, from: client, at: now, into: &out)
+            guard access == .publish || !command.needsPublish else {
+                forbid("the \"\(command.name)\" command", field: "cmd", id: id, from: client, at: now, into: &out)
+                return
             }
+            if case .load(let request) = command {
+                // Not a reply-only command: it publishes, so it writes its own reply.
+                load(request, id: id, for: client, readAt: readNs, at: now, into: &out)
+            } else {
+                perform(command, id: id, line: line, for: client, readAt: readNs, at: now, into: &out)
+            }
+        case .invalidCommand(_, let error):
+            stats.commands += 1
+            reject(error, from: client, at: now, into: &out)
         }
     }
 
