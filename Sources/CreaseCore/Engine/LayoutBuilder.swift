@@ -14,7 +14,7 @@ struct LayoutBuilder {
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
-        let scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
+        let scene = Scene(app: app, ui: state.ui, geometry: g)
         return build(profile: profile, app: app, state: state, geometry: g, scene: scene)
     }
 
