@@ -237,13 +237,19 @@ public enum TraceEncoding {
 
     /// A gap: `lost` records were not written; the engine is as it is when writing resumed.
     public static func appendGap(engine: Engine, t: UInt64, lost: Int, reason: String, to out: inout [UInt8]) {
+        appendGap(seq: engine.seq, t: t, lost: lost, reason: reason, digest: engine.digest, to: &out) { engine.state.write(to: &$0, app: engine.app) }
+    }
+
+    /// The one gap writer: `state` writes the state object.
+    static func appendGap(seq: Int, t: UInt64, lost: Int, reason: String, digest: UInt64, to out: inout [UInt8],
+                          state: (inout JSONWriter) -> Void) {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
-        w.key("seq"); w.int(engine.seq)
+        w.key("seq"); w.int(seq)
         w.key("t"); w.int(Int(t))
         w.key("gap"); w.beginObject(); w.key("lost"); w.int(lost); w.key("reason"); w.string(reason); w.endObject()
-        w.key("state"); engine.state.write(to: &w, app: engine.app)
-        w.key("digest"); w.string(Digest.hex(engine.digest))
+        w.key("state"); state(&w)
+        w.key("digest"); w.string(Digest.hex(digest))
         w.endObject()
         out.append(contentsOf: w.bytes)
         out.append(0x0A)
@@ -257,16 +263,7 @@ public enum TraceEncoding {
         case .layout(let seq, let json): appendLayout(seq: seq, layout: json, to: &out)
         case .observation(let o): appendObservation(o, to: &out)
         case .gap(let g):
-            var w = JSONWriter(capacity: 512)
-            w.beginObject()
-            w.key("seq"); w.int(g.seq)
-            w.key("t"); w.int(Int(g.t))
-            w.key("gap"); w.beginObject(); w.key("lost"); w.int(g.lost); w.key("reason"); w.string(g.reason); w.endObject()
-            w.key("state"); w.value(g.state)
-            w.key("digest"); w.string(Digest.hex(g.digest))
-            w.endObject()
-            out.append(contentsOf: w.bytes)
-            out.append(0x0A)
+            appendGap(seq: g.seq, t: g.t, lost: g.lost, reason: g.reason, digest: g.digest, to: &out) { $0.value(g.state) }
         case .load(let l): appendLoad(l, to: &out)
         }
     }
