@@ -73,18 +73,6 @@ final class FakeDaemon {
     deinit { try? FileManager.default.removeItem(atPath: directory) }
 }
 
-/// Polls `condition` until it holds; the deadline is far beyond a loaded machine's worst
-/// pause (a writer thread waiting on fdatasync behind builds), not a measure of speed.
-func waitUntil(_ what: String, timeout: Double = 60, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while try !condition() {
-        guard Date() < deadline else { throw CheckTimeout(what: what) }
-        usleep(2000)
-    }
-}
-
-struct CheckTimeout: Error { let what: String }
-
 let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
 
 @Suite struct TraceWriterTests {
