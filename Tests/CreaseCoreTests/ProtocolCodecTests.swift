@@ -21,9 +21,9 @@ import Testing
     }
 
     @Test func errorsWithAndWithoutIdAndField() {
-        #expect(line { Reply.appendError(InputError("badValue", "no", field: "angle", id: .string("x")), to: &$0) }
+        #expect(line { Reply.appendError(InputError(.badValue, "no", field: "angle", id: .string("x")), to: &$0) }
                 == "{\"id\":\"x\",\"ok\":false,\"error\":{\"code\":\"badValue\",\"message\":\"no\",\"field\":\"angle\"}}\n")
-        #expect(line { Reply.appendError(InputError("badJSON", "bad"), to: &$0) }
+        #expect(line { Reply.appendError(InputError(.badJSON, "bad"), to: &$0) }
                 == "{\"ok\":false,\"error\":{\"code\":\"badJSON\",\"message\":\"bad\"}}\n")
     }
 
@@ -72,7 +72,7 @@ import Testing
         func error(_ json: String) -> InputError? {
             do { _ = try command(json); return nil } catch { return error }
         }
-        #expect(error(#"{"cmd":"nope","id":4}"#)?.code == "unknownCommand")
+        #expect(error(#"{"cmd":"nope","id":4}"#)?.code == .unknownCommand)
         #expect(error(#"{"cmd":"nope","id":4}"#)?.id == .number(4))
         #expect(error(#"{"cmd":"subscribe","topics":["weather"]}"#)?.field == "topics[0]")
         #expect(error(#"{"cmd":"subscribe","topics":[]}"#)?.field == "topics")

@@ -37,7 +37,7 @@ extension Layout {
     func item(_ id: String) -> PlacedItem? { bars.lazy.flatMap(\.items).first { $0.id == id } }
     func barHolding(_ id: String) -> Bar? { bars.first { $0.items.contains { $0.id == id } } }
     func hasDiagnostic(_ code: String, _ subject: String? = nil) -> Bool {
-        diagnostics.contains { $0.code == code && (subject == nil || $0.subject == subject) }
+        diagnostics.contains { $0.code.rawValue == code && (subject == nil || $0.subject == subject) }
     }
 }
 

@@ -195,7 +195,7 @@ extension Layout {
     private static func write(_ diagnostics: [Diagnostic], _ w: inout RawWriter) {
         w.byte(UInt8(ascii: "["))
         for (i, d) in diagnostics.enumerated() {
-            w.literal(i == 0 ? #"{"code":"# : #",{"code":"#); w.quoted(d.code)
+            w.literal(i == 0 ? #"{"code":"# : #",{"code":"#); w.quoted(d.code.rawValue)
             w.literal(#","subject":"#); w.quoted(d.subject)
             w.literal(#","message":"#); w.quoted(d.message)
             w.byte(UInt8(ascii: "}"))

@@ -83,7 +83,7 @@ public enum Command: Sendable, Equatable {
         case "observe":
             return .observe(try ObserveRequest.decode(body))
         default:
-            throw InputError("unknownCommand", "unknown command \"\(name)\"; expected one of \(names.joined(separator: ", "))", field: "cmd")
+            throw InputError(.unknownCommand, "unknown command \"\(name)\"; expected one of \(names.joined(separator: ", "))", field: "cmd")
         }
     }
 

@@ -77,7 +77,7 @@ public enum Reply {
             appendLiteral(",", to: &out)
         }
         appendLiteral("\"ok\":false,\"error\":{\"code\":", to: &out)
-        JSONWriter.appendQuoted(error.code, to: &out)
+        JSONWriter.appendQuoted(error.code.rawValue, to: &out)
         appendLiteral(",\"message\":", to: &out)
         JSONWriter.appendQuoted(error.message, to: &out)
         if let field = error.field {

@@ -22,17 +22,17 @@ public enum Wire {
         do {
             value = try JSON.parse(line)
         } catch {
-            throw InputError("badJSON", "invalid JSON: \(error.message) at byte \(error.offset)")
+            throw InputError(.badJSON, "invalid JSON: \(error.message) at byte \(error.offset)")
         }
         guard case .object = value else {
-            throw InputError("wrongType", "a message must be a JSON object, not \(value.typeName)")
+            throw InputError(.wrongType, "a message must be a JSON object, not \(value.typeName)")
         }
         if value["event"] != nil {
             return .event(try Event.decode(value))
         }
         if let cmd = value["cmd"] {
             guard case .string(let name) = cmd else {
-                throw InputError("wrongType", "field \"cmd\" must be a string", field: "cmd", id: value["id"])
+                throw InputError(.wrongType, "field \"cmd\" must be a string", field: "cmd", id: value["id"])
             }
             do {
                 return .command(try Command.decode(name: name, body: value), id: value["id"])
@@ -40,7 +40,7 @@ public enum Wire {
                 return .invalidCommand(name: name, error: error)
             }
         }
-        throw InputError("missingField", "a message needs \"event\" or \"cmd\"", field: "event", id: value["id"])
+        throw InputError(.missingField, "a message needs \"event\" or \"cmd\"", field: "event", id: value["id"])
     }
 
     public static func decode(line: [UInt8]) throws(InputError) -> Inbound {

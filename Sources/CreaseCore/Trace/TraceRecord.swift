@@ -303,7 +303,7 @@ extension TraceRecord {
         func time() throws(InputError) -> UInt64 { UInt64(try r.integer("t", min: 0, max: TraceHeader.maxInteger)) }
         func digest() throws(InputError) -> UInt64 {
             guard let d = Digest.parseHex(try r.string("digest")) else {
-                throw InputError("badValue", "digest must be 16 hex digits", field: "digest")
+                throw InputError(.badValue, "digest must be 16 hex digits", field: "digest")
             }
             return d
         }
@@ -351,11 +351,11 @@ extension TraceRecord {
             try r.rejectUnknown(allowed: ["seq", "batch"])
             let range = try r.array("batch")
             guard range.count == 2, case .number(let f) = range[0], case .number(let l) = range[1] else {
-                throw InputError("wrongType", "batch must be [first, last]", field: "batch")
+                throw InputError(.wrongType, "batch must be [first, last]", field: "batch")
             }
             let first = try FieldReader.checkInteger(f, field: "batch[0]", min: 1, max: TraceHeader.maxInteger)
             let last = try FieldReader.checkInteger(l, field: "batch[1]", min: first, max: TraceHeader.maxInteger)
-            guard last == seq else { throw InputError("badValue", "a batch record's seq is the batch's last event", field: "seq") }
+            guard last == seq else { throw InputError(.badValue, "a batch record's seq is the batch's last event", field: "seq") }
             return .batch(first: first, last: last)
         }
         if let layout = r.optional("layout") {
@@ -372,7 +372,7 @@ extension TraceRecord {
             return .gap(TraceGap(seq: seq, t: try time(), lost: try g.integer("lost", min: 0, max: TraceHeader.maxInteger),
                                  reason: try g.string("reason"), state: try r.required("state"), digest: try digest()))
         }
-        throw InputError("unknownRecord", "a record has one of \"event\", \"load\", \"observe\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
+        throw InputError(.unknownRecord, "a record has one of \"event\", \"load\", \"observe\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
     }
 }
 

@@ -138,7 +138,7 @@ public struct DaemonCore {
             out.log(.warning, "client \(client) connected: \(who); refused: no --allow-read or --allow-publish rule names it")
             stats.forbidden += 1
             let start = out.bytes.count
-            Reply.appendError(InputError("forbidden", policy.refusal(.none, peer: peer, wanted: "")), to: &out.bytes)
+            Reply.appendError(InputError(.forbidden, policy.refusal(.none, peer: peer, wanted: "")), to: &out.bytes)
             out.write(client: client, from: start)
             return .none
         }
@@ -153,7 +153,7 @@ public struct DaemonCore {
         flush(at: now, into: &out)
         if unterminatedBytes > 0, let lines = clients[client]?.lines {
             stats.unterminatedLines += 1
-            var error = InputError("unterminatedLine",
+            var error = InputError(.unterminatedLine,
                                    "the stream ended inside line \(lines + 1): \(unterminatedBytes) bytes with no newline were not applied; end every line with \\n")
             error.line = lines + 1
             let start = out.bytes.count
@@ -169,7 +169,7 @@ public struct DaemonCore {
         stats.oversizedLines += 1
         flush(at: now, into: &out)
         let start = out.bytes.count
-        Reply.appendError(InputError("lineTooLong", "a line of \(length)+ bytes passes the \(config.lineLimit)-byte limit; closing the connection"),
+        Reply.appendError(InputError(.lineTooLong, "a line of \(length)+ bytes passes the \(config.lineLimit)-byte limit; closing the connection"),
                           to: &out.bytes)
         out.write(client: client, from: start)
         out.log(.warning, "client \(client): line longer than \(config.lineLimit) bytes; closing it")
@@ -255,7 +255,7 @@ public struct DaemonCore {
         let c = clients[client]
         let message = config.policy.refusal(c?.access ?? .none, peer: c?.peer, wanted: wanted)
         let start = out.bytes.count
-        var error = InputError("forbidden", message, field: field, id: id)
+        var error = InputError(.forbidden, message, field: field, id: id)
         error.line = c?.lines
         error.ts = ts
         Reply.appendError(error, to: &out.bytes)
