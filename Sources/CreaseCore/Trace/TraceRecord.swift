@@ -227,7 +227,7 @@ public enum TraceEncoding {
     }
 
     /// `layout` is `Engine.layoutJSON()`.
-    public static func appendLayout(seq: Int, layout: [UInt8], to out: inout [UInt8]) {
+    public static func appendLayout<Line: Collection<UInt8>>(seq: Int, layout: Line, to out: inout [UInt8]) {
         appendASCII(#"{"seq":"#, to: &out)
         JSONWriter.appendInt(seq, to: &out)
         appendASCII(#","layout":"#, to: &out)

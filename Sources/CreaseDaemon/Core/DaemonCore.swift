@@ -83,6 +83,8 @@ public struct DaemonCore {
     public var tracing = false
     /// `--fsync always`: an event's reply waits until its trace record is on disk.
     public var acksWaitForDisk = false
+    /// `--trace-layouts`: an event that changes the layout hands the trace its layout line.
+    public var traceLayouts = false
 
     /// Events of the open batch: when each was read, for the latency histogram.
     var batchReadNs: [UInt64] = []
@@ -282,7 +284,14 @@ public struct DaemonCore {
         // the device passes through it.
         if changed { conformance.publish(layout: engine.layout, digest: digest, seq: seq, t: readNs) }
         if tracing {
-            out.append(.record(.event(seq: seq, tNs: readNs, client: client, line: out.keep(line), digest: digest)))
+            let kept = out.keep(line)
+            var layout: Range<Int>?
+            if traceLayouts, changed {
+                let start = out.bytes.count
+                engine.appendLayoutJSON(to: &out.bytes)
+                layout = start..<out.bytes.count
+            }
+            out.append(.record(.event(seq: seq, tNs: readNs, client: client, line: kept, layout: layout, digest: digest)))
         }
         if case .app = envelope.event {
             out.log(.notice, "client \(client) replaced the app with \"\(engine.appName)\" at seq \(seq)")
