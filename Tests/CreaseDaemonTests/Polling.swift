@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Foundation
 
-// Test targets share no sources: CreaseDaemonTests and CreaseToolsTests each hold this file.
+// Test targets share no sources: Tests/CreaseToolsTests/Polling.swift is a link to this file.
 
 /// Polls `condition` until it holds; the deadline is far beyond a loaded machine's worst
 /// pause (a writer thread waiting on fdatasync behind builds), not a measure of speed.
