@@ -112,12 +112,12 @@ public final class Daemon {
             traceWake = wake
             do {
                 let sink = try factory(TraceContext(daemonVersion: DaemonInfo.version, engine: core.engine,
-                                                    currentEngine: { [unowned self] in self.core.engine },
                                                     configJSON: configJSON(), directory: options.traceDirectory,
                                                     labels: options.labels, log: log, wake: { wake.send() }))
                 trace.sink = sink
                 core.tracing = true
                 core.acksWaitForDisk = sink.durableSeq != nil
+                core.traceLayouts = sink.recordsLayouts
             } catch {
                 log.error("cannot open the trace: \(error); running without one")
             }
@@ -289,14 +289,15 @@ public final class Daemon {
     private func record(_ entry: DaemonActions.TraceEntry) {
         guard let sink = trace.sink else { return }
         switch entry {
-        case .event(let seq, let tNs, let client, let line, let digest):
-            actions.bytes.withUnsafeBytes {
-                sink.recordEvent(seq: seq, tNs: tNs, client: client, eventLine: UnsafeRawBufferPointer(rebasing: $0[line]), digest: digest)
+        case .event(let seq, let tNs, let client, let line, let layout, let digest):
+            actions.bytes.withUnsafeBytes { bytes in
+                sink.recordEvent(seq: seq, tNs: tNs, client: client, eventLine: UnsafeRawBufferPointer(rebasing: bytes[line]),
+                                 layoutLine: layout.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }, digest: digest)
             }
         case .queued(let tNs):
-            sink.eventsQueued(atNs: tNs)
+            sink.eventsQueued(atNs: tNs, state: core.engine)
         case .load(let tNs, let load):
-            sink.recordLoad(tNs: tNs, load: load)
+            sink.recordLoad(tNs: tNs, load: load, state: core.engine)
         case .batch(let first, let last):
             sink.recordBatch(firstSeq: first, lastSeq: last)
         case .mark(let seq, let tNs, let label):
@@ -371,7 +372,7 @@ public final class Daemon {
             return nil
         }
         do {
-            let path = try sink.reopen(reason: reason)
+            let path = try sink.reopen(reason: reason, state: core.engine)
             log.notice("\(reason): trace reopened as \(path)")
             return path
         } catch {

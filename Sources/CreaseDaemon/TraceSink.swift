@@ -8,14 +8,22 @@ public protocol TraceSink: AnyObject {
     /// the connection's number, `eventLine` the line as received (the sender's `ts`
     /// included; valid only during the call), `digest` the layout digest after it. An
     /// `app` event's line holds the new manifest, so a replay follows the replacement.
-    func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, digest: UInt64)
+    /// `layoutLine` is the layout line after the event when the event changed the layout
+    /// and the sink `recordsLayouts` (valid only during the call), else nil.
+    func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, layoutLine: UnsafeRawBufferPointer?,
+                     digest: UInt64)
+    /// Whether event records carry their layout lines (`--trace-layouts`).
+    var recordsLayouts: Bool { get }
     /// The layouts of every event recorded since the last call were queued to every
     /// subscriber at `tNs`: each event's record carries its latency, read to queued.
     /// Comes before the batch record and the flush of the batch those events ended.
-    func eventsQueued(atNs tNs: UInt64)
+    /// `state` is the engine now: a file begun (a rotation) or a gap marked before the
+    /// state changes again holds it.
+    func eventsQueued(atNs tNs: UInt64, state: Engine)
     /// A `load` command whose line was read at `tNs`: what it put in place, one seq on
-    /// (`load.t` is the sink's to set). A load is a flush point: every earlier event is queued.
-    func recordLoad(tNs: UInt64, load: TraceLoad)
+    /// (`load.t` is the sink's to set), and `state`, the engine it made. A load is a flush
+    /// point: every earlier event is queued.
+    func recordLoad(tNs: UInt64, load: TraceLoad, state: Engine)
     /// Events `firstSeq...lastSeq` were published as one layout (only for batches
     /// of two or more; a seq not covered by a batch was published alone, if it
     /// changed the layout).
@@ -29,8 +37,8 @@ public protocol TraceSink: AnyObject {
     /// Sinks that write from another thread wake it here, once per batch rather than per event.
     func flush()
     /// Closes the current file and starts a new one (SIGHUP, `trace rotate`) whose
-    /// header holds the state now; returns the new file's path.
-    func reopen(reason: String) throws -> String
+    /// header holds `state`, the engine now; returns the new file's path.
+    func reopen(reason: String, state: Engine) throws -> String
     /// With `--fsync always`, the highest seq whose record is on disk (or counted
     /// lost): the daemon holds each event's reply until its seq is covered, and
     /// checks again when the sink calls `TraceContext.wake`. Nil: replies need not wait.
@@ -50,8 +58,6 @@ public struct TraceContext {
     public let daemonVersion: String
     /// The engine as the daemon starts: profile, app and initial state.
     public let engine: Engine
-    /// The engine now (loop thread only): the header of a rotated file holds its state.
-    public let currentEngine: () -> Engine
     /// The daemon's configuration as a JSON object.
     public let configJSON: [UInt8]
     /// `--trace-dir`, if given.
@@ -62,12 +68,11 @@ public struct TraceContext {
     /// Thread-safe: tells the loop that `durableSeq` moved.
     public let wake: @Sendable () -> Void
 
-    public init(daemonVersion: String, engine: Engine, currentEngine: @escaping () -> Engine, configJSON: [UInt8],
+    public init(daemonVersion: String, engine: Engine, configJSON: [UInt8],
                 directory: String?, labels: [Label] = [], log: Logger, wake: @escaping @Sendable () -> Void) {
         self.labels = labels
         self.daemonVersion = daemonVersion
         self.engine = engine
-        self.currentEngine = currentEngine
         self.configJSON = configJSON
         self.directory = directory
         self.log = log

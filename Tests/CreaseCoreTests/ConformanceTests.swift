@@ -51,7 +51,7 @@ private func closed() throws -> Engine { try engine(builtin("tabs"), []) }
     ])
     func refused(json: String, code: String, field: String) {
         let e = decodeError(json)
-        #expect(e?.code == code, "\(String(describing: e))")
+        #expect(e?.code.rawValue == code, "\(String(describing: e))")
         #expect(e?.field == field, "\(String(describing: e))")
         #expect(e?.id == .string("o"))
     }

@@ -113,7 +113,7 @@ import Testing
         let before = e.layoutJSON()
         #expect(throws: InputError.self) { try e.apply(event) }
         do { try e.apply(event) } catch {
-            #expect(error.code == code && error.field == field)
+            #expect(error.code.rawValue == code && error.field == field)
         }
         #expect(e.layoutJSON() == before && e.seq == 0)
     }

@@ -92,7 +92,7 @@ import Testing
             _ = try decode(text)
             Issue.record("accepted \(text)")
         } catch {
-            #expect(error.code == code && error.field == field, "\(error)")
+            #expect(error.code.rawValue == code && error.field == field, "\(error)")
         }
     }
 
@@ -100,8 +100,10 @@ import Testing
     func framing() throws {
         guard case .ignorable = try decode("   ") else { Issue.record("blank"); return }
         guard case .ignorable = try decode("# a note") else { Issue.record("comment"); return }
-        guard case .command(let name, let id, _) = try decode(#"{"cmd":"hello","id":"a"}"#) else { Issue.record("command"); return }
-        #expect(name == "hello" && id == .string("a"))
+        guard case .command(let command, let id) = try decode(#"{"cmd":"hello","id":"a"}"#) else { Issue.record("command"); return }
+        #expect(command == .hello && command.name == "hello" && id == .string("a"))
+        guard case .invalidCommand(let name, let error) = try decode(#"{"cmd":"mark","id":7}"#) else { Issue.record("invalid command"); return }
+        #expect(name == "mark" && error.code == .missingField && error.field == "label" && error.id == .number(7))
         do {
             _ = try decode(#"{"event":"hinge","angle":500,"id":42}"#)
             Issue.record("accepted a hinge angle of 500")
@@ -133,7 +135,7 @@ import Testing
             _ = try App.decode(json: Array(text.utf8))
             Issue.record("accepted")
         } catch {
-            #expect(error.code == code && error.field == field, "\(error)")
+            #expect(error.code.rawValue == code && error.field == field, "\(error)")
         }
     }
 

@@ -2,7 +2,7 @@ import Testing
 @testable import CreaseCore
 
 private func decodeEvent(_ line: String) throws(InputError) -> EventEnvelope {
-    guard case .event(let e) = try Wire.decode(line: Array(line.utf8)) else { throw InputError("test", "not an event") }
+    guard case .event(let e) = try Wire.decode(line: Array(line.utf8)) else { throw InputError(.wrongType, "not an event") }
     return e
 }
 
@@ -29,17 +29,17 @@ private func stateJSON(_ e: Engine) throws -> JSONValue { try JSON.parse(e.state
     ])
     func rangeErrorsSayWhatTheyGot(line: String, got: String) throws {
         let e = try #require(rejection(line))
-        #expect(e.code == "outOfRange" && e.message.hasSuffix(got), "\(e)")
+        #expect(e.code == .outOfRange && e.message.hasSuffix(got), "\(e)")
     }
 
     @Test("range errors outside events say what they got too: commands, profiles, manifests")
     func otherRangeErrors() throws {
         let topics = try #require(inputError { _ = try Command.decode(name: "subscribe", body: try json(#"{"cmd":"subscribe","topics":[]}"#)) })
-        #expect(topics.code == "outOfRange" && topics.message.hasSuffix("got []"))
+        #expect(topics.code == .outOfRange && topics.message.hasSuffix("got []"))
         #expect(inputError { _ = try DeviceProfile.decode(try json(#"{"itemLength":30}"#)) }?.message.hasSuffix("got 30") == true)
         #expect(inputError { _ = try DeviceProfile.decode(try json(#"{"outerWidth":20000}"#)) }?.message.hasSuffix("got 20000") == true)
         let bands = try #require(inputError { _ = try DeviceProfile.decode(try json(#"{"hingeHysteresis":90}"#)) })
-        #expect(bands.code == "outOfRange" && bands.message.contains("got 90 around thresholds"), "\(bands)")
+        #expect(bands.code == .outOfRange && bands.message.contains("got 90 around thresholds"), "\(bands)")
     }
 
     @Test("a rejected event carries its ts; the error reply echoes line and ts beside the id")
@@ -55,7 +55,7 @@ private func stateJSON(_ e: Engine) throws -> JSONValue { try JSON.parse(e.state
         #expect(reply["line"] == .number(57) && reply["ts"] == .number(1_700_000_000_123) && reply["ok"] == .bool(false))
         #expect(reply["id"] == nil && reply["error"]?["code"] == .string("outOfRange"))
         out.removeAll()
-        Reply.appendError(InputError("badJSON", "x"), to: &out)
+        Reply.appendError(InputError(.badJSON, "x"), to: &out)
         #expect(String(decoding: out, as: UTF8.self) == #"{"ok":false,"error":{"code":"badJSON","message":"x"}}"# + "\n")
     }
 }
@@ -69,7 +69,7 @@ private func stateJSON(_ e: Engine) throws -> JSONValue { try JSON.parse(e.state
         #expect(try decodeEvent(#"{"event":"orientation","value":"landscapeLeft","convention":"interface"}"#).event == .orientation(.landscapeLeft))
         #expect(try decodeEvent(#"{"event":"orientation","value":"landscapeLeft"}"#).event == .orientation(.landscapeLeft))
         let bad = try #require(rejection(#"{"event":"orientation","value":"portrait","convention":"gravity","id":4}"#))
-        #expect(bad.code == "badValue" && bad.field == "convention" && bad.id == .number(4))
+        #expect(bad.code == .badValue && bad.field == "convention" && bad.id == .number(4))
     }
 
     @Test("a trace keeps the line as sent, convention included, and replays it to the same digest")
@@ -117,7 +117,7 @@ private func stateJSON(_ e: Engine) throws -> JSONValue { try JSON.parse(e.state
         var open = daemon
         try open.apply(.hinge(angle: 180))
         let error = try #require(inputError { _ = try LoadRequest(state: try stateJSON(open), digest: daemon.digest).loaded(onto: daemon) })
-        #expect(error.code == "digestMismatch" && error.field == "digest")
+        #expect(error.code == .digestMismatch && error.field == "digest")
         #expect(error.message.contains(Digest.hex(open.digest)) && error.message.contains(Digest.hex(daemon.digest)))
     }
 

@@ -37,7 +37,7 @@ extension Layout {
     func item(_ id: String) -> PlacedItem? { bars.lazy.flatMap(\.items).first { $0.id == id } }
     func barHolding(_ id: String) -> Bar? { bars.first { $0.items.contains { $0.id == id } } }
     func hasDiagnostic(_ code: String, _ subject: String? = nil) -> Bool {
-        diagnostics.contains { $0.code == code && (subject == nil || $0.subject == subject) }
+        diagnostics.contains { $0.code.rawValue == code && (subject == nil || $0.subject == subject) }
     }
 }
 
@@ -97,7 +97,7 @@ struct RandomEvents {
 func reachableDeclaredIds(_ e: Engine) -> [String] {
     let app = e.app, ui = e.state.ui
     let g = ScreenGeometryRule.geometry(profile: e.profile, state: e.state)
-    let scene = Scene(app: app, ui: ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
+    let scene = Scene(app: app, ui: ui, geometry: g)
     var ids: [String] = []
     func add(_ items: [Item]) { ids += items.filter { $0.kind == .button }.map(\.id) }
     let screens = scene.columns.isEmpty ? [scene.primary] : scene.columns

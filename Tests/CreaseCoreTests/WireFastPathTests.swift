@@ -10,7 +10,7 @@ import Testing
     func full(_ line: [UInt8]) -> Result<EventEnvelope, InputError> {
         Result { () throws(InputError) in
             let value: JSONValue
-            do { value = try JSON.parse(line) } catch let e as JSONError { throw InputError("badJSON", e.message) } catch { throw InputError("badJSON", "\(error)") }
+            do { value = try JSON.parse(line) } catch let e as JSONError { throw InputError(.badJSON, e.message) } catch { throw InputError(.badJSON, "\(error)") }
             return try Event.decode(value)
         }
     }

@@ -16,6 +16,8 @@ private struct CoreDriver {
     var records: [DaemonActions.TraceEntry] = []
     /// The lines of recorded events, as the trace sink got them.
     var recordedLines: [String] = []
+    /// The layout line each recorded event handed the sink (nil: none).
+    var recordedLayouts: [String?] = []
     var traceFlushes = 0
     var reopenRequests: [(client: Int, id: JSONValue?)] = []
     var logs: [String] = []
@@ -77,7 +79,10 @@ private struct CoreDriver {
             case .closeAfterWrites(let client): closed.append(client)
             case .record(let entry):
                 records.append(entry)
-                if case .event(_, _, _, let line, _) = entry { recordedLines.append(String(decoding: actions.bytes[line], as: UTF8.self)) }
+                if case .event(_, _, _, let line, let layout, _) = entry {
+                    recordedLines.append(String(decoding: actions.bytes[line], as: UTF8.self))
+                    recordedLayouts.append(layout.map { String(decoding: actions.bytes[$0], as: UTF8.self) })
+                }
             case .flushTrace: traceFlushes += 1
             case .reopenTrace(let client, let id): reopenRequests.append((client, id))
             case .log(_, let message): logs.append(message)
@@ -150,7 +155,7 @@ private func orientation(_ value: String, id: Int) -> String {
         d.endOfIteration()
         #expect(d.received[1] == nil)
         #expect(d.traceFlushes == 1)
-        let seqs = d.records.compactMap { if case .event(let seq, _, 1, _, _) = $0 { seq } else { nil } }
+        let seqs = d.records.compactMap { if case .event(let seq, _, 1, _, _, _) = $0 { seq } else { nil } }
         #expect(seqs == [1, 2, 3])
         d.durable(upTo: 2)
         #expect(d.take(1).map { $0["seq"] } == [.number(1), .number(2)])
@@ -564,6 +569,21 @@ private func orientation(_ value: String, id: Int) -> String {
             }
         }
         #expect(kinds == ["event", "event", "queued \(d.now)", "batch"], "\(kinds)")
+    }
+
+    @Test func withTraceLayoutsAnEventThatChangesTheLayoutHandsTheTraceItsLayoutLine() {
+        var d = CoreDriver(tracing: true)
+        d.connect(1)
+        d.read([hinge(90)], from: 1)
+        let afterHinge = String(decoding: d.core.engine.layoutJSON(), as: UTF8.self)
+        d.read([hinge(91)], from: 1)   // the same pose: the layout stays
+        #expect(d.recordedLayouts == [nil, nil], "without --trace-layouts no event carries a layout")
+        d.core.traceLayouts = true
+        d.read([orientation("landscapeLeft", id: 1)], from: 1)
+        let afterTurn = String(decoding: d.core.engine.layoutJSON(), as: UTF8.self)
+        d.read([hinge(92)], from: 1)
+        #expect(afterTurn != afterHinge)
+        #expect(d.recordedLayouts == [nil, nil, afterTurn, nil])
     }
 
     @Test func labelsAreInHelloAndStats() throws {

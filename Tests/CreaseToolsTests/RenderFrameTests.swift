@@ -70,7 +70,7 @@ import Testing
 
         // Diagnostics: all listed, numbered, and a callout for each whose subject is drawn.
         let listed = root.all("g", class: "diagnostic")
-        #expect(listed.map { $0["data-code"] } == layout.diagnostics.map(\.code), "\(name)")
+        #expect(listed.map { $0["data-code"] } == layout.diagnostics.map(\.code.rawValue), "\(name)")
         #expect(listed.map { $0["data-n"] } == layout.diagnostics.indices.map { String($0 + 1) }, "\(name)")
         let catalog = ItemCatalog(app: e.app)
         let anchored = layout.diagnostics.enumerated().filter { DiagnosticAnchor.frame(of: $0.element.subject, in: layout, catalog: catalog) != nil }

@@ -5,7 +5,7 @@
 // sanitizer instrumentation.
 //
 // Input: byte 0 picks the command name (one of Command.names, an unknown name, or
-// the line's own "cmd" as the daemon reads it); the rest is one NDJSON line.
+// the line's own "cmd", decoded by Wire as the daemon reads it); the rest is one NDJSON line.
 // Checked on every input, besides "no crash, no sanitizer report":
 // - an error carries the message's id and becomes one line of valid JSON;
 // - subscribe names at least one topic, and no decoded topic list repeats one;
@@ -55,34 +55,47 @@ public func fuzzCommand(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     let name: String
     let body: JSONValue
+    let command: Command
     if selector == Command.names.count + 1 {
-        // As the daemon reads it: Wire decides whether this is a command at all.
+        // As the daemon reads it: Wire decides whether this is a command at all, and decodes it.
+        let inbound: Inbound
         do throws(InputError) {
-            guard case .command(let n, let id, let b) = try Wire.decode(line: line) else { return 0 }
-            check(id == b["id"], "Wire's id is not the body's id")
-            name = n
-            body = b
+            inbound = try Wire.decode(line: line)
         } catch {
             var out: [UInt8] = []
             Reply.appendError(error, to: &out)
             checkLine(out, id: error.id, what: "Wire error reply")
             return 0
         }
+        switch inbound {
+        case .ignorable, .event:
+            return 0
+        case .invalidCommand(_, let error):
+            check(error.id == (try? JSON.parse(line))?["id"], "the error lost the message's id")
+            var out: [UInt8] = []
+            Reply.appendError(error, to: &out)
+            checkLine(out, id: error.id, what: "error reply")
+            return 0
+        case .command(let c, let id):
+            guard let b = try? JSON.parse(line) else { fatalError("FuzzCommand: Wire decoded a command from a line that is not JSON") }
+            check(id == b["id"], "Wire's id is not the body's id")
+            name = c.name
+            body = b
+            command = c
+        }
     } else {
         guard let b = try? JSON.parse(line) else { return 0 }
         name = selector < Command.names.count ? Command.names[selector] : "no-such-command"
         body = b
-    }
-
-    let command: Command
-    do throws(InputError) {
-        command = try Command.decode(name: name, body: body)
-    } catch {
-        check(error.id == body["id"], "the error lost the message's id")
-        var out: [UInt8] = []
-        Reply.appendError(error, to: &out)
-        checkLine(out, id: error.id, what: "error reply")
-        return 0
+        do throws(InputError) {
+            command = try Command.decode(name: name, body: body)
+        } catch {
+            check(error.id == body["id"], "the error lost the message's id")
+            var out: [UInt8] = []
+            Reply.appendError(error, to: &out)
+            checkLine(out, id: error.id, what: "error reply")
+            return 0
+        }
     }
     check(Command.names.contains(name), "an unknown command \"\(name)\" decoded")
     switch command {

@@ -81,7 +81,7 @@ public func fuzzManifest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         app = try App.decode(json: manifest)
     } catch {
         // Only two errors have no field to name: bad JSON, and a manifest that is not an object.
-        let topLevel = error.code == "badJSON" || (error.code == "wrongType" && error.message.hasPrefix("manifest must be"))
+        let topLevel = error.code == .badJSON || (error.code == .wrongType && error.message.hasPrefix("manifest must be"))
         check(error.field != nil || topLevel, "manifest error names no field: \(error)")
         var out: [UInt8] = []
         Reply.appendError(error, to: &out)

@@ -93,6 +93,8 @@ public func fuzzWire(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                     switch try Wire.decode(line: line) {
                     case .ignorable, .command:
                         break
+                    case .invalidCommand(_, let error):
+                        checkErrorReply(error)
                     case .event(let envelope):
                         do throws(InputError) {
                             try engine.apply(envelope.event)

@@ -222,7 +222,7 @@ extension Observation {
         }
         o.complete = try r.optionalBool("complete") ?? false
         if o.complete, o.items == nil {
-            throw InputError("missingField", "observed: \"complete\" says the items list everything on screen, so \"items\" is needed",
+            throw InputError(.missingField, "observed: \"complete\" says the items list everything on screen, so \"items\" is needed",
                              field: r.fieldPath("items"))
         }
         return o

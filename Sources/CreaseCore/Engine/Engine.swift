@@ -48,8 +48,8 @@ public struct Engine: Sendable {
         self.seq = seq
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
         inputs = LayoutInputs(state, profile: profile)
-        sceneKey = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
-        scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
+        sceneKey = SceneKey(ui: state.ui, geometry: g)
+        scene = Scene(app: app, key: sceneKey)
         layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
         body = encoder.encode(layout)
         digest = digestAlgorithm.digest(body)
@@ -99,10 +99,10 @@ public struct Engine: Sendable {
             return digest != old
         }
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
-        let key = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
+        let key = SceneKey(ui: state.ui, geometry: g)
         if force || key != sceneKey {
             sceneKey = key
-            scene = Scene(app: app, ui: state.ui, display: g.display, portrait: key.portrait, compactWidth: key.compactWidth)
+            scene = Scene(app: app, key: key)
         }
         // Changed inputs almost always change the layout, so it is encoded without first
         // comparing it with the old one; the digest tells whether anything changed.
@@ -125,15 +125,7 @@ public struct Engine: Sendable {
     /// Appends the layout line to `out` without building it separately first.
     public func appendLayoutJSON(to out: inout [UInt8]) { Layout.appendAssembled(seq: seq, digest: digest, body: body, to: &out) }
 
-    public func diagnosticsJSON() -> [UInt8] {
-        var w = JSONWriter()
-        w.beginArray()
-        for d in layout.diagnostics {
-            w.beginObject(); w.key("code"); w.string(d.code); w.key("subject"); w.string(d.subject); w.key("message"); w.string(d.message); w.endObject()
-        }
-        w.endArray()
-        return w.bytes
-    }
+    public func diagnosticsJSON() -> [UInt8] { layout.diagnosticsJSON() }
 
     public var appName: String { app.name }
     public var profileName: String { profile.name }
@@ -174,9 +166,27 @@ struct LayoutInputs: Equatable {
     }
 }
 
+/// What the scene is derived from: the UI state and, of the geometry, the display, the
+/// orientation and the width class. The one place geometry becomes the scene's inputs.
 struct SceneKey: Equatable {
     var ui: UIState
     var display: Display
     var portrait: Bool
     var compactWidth: Bool
+
+    init(ui: UIState, geometry g: ScreenGeometry) {
+        self.ui = ui
+        display = g.display
+        portrait = !g.orientation.isLandscape
+        compactWidth = g.sizeClass.horizontal == .compact
+    }
+}
+
+extension Scene {
+    init(app: App, key: SceneKey) {
+        self.init(app: app, ui: key.ui, display: key.display, portrait: key.portrait, compactWidth: key.compactWidth)
+    }
+
+    /// The scene of `ui` in this geometry.
+    init(app: App, ui: UIState, geometry: ScreenGeometry) { self.init(app: app, key: SceneKey(ui: ui, geometry: geometry)) }
 }

@@ -14,7 +14,7 @@ struct LayoutBuilder {
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
-        let scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
+        let scene = Scene(app: app, ui: state.ui, geometry: g)
         return build(profile: profile, app: app, state: state, geometry: g, scene: scene)
     }
 
@@ -50,7 +50,7 @@ struct LayoutBuilder {
         let primaryArea = columnFrames.last ?? contentArea
         let vertical = OptOutRule.barsVertical(geometry: g, behavior: primary.verticalBehavior, area: primaryArea)
         if g.verticalPossible, primary.verticalBehavior != .disabled, !vertical {
-            note("detailAwayFromBarEdge", primary.id,
+            note(.detailAwayFromBarEdge, primary.id,
                  "the detail column does not sit along the \(g.appSide.rawValue) edge that holds the vertical bar, so its items stay horizontal")
         }
 
@@ -64,7 +64,7 @@ struct LayoutBuilder {
         if let d = ReservedRegionRule.division(g, pose: state.pose, profile: p) { regions.append(d) }
         if let k = ReservedRegionRule.keyboard(g) { regions.append(k) }
         if g.keyboardClamped {
-            note("keyboardClamped", "keyboard", "the reported keyboard height was clamped to \(Int(ScreenGeometryRule.maxKeyboardShare * 100))% of the screen height")
+            note(.keyboardClamped, "keyboard", "the reported keyboard height was clamped to \(Int(ScreenGeometryRule.maxKeyboardShare * 100))% of the screen height")
         }
         // Tabs that go with the primary screen's bars.
         var tabs: [Tab] = []
@@ -192,7 +192,7 @@ struct LayoutBuilder {
             sheet: sheetInfo, inspector: inspectorInfo, custom: custom, floating: floating, diagnostics: diagnostics)
     }
 
-    mutating func note(_ code: String, _ subject: String, _ message: String) {
+    mutating func note(_ code: Diagnostic.Code, _ subject: String, _ message: String) {
         diagnostics.append(Diagnostic(code: code, subject: subject, message: message))
     }
 
@@ -219,7 +219,7 @@ struct LayoutBuilder {
         var rowEntries: [BarEntry] = []
         for item in rowItems {
             if !rowExists && item.kind == .button {
-                note("itemHidden", item.id, "\"\(item.id)\" can only be horizontal and this screen has no horizontal bar (no title row), so it is hidden")
+                note(.itemHidden, item.id, "\"\(item.id)\" can only be horizontal and this screen has no horizontal bar (no title row), so it is hidden")
                 continue
             }
             var e = EntryBuilder.item(item, group: rowEntries.count, bottom: false, vertical: false, profile: p)
@@ -239,10 +239,10 @@ struct LayoutBuilder {
                 tabEntries.append(EntryBuilder.tab(tab, group: Int.max - 1, profile: p))
             } else {
                 menu.tabs.append(tab.id)
-                note("titleOnlyTab", tab.id, "tab \"\(tab.id)\" has no symbol, so it cannot be shown in the vertical bar; it is in the overflow menu (give it a systemImage)")
+                note(.titleOnlyTab, tab.id, "tab \"\(tab.id)\" has no symbol, so it cannot be shown in the vertical bar; it is in the overflow menu (give it a systemImage)")
             }
             if let s = tab.symbol, SymbolRule.isReservedEllipsis(s) {
-                note("reservedEllipsis", tab.id, "the ellipsis symbol is reserved for the system overflow menu; give \"\(tab.id)\" a symbol of its own")
+                note(.reservedEllipsis, tab.id, "the ellipsis symbol is reserved for the system overflow menu; give \"\(tab.id)\" a symbol of its own")
             }
         }
 
@@ -259,7 +259,7 @@ struct LayoutBuilder {
         menu.displaced = column.displaced + menu.displaced
         menu.tabs += column.tabsInMenu
         if column.lastResort {
-            note("columnTooShort", screen.id, "the vertical bar has too little room for its pinned items; some moved to the title row or the overflow menu")
+            note(.columnTooShort, screen.id, "the vertical bar has too little room for its pinned items; some moved to the title row or the overflow menu")
         }
 
         // Last resort: pinned items or the overflow button move to the title row, which then exists even without a title.
@@ -415,18 +415,18 @@ struct LayoutBuilder {
         if vertical, let bar = verticalSheetBar(sheet, frame: frame) {
             bars.append(bar)
             if sheet.toolbar.filter({ $0.kind == .button }).count == 1 {
-                note("singleControlSheet", sheet.id, "sheet \"\(sheet.id)\" has a single control; a vertical bar costs width for little gain: consider toolbarVerticalBehavior(.disabled)")
+                note(.singleControlSheet, sheet.id, "sheet \"\(sheet.id)\" has a single control; a vertical bar costs width for little gain: consider toolbarVerticalBehavior(.disabled)")
             }
         } else {
             if vertical {
                 vertical = false
-                note("columnTooShort", sheet.id, "sheet \"\(sheet.id)\" has no room for a vertical bar here, so its items stay horizontal")
+                note(.columnTooShort, sheet.id, "sheet \"\(sheet.id)\" has no room for a vertical bar here, so its items stay horizontal")
             }
             let band = Rect(x: frame.x, y: frame.y, w: frame.w, h: p.navigationBarHeight)
             addHorizontalPanelBar(id: "\(sheet.id).sheet", container: sheet.id, role: .sheet, band: band, items: sheet.toolbar)
         }
         if sheet.placement == .trailing, !sheet.detents.contains(.large) {
-            note("trailingSheetDetents", sheet.id, "trailing sheet \"\(sheet.id)\" lacks the large detent; in the 27.1 beta such sheets sometimes missed their vertical bar: check it open and partly folded")
+            note(.trailingSheetDetents, sheet.id, "trailing sheet \"\(sheet.id)\" lacks the large detent; in the 27.1 beta such sheets sometimes missed their vertical bar: check it open and partly folded")
         }
         return SheetInfo(id: sheet.id, placement: sheet.placement, frame: frame, axis: vertical ? .vertical : .horizontal)
     }
@@ -450,7 +450,7 @@ struct LayoutBuilder {
         guard !out.lastResort else { return nil }
         // A sheet has no title row: a horizontal-only item has no horizontal bar here.
         for item in hiddenHere {
-            note("itemHidden", item.id, "\"\(item.id)\" can only be horizontal and sheet \"\(sheet.id)\" has a vertical bar only, so it is hidden")
+            note(.itemHidden, item.id, "\"\(item.id)\" can only be horizontal and sheet \"\(sheet.id)\" has a vertical bar only, so it is hidden")
         }
         menu.displaced = out.displaced
         let edge = BarSideRule.edge(for: side, direction: g.direction)
@@ -516,10 +516,10 @@ struct LayoutBuilder {
             }
             let collides = RegionKind.allCases.filter { kind in regions.contains { $0.kind == kind && $0.frame.intersects(frame) } }
             if vertical && !bar.followsVerticalEdge {
-                note("customBarStaysPut", bar.id, "custom \(bar.kind.rawValue) \"\(bar.id)\" will not move into the vertical bar; use the system container, or lay it out from toolbarVerticalEdge and the safe area")
+                note(.customBarStaysPut, bar.id, "custom \(bar.kind.rawValue) \"\(bar.id)\" will not move into the vertical bar; use the system container, or lay it out from toolbarVerticalEdge and the safe area")
             }
             if !collides.isEmpty {
-                note("customBarCollides", bar.id, "custom bar \"\(bar.id)\" overlaps \(collides.map(\.rawValue).joined(separator: ", ")); query reserved regions")
+                note(.customBarCollides, bar.id, "custom bar \"\(bar.id)\" overlaps \(collides.map(\.rawValue).joined(separator: ", ")); query reserved regions")
             }
             out.append(CustomInfo(id: bar.id, frame: frame, verticalBarEdge: preferredEdge, collides: collides))
         }
@@ -546,10 +546,10 @@ struct LayoutBuilder {
             }
             let frame = Rect(x: x, y: g.height - bottomInset - p.floatingInset - button.size, w: button.size, h: button.size)
             if regions.contains(where: { $0.kind == .division && $0.frame.intersects(frame) }) {
-                note("floatingButtonOnFold", button.id, "floating button \"\(button.id)\" sits on the fold, where buttons are hard to tap; move it to one side of the division region")
+                note(.floatingButtonOnFold, button.id, "floating button \"\(button.id)\" sits on the fold, where buttons are hard to tap; move it to one side of the division region")
             }
             if !fromSafeArea {
-                note("floatingButtonFromScreenEdge", button.id, "floating button \"\(button.id)\" is placed from the screen edge; offset it from the safe area so the controls never hide it")
+                note(.floatingButtonFromScreenEdge, button.id, "floating button \"\(button.id)\" is placed from the screen edge; offset it from the safe area so the controls never hide it")
             }
             out.append(FloatingInfo(id: button.id, frame: frame))
         }
@@ -561,13 +561,13 @@ struct LayoutBuilder {
     mutating func itemDiagnostics(_ item: Item, vertical: Bool) {
         guard item.kind == .button else { return }
         if let s = item.symbol, SymbolRule.isReservedEllipsis(s) {
-            note("reservedEllipsis", item.id, "the ellipsis symbol is reserved for the system overflow menu; give \"\(item.id)\" a symbol of its own")
+            note(.reservedEllipsis, item.id, "the ellipsis symbol is reserved for the system overflow menu; give \"\(item.id)\" a symbol of its own")
         }
         if vertical, item.symbol == nil, !item.customView, item.axisBehavior != .horizontalOnly {
-            note("titleOnlyItem", item.id, "\"\(item.id)\" has a title and no symbol, so it stays horizontal; give it a symbol to let it join the vertical bar")
+            note(.titleOnlyItem, item.id, "\"\(item.id)\" has a title and no symbol, so it stays horizontal; give it a symbol to let it join the vertical bar")
         }
         if item.title == nil {
-            note("missingTitle", item.id, "\"\(item.id)\" has no title; the overflow menu shows each item's title, so give every item one")
+            note(.missingTitle, item.id, "\"\(item.id)\" has no title; the overflow menu shows each item's title, so give every item one")
         }
     }
 
@@ -575,7 +575,7 @@ struct LayoutBuilder {
         guard let item = (screen.toolbar.first { $0.id == id }), item.badge != nil else { return }
         let advice = item.priority < VisibilityPriority.high
             ? "give it visibilityPriority(.high) so its status stays visible" : "even its high priority did not keep it in the bar here"
-        note("badgedItemInOverflow", id, "\"\(id)\" shows a badge but is in the overflow menu; \(advice)")
+        note(.badgedItemInOverflow, id, "\"\(id)\" shows a badge but is in the overflow menu; \(advice)")
     }
 
     mutating func manifestDiagnostics(_ screen: Screen, vertical: Bool) {
@@ -583,7 +583,7 @@ struct LayoutBuilder {
         if let tv = scene.tabView, case .tabView(let spec) = app.containers[tv] {
             let behaviors = spec.tabs.map { OptOutRule.rootBehavior(app.containers[$0.content], app: app) }
             if let first = behaviors.first, behaviors.contains(where: { $0 != first }) {
-                note("inconsistentOptOut", spec.id, "tabs of \"\(spec.id)\" opt out of the vertical bar differently; the layout will jump as people switch tabs")
+                note(.inconsistentOptOut, spec.id, "tabs of \"\(spec.id)\" opt out of the vertical bar differently; the layout will jump as people switch tabs")
             }
         }
     }

@@ -59,7 +59,7 @@ extension DeviceState {
         s.pose = try r.enumeration("pose", Pose.self)
         // The display follows from the pose; when given it must say the same.
         if let display = try r.optionalEnumeration("display", Display.self), display != s.display {
-            throw InputError("badValue", "field \"display\" is \"\(display.rawValue)\", but pose \"\(s.pose.rawValue)\" shows the \(s.display.rawValue) display",
+            throw InputError(.badValue, "field \"display\" is \"\(display.rawValue)\", but pose \"\(s.pose.rawValue)\" shows the \(s.display.rawValue) display",
                              field: "display")
         }
         s.orientation = try r.enumeration("orientation", Orientation.self)
@@ -82,7 +82,7 @@ extension DeviceState {
             let tv = try e.string("tabView"), tab = try e.string("tab")
             guard let ci = app.containers.firstIndex(where: { $0.id == tv }), case .tabView(let spec) = app.containers[ci],
                   let ti = spec.tabs.firstIndex(where: { $0.id == tab }) else {
-                throw InputError("unknownId", "state names tab \"\(tab)\" of \"\(tv)\", which the manifest lacks", field: "ui.selectedTabs[\(i)]")
+                throw InputError(.unknownId, "state names tab \"\(tab)\" of \"\(tv)\", which the manifest lacks", field: "ui.selectedTabs[\(i)]")
             }
             s.ui.selectedTab[ci] = ti
         }
@@ -90,12 +90,12 @@ extension DeviceState {
             let e = try FieldReader(v, path: "ui.stacks[\(i)]", what: "stack")
             let sid = try e.string("stack")
             guard let ci = app.containers.firstIndex(where: { $0.id == sid }), case .navigationStack(let spec) = app.containers[ci] else {
-                throw InputError("unknownId", "state names stack \"\(sid)\", which the manifest lacks", field: "ui.stacks[\(i)]")
+                throw InputError(.unknownId, "state names stack \"\(sid)\", which the manifest lacks", field: "ui.stacks[\(i)]")
             }
             var pushed: [Int] = []
             for p in try e.array("pushed") {
                 guard case .string(let screenId) = p, let si = spec.screens.first(where: { app.screens[$0].id == screenId }) else {
-                    throw InputError("unknownId", "state pushes an unknown screen on \"\(sid)\"", field: "ui.stacks[\(i)].pushed")
+                    throw InputError(.unknownId, "state pushes an unknown screen on \"\(sid)\"", field: "ui.stacks[\(i)].pushed")
                 }
                 pushed.append(si)
             }
@@ -109,19 +109,19 @@ extension DeviceState {
             for (si, screen) in app.screens.enumerated() {
                 if let k = screen.sheets.firstIndex(where: { $0.id == sheetId }) { found = .init(screen: si, sheet: k) }
             }
-            guard let found else { throw InputError("unknownId", "state presents unknown sheet \"\(sheetId)\"", field: "ui.sheet") }
+            guard let found else { throw InputError(.unknownId, "state presents unknown sheet \"\(sheetId)\"", field: "ui.sheet") }
             s.ui.sheet = found
         }
         for v in try ui.array("inspectors") {
             guard case .string(let screenId) = v, let si = app.screens.firstIndex(where: { $0.id == screenId }),
                   app.screens[si].inspector != nil else {
-                throw InputError("unknownId", "state shows the inspector of a screen that declares none", field: "ui.inspectors")
+                throw InputError(.unknownId, "state shows the inspector of a screen that declares none", field: "ui.inspectors")
             }
             s.ui.inspector[si] = true
         }
         // As the state machine keeps it: a sheet belongs to a screen on screen.
         if let sheet = s.ui.sheet, !VisiblePath(app: app, ui: s.ui).visibleScreens(app: app, ui: s.ui).contains(sheet.screen) {
-            throw InputError("invalidState", "state presents a sheet of screen \"\(app.screens[sheet.screen].id)\", which is not visible", field: "ui.sheet")
+            throw InputError(.invalidState, "state presents a sheet of screen \"\(app.screens[sheet.screen].id)\", which is not visible", field: "ui.sheet")
         }
         return s
     }

@@ -21,7 +21,7 @@ public enum StateMachine {
         case .pop: try pop(state: &state, app: app)
         case .present(let sheetId): try present(sheetId, state: &state, app: app)
         case .dismiss:
-            guard state.ui.sheet != nil else { throw InputError("invalidState", "dismiss: no sheet is presented", field: "event") }
+            guard state.ui.sheet != nil else { throw InputError(.invalidState, "dismiss: no sheet is presented", field: "event") }
             state.ui.sheet = nil
         case .inspector(let presented): try inspector(presented, state: &state, app: app)
         case .app(let newApp):
@@ -32,17 +32,17 @@ public enum StateMachine {
 
     static func requireNoSheet(_ state: DeviceState, _ what: String, field: String) throws(InputError) {
         if state.ui.sheet != nil {
-            throw InputError("invalidState", "\(what): a sheet is presented; dismiss it first", field: field)
+            throw InputError(.invalidState, "\(what): a sheet is presented; dismiss it first", field: field)
         }
     }
 
     static func select(_ tabId: String, state: inout DeviceState, app: App) throws(InputError) {
         let path = VisiblePath(app: app, ui: state.ui)
         guard let tv = path.tabView, case .tabView(let spec) = app.containers[tv] else {
-            throw InputError("unknownId", "select: the app has no tab view", field: "tab")
+            throw InputError(.unknownId, "select: the app has no tab view", field: "tab")
         }
         guard let index = spec.tabs.firstIndex(where: { $0.id == tabId }) else {
-            throw InputError("unknownId", "select: no tab \"\(tabId)\" in tab view \"\(spec.id)\"", field: "tab")
+            throw InputError(.unknownId, "select: no tab \"\(tabId)\" in tab view \"\(spec.id)\"", field: "tab")
         }
         try requireNoSheet(state, "select", field: "tab")
         state.ui.selectedTab[tv] = index
@@ -51,14 +51,14 @@ public enum StateMachine {
     static func push(_ screenId: String, state: inout DeviceState, app: App) throws(InputError) {
         let path = VisiblePath(app: app, ui: state.ui)
         guard case .navigationStack(let stack) = app.containers[path.inner] else {
-            throw InputError("invalidState", "push: the visible container \"\(app.containers[path.inner].id)\" is not a navigation stack", field: "screen")
+            throw InputError(.invalidState, "push: the visible container \"\(app.containers[path.inner].id)\" is not a navigation stack", field: "screen")
         }
         guard let screen = stack.screens.first(where: { app.screens[$0].id == screenId }) else {
-            throw InputError("unknownId", "push: no screen \"\(screenId)\" in navigation stack \"\(stack.id)\"", field: "screen")
+            throw InputError(.unknownId, "push: no screen \"\(screenId)\" in navigation stack \"\(stack.id)\"", field: "screen")
         }
         try requireNoSheet(state, "push", field: "screen")
         guard state.ui.pushed[path.inner].count < App.maxStackDepth else {
-            throw InputError("outOfRange", "push: navigation stack \"\(stack.id)\" is already \(App.maxStackDepth) screens deep", field: "screen")
+            throw InputError(.outOfRange, "push: navigation stack \"\(stack.id)\" is already \(App.maxStackDepth) screens deep", field: "screen")
         }
         state.ui.pushed[path.inner].append(screen)
     }
@@ -66,10 +66,10 @@ public enum StateMachine {
     static func pop(state: inout DeviceState, app: App) throws(InputError) {
         let path = VisiblePath(app: app, ui: state.ui)
         guard case .navigationStack(let stack) = app.containers[path.inner] else {
-            throw InputError("invalidState", "pop: the visible container \"\(app.containers[path.inner].id)\" is not a navigation stack", field: "event")
+            throw InputError(.invalidState, "pop: the visible container \"\(app.containers[path.inner].id)\" is not a navigation stack", field: "event")
         }
         guard !state.ui.pushed[path.inner].isEmpty else {
-            throw InputError("invalidState", "pop: navigation stack \"\(stack.id)\" is at its root", field: "event")
+            throw InputError(.invalidState, "pop: navigation stack \"\(stack.id)\" is at its root", field: "event")
         }
         try requireNoSheet(state, "pop", field: "event")
         state.ui.pushed[path.inner].removeLast()
@@ -82,20 +82,20 @@ public enum StateMachine {
             if let index = app.screens[screen].sheets.firstIndex(where: { $0.id == sheetId }) {
                 if let current = state.ui.sheet {
                     let presented = app.screens[current.screen].sheets[current.sheet].id
-                    throw InputError("invalidState", "present: sheet \"\(presented)\" is already presented", field: "sheet")
+                    throw InputError(.invalidState, "present: sheet \"\(presented)\" is already presented", field: "sheet")
                 }
                 state.ui.sheet = UIState.SheetRef(screen: screen, sheet: index)
                 return
             }
         }
-        throw InputError("unknownId", "present: no sheet \"\(sheetId)\" on the visible screen", field: "sheet")
+        throw InputError(.unknownId, "present: no sheet \"\(sheetId)\" on the visible screen", field: "sheet")
     }
 
     static func inspector(_ presented: Bool, state: inout DeviceState, app: App) throws(InputError) {
         let path = VisiblePath(app: app, ui: state.ui)
         let screen = path.primaryScreen(app: app, ui: state.ui)
         guard app.screens[screen].inspector != nil else {
-            throw InputError("unknownId", "inspector: screen \"\(app.screens[screen].id)\" declares no inspector", field: "presented")
+            throw InputError(.unknownId, "inspector: screen \"\(app.screens[screen].id)\" declares no inspector", field: "presented")
         }
         state.ui.inspector[screen] = presented
     }

@@ -81,7 +81,7 @@ public struct Glitch: Sendable, Equatable {
         func pair(_ name: String) throws(InputError) -> (Int, Int) {
             let a = try r.array(name)
             guard a.count == 2, case .number(let x) = a[0], case .number(let y) = a[1] else {
-                throw InputError("wrongType", "\(name) must be [first, last]", field: name)
+                throw InputError(.wrongType, "\(name) must be [first, last]", field: name)
             }
             return (try FieldReader.checkInteger(x, field: "\(name)[0]", min: 0, max: TraceHeader.maxInteger),
                     try FieldReader.checkInteger(y, field: "\(name)[1]", min: 0, max: TraceHeader.maxInteger))
@@ -112,7 +112,7 @@ public struct GlitchIgnore: Sendable, Equatable {
             throw InputError.badValue("ignore", String(parts[0]), allowed: GlitchKind.allCases.map(\.rawValue))
         }
         if parts.count == 2 {
-            guard !parts[1].isEmpty else { throw InputError("badValue", "--ignore \(text): the subject after \":\" is empty", field: "ignore") }
+            guard !parts[1].isEmpty else { throw InputError(.badValue, "--ignore \(text): the subject after \":\" is empty", field: "ignore") }
             return GlitchIgnore(kind: kind, subject: String(parts[1]))
         }
         return GlitchIgnore(kind: kind)

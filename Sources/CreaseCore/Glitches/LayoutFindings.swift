@@ -119,7 +119,7 @@ enum LayoutFindingRules {
             checked.append(e)
             let entry = declared.entries[e]
             for id in entry.ids where !isShown(id, in: layout) {
-                let why = layout.diagnostics.first { $0.subject == id && $0.code == "itemHidden" }.map { " (the layout says: \($0.message))" } ?? ""
+                let why = layout.diagnostics.first { $0.subject == id && $0.code == .itemHidden }.map { " (the layout says: \($0.message))" } ?? ""
                 out.append(Finding(kind: .lostItem, subject: id, key: id,
                                    message: "\"\(id)\", declared by \(describe(entry)), is in no bar and no overflow menu\(why)"))
             }

@@ -112,26 +112,35 @@ public enum Digest {
     // MARK: Text
 
     public static func hex(_ value: UInt64) -> String {
-        String(decoding: hexBytes(value), as: UTF8.self)
-    }
-
-    public static func hexBytes(_ value: UInt64) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(16)
         appendHex(value, to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Appends the 16 hex digits in one go, without allocating (replies, trace records and
     /// layout lines carry a digest each).
     @inline(__always)
     public static func appendHex(_ value: UInt64, to out: inout [UInt8]) {
-        let digits: StaticString = "0123456789abcdef"
         var text: (UInt64, UInt64) = (0, 0)
         withUnsafeMutableBytes(of: &text) { buf in
-            for i in 0..<16 { buf[15 - i] = digits.utf8Start[Int((value >> (UInt64(i) * 4)) & 0xF)] }
+            putHex(value, at: buf.bindMemory(to: UInt8.self).baseAddress!)
             out.append(contentsOf: UnsafeRawBufferPointer(buf))
         }
+    }
+
+    /// Writes the 16 hex digits of `value` at `p`, most significant first: the one hex
+    /// encoder, for writers that fill a buffer in place.
+    @inline(__always)
+    public static func putHex(_ value: UInt64, at p: UnsafeMutablePointer<UInt8>) {
+        for i in 0..<16 { p[i] = hexDigit(UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * i))) }
+    }
+
+    /// The lowercase hex digit of the low four bits of `nibble`.
+    @inline(__always)
+    public static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        let digits: StaticString = "0123456789abcdef"
+        return digits.utf8Start[Int(nibble & 0xF)]
     }
 
     public static func parseHex(_ s: String) -> UInt64? {

@@ -8,7 +8,7 @@ struct FieldReader {
 
     init(_ value: JSONValue, path: String, what: String) throws(InputError) {
         guard case .object(let members) = value else {
-            throw InputError("wrongType", "\(what) must be a JSON object, not \(value.typeName)", field: path.isEmpty ? nil : path)
+            throw InputError(.wrongType, "\(what) must be a JSON object, not \(value.typeName)", field: path.isEmpty ? nil : path)
         }
         self.members = members
         self.path = path
@@ -33,13 +33,13 @@ struct FieldReader {
     /// Rejects members not named in `allowed` (a short list: a linear scan beats hashing here).
     func rejectUnknown(allowed: [StaticString]) throws(InputError) {
         for (k, _) in members where !allowed.contains(where: { FieldReader.equal(k, $0) }) {
-            throw InputError("unknownField", "\(what): unknown field \"\(k)\"", field: fieldPath(k))
+            throw InputError(.unknownField, "\(what): unknown field \"\(k)\"", field: fieldPath(k))
         }
     }
 
     func rejectUnknown(allowed: [String]) throws(InputError) {
         for (k, _) in members where !allowed.contains(k) {
-            throw InputError("unknownField", "\(what): unknown field \"\(k)\"", field: fieldPath(k))
+            throw InputError(.unknownField, "\(what): unknown field \"\(k)\"", field: fieldPath(k))
         }
     }
 

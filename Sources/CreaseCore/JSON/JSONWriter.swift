@@ -152,8 +152,7 @@ public struct JSONWriter: Sendable {
             case 0x0D: out.append(contentsOf: [0x5C, 0x72])
             case 0x09: out.append(contentsOf: [0x5C, 0x74])
             default:
-                let hex: StaticString = "0123456789abcdef"
-                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 0xF)]])
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Digest.hexDigit(b >> 4), Digest.hexDigit(b)])
             }
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))

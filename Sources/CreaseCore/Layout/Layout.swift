@@ -109,7 +109,14 @@ public struct FloatingInfo: Sendable, Equatable {
 }
 
 public struct Diagnostic: Sendable, Equatable {
-    public var code: String
+    /// What the diagnostic is about; on the wire it is the case's name (docs/rules.md).
+    public enum Code: String, Sendable, CaseIterable {
+        case customBarStaysPut, customBarCollides, titleOnlyItem, titleOnlyTab, itemHidden, reservedEllipsis, missingTitle
+        case inconsistentOptOut, floatingButtonOnFold, floatingButtonFromScreenEdge, badgedItemInOverflow, singleControlSheet
+        case trailingSheetDetents, columnTooShort, detailAwayFromBarEdge, keyboardClamped
+    }
+
+    public var code: Code
     public var subject: String
     public var message: String
 }

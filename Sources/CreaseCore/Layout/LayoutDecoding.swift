@@ -57,7 +57,7 @@ extension Layout {
             var collides: [RegionKind] = []
             for (k, kind) in try c.array("collides").enumerated() {
                 guard case .string(let s) = kind, let region = RegionKind(rawValue: s) else {
-                    throw InputError("badValue", "custom[\(i)].collides[\(k)] must name a region kind", field: "custom[\(i)].collides[\(k)]")
+                    throw InputError(.badValue, "custom[\(i)].collides[\(k)] must name a region kind", field: "custom[\(i)].collides[\(k)]")
                 }
                 collides.append(region)
             }
@@ -74,7 +74,7 @@ extension Layout {
         for (i, v) in try r.array("diagnostics").enumerated() {
             let g = try FieldReader(v, path: "diagnostics[\(i)]", what: "diagnostic")
             try g.rejectUnknown(allowed: ["code", "subject", "message"])
-            diagnostics.append(Diagnostic(code: try g.string("code"), subject: try g.string("subject"), message: try g.string("message")))
+            diagnostics.append(Diagnostic(code: try g.enumeration("code", Diagnostic.Code.self), subject: try g.string("subject"), message: try g.string("message")))
         }
         return Layout(device: device, barAxis: try r.enumeration("barAxis", Axis.self),
                       verticalBarEdge: try r.optionalEnumeration("verticalBarEdge", HorizontalEdge.self),

@@ -178,15 +178,29 @@ extension Layout {
             }
             w.byte(UInt8(ascii: "]"))
         case .diagnostics:
-            w.literal(#""diagnostics":["#)
-            for (i, d) in diagnostics.enumerated() {
-                w.literal(i == 0 ? #"{"code":"# : #",{"code":"#); w.quoted(d.code)
-                w.literal(#","subject":"#); w.quoted(d.subject)
-                w.literal(#","message":"#); w.quoted(d.message)
-                w.byte(UInt8(ascii: "}"))
-            }
-            w.byte(UInt8(ascii: "]"))
+            w.literal(#""diagnostics":"#); Layout.write(diagnostics, &w)
         }
+    }
+
+    /// The `diagnostics` array, byte for byte as the layout line carries it (the
+    /// diagnostics push sends these bytes).
+    public func diagnosticsJSON() -> [UInt8] {
+        var w = RawWriter(capacity: 256)
+        defer { w.free() }
+        Layout.write(diagnostics, &w)
+        return w.array()
+    }
+
+    /// The one diagnostics writer.
+    private static func write(_ diagnostics: [Diagnostic], _ w: inout RawWriter) {
+        w.byte(UInt8(ascii: "["))
+        for (i, d) in diagnostics.enumerated() {
+            w.literal(i == 0 ? #"{"code":"# : #",{"code":"#); w.quoted(d.code.rawValue)
+            w.literal(#","subject":"#); w.quoted(d.subject)
+            w.literal(#","message":"#); w.quoted(d.message)
+            w.byte(UInt8(ascii: "}"))
+        }
+        w.byte(UInt8(ascii: "]"))
     }
 }
 

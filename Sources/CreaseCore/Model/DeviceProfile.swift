@@ -99,7 +99,7 @@ public struct DeviceProfile: Sendable, Equatable {
     public static func decode(json bytes: [UInt8]) throws(InputError) -> DeviceProfile {
         let value: JSONValue
         do { value = try JSON.parse(bytes) } catch {
-            throw InputError("badJSON", "profile is not valid JSON: \(error.message) at byte \(error.offset)")
+            throw InputError(.badJSON, "profile is not valid JSON: \(error.message) at byte \(error.offset)")
         }
         return try decode(value)
     }

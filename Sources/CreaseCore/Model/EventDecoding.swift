@@ -92,7 +92,7 @@ extension Event {
             try fields(["manifest"])
             event = .app(try App.decode(try r.required("manifest"), path: "manifest"))
         default:
-            throw InputError("unknownEvent", "unknown event \"\(name)\"; expected one of \(Event.names.joined(separator: ", "))", field: "event")
+            throw InputError(.unknownEvent, "unknown event \"\(name)\"; expected one of \(Event.names.joined(separator: ", "))", field: "event")
         }
         return EventEnvelope(event: event, ts: ts, id: id)
     }

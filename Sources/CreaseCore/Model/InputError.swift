@@ -2,7 +2,18 @@
 /// changes nothing. `field` names the offending field as a path (`angle`,
 /// `root.tabs[2].content.screens[0].toolbar[1].placement`).
 public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var code: String
+    /// What went wrong, for programs; on the wire it is the case's name (docs/events.md, docs/daemon.md).
+    public enum Code: String, Sendable, CaseIterable {
+        case badJSON, wrongType, missingField, unknownField, unknownEvent, unknownCommand, badValue, outOfRange
+        case unknownId, invalidState, duplicateId
+        /// A `load` whose state gives another digest than it names.
+        case digestMismatch
+        case forbidden, lineTooLong, unterminatedLine, traceDisabled, traceFailed
+        /// A trace line that is no record kind the reader knows.
+        case unknownRecord
+    }
+
+    public var code: Code
     public var message: String
     public var field: String?
     /// The `id` of the message that caused the error, when it could be read.
@@ -13,7 +24,7 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The line of the connection (1-based, every line counted) that was rejected; set by the daemon.
     public var line: Int?
 
-    public init(_ code: String, _ message: String, field: String? = nil, id: JSONValue? = nil) {
+    public init(_ code: Code, _ message: String, field: String? = nil, id: JSONValue? = nil) {
         self.code = code
         self.message = message
         self.field = field
@@ -21,21 +32,21 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        if let field { return "\(code): \(message) (field \(field))" }
-        return "\(code): \(message)"
+        if let field { return "\(code.rawValue): \(message) (field \(field))" }
+        return "\(code.rawValue): \(message)"
     }
 
     public static func missing(_ field: String, in what: String) -> InputError {
-        InputError("missingField", "\(what): missing field \"\(field)\"", field: field)
+        InputError(.missingField, "\(what): missing field \"\(field)\"", field: field)
     }
 
     public static func wrongType(_ field: String, expected: String, got: JSONValue) -> InputError {
-        InputError("wrongType", "field \"\(field)\" must be \(expected), not \(got.typeName)", field: field)
+        InputError(.wrongType, "field \"\(field)\" must be \(expected), not \(got.typeName)", field: field)
     }
 
     /// A value outside its range: the message says what the range is and what was given.
     public static func outOfRange(_ field: String, _ requirement: String, got: String) -> InputError {
-        InputError("outOfRange", "field \"\(field)\" \(requirement), got \(got)", field: field)
+        InputError(.outOfRange, "field \"\(field)\" \(requirement), got \(got)", field: field)
     }
 
     public static func outOfRange(_ field: String, _ requirement: String, got: Double) -> InputError {
@@ -50,6 +61,6 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public static func badValue(_ field: String, _ value: String, allowed: [String]) -> InputError {
-        InputError("badValue", "field \"\(field)\" is \"\(value)\"; expected one of \(allowed.joined(separator: ", "))", field: field)
+        InputError(.badValue, "field \"\(field)\" is \"\(value)\"; expected one of \(allowed.joined(separator: ", "))", field: field)
     }
 }

@@ -19,7 +19,7 @@ public struct Label: Sendable, Equatable {
     /// `KEY=VALUE`, split at the first `=`.
     public init(parsing text: String) throws(InputError) {
         guard let eq = text.firstIndex(of: "=") else {
-            throw InputError("badValue", "a label is KEY=VALUE, got \"\(text)\"", field: "label")
+            throw InputError(.badValue, "a label is KEY=VALUE, got \"\(text)\"", field: "label")
         }
         try self.init(key: String(text[..<eq]), value: String(text[text.index(after: eq)...]))
     }
@@ -29,14 +29,14 @@ public struct Label: Sendable, Equatable {
         func isLetter(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) }
         func isKeyByte(_ c: UInt8) -> Bool { isLetter(c) || (c >= 48 && c <= 57) || c == UInt8(ascii: "_") || c == UInt8(ascii: ".") || c == UInt8(ascii: "-") }
         guard !k.isEmpty, k.count <= maxKeyLength, isLetter(k[0]), k.allSatisfy(isKeyByte) else {
-            throw InputError("badValue", "label key \"\(key)\" must be 1 to \(maxKeyLength) characters: a letter, then letters, digits, \"_\", \".\" or \"-\"",
+            throw InputError(.badValue, "label key \"\(key)\" must be 1 to \(maxKeyLength) characters: a letter, then letters, digits, \"_\", \".\" or \"-\"",
                              field: "label")
         }
         guard value.utf8.count <= maxValueBytes else {
             throw InputError.outOfRange("label \(key)", "must be at most \(maxValueBytes) bytes", got: "\(value.utf8.count) bytes")
         }
         guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw InputError("badValue", "the value of label \"\(key)\" must not contain control characters", field: "label")
+            throw InputError(.badValue, "the value of label \"\(key)\" must not contain control characters", field: "label")
         }
     }
 
@@ -53,7 +53,7 @@ public struct Label: Sendable, Equatable {
         var labels: [Label] = []
         for (k, v) in members {
             guard case .string(let s) = v else { throw InputError.wrongType("\(field).\(k)", expected: "a string", got: v) }
-            guard !labels.contains(where: { $0.key == k }) else { throw InputError("duplicateId", "label \"\(k)\" is given twice", field: "\(field).\(k)") }
+            guard !labels.contains(where: { $0.key == k }) else { throw InputError(.duplicateId, "label \"\(k)\" is given twice", field: "\(field).\(k)") }
             do { labels.append(try Label(key: k, value: s)) } catch {
                 var e = error
                 e.field = "\(field).\(k)"

@@ -6,7 +6,7 @@ extension App {
     public static func decode(json bytes: [UInt8]) throws(InputError) -> App {
         let value: JSONValue
         do { value = try JSON.parse(bytes) } catch {
-            throw InputError("badJSON", "manifest is not valid JSON: \(error.message) at byte \(error.offset)")
+            throw InputError(.badJSON, "manifest is not valid JSON: \(error.message) at byte \(error.offset)")
         }
         return try decode(value, path: "")
     }
@@ -31,14 +31,14 @@ private struct ManifestDecoder {
     init(basePath: String) { self.basePath = basePath }
 
     mutating func claim(_ id: String, at field: String) throws(InputError) {
-        guard !id.isEmpty else { throw InputError("badValue", "ids must not be empty", field: field) }
+        guard !id.isEmpty else { throw InputError(.badValue, "ids must not be empty", field: field) }
         guard !id.hasPrefix("system.") else {
-            throw InputError("badValue", "id \"\(id)\" uses the reserved prefix \"system.\"", field: field)
+            throw InputError(.badValue, "id \"\(id)\" uses the reserved prefix \"system.\"", field: field)
         }
         guard ids.count < App.maxIds else {
-            throw InputError("outOfRange", "a manifest may have at most \(App.maxIds) ids, got more: \"\(id)\" would be id \(ids.count + 1)", field: field)
+            throw InputError(.outOfRange, "a manifest may have at most \(App.maxIds) ids, got more: \"\(id)\" would be id \(ids.count + 1)", field: field)
         }
-        guard ids.insert(id).inserted else { throw InputError("duplicateId", "id \"\(id)\" is used twice", field: field) }
+        guard ids.insert(id).inserted else { throw InputError(.duplicateId, "id \"\(id)\" is used twice", field: field) }
     }
 
     mutating func container(_ value: JSONValue, path: String) throws(InputError) -> Int {
@@ -55,7 +55,7 @@ private struct ManifestDecoder {
             let style = try r.optionalEnumeration("style", TabViewStyle.self) ?? .automatic
             let placement = try r.optionalEnumeration("placement", TabBarPlacement.self) ?? .automatic
             let tabValues = try r.array("tabs")
-            guard !tabValues.isEmpty else { throw InputError("badValue", "a tabView needs at least one tab", field: r.fieldPath("tabs")) }
+            guard !tabValues.isEmpty else { throw InputError(.badValue, "a tabView needs at least one tab", field: r.fieldPath("tabs")) }
             var tabs: [Tab] = []
             for (i, t) in tabValues.enumerated() {
                 tabs.append(try tab(t, path: "\(r.fieldPath("tabs"))[\(i)]"))
@@ -63,7 +63,7 @@ private struct ManifestDecoder {
             var selected = 0
             if let sel = try r.optionalString("selected") {
                 guard let i = tabs.firstIndex(where: { $0.id == sel }) else {
-                    throw InputError("unknownId", "selected tab \"\(sel)\" is not one of this tabView's tabs", field: r.fieldPath("selected"))
+                    throw InputError(.unknownId, "selected tab \"\(sel)\" is not one of this tabView's tabs", field: r.fieldPath("selected"))
                 }
                 selected = i
             }
@@ -71,7 +71,7 @@ private struct ManifestDecoder {
         case "navigationStack":
             try r.rejectUnknown(allowed: ["kind", "id", "screens"])
             let screenValues = try r.array("screens")
-            guard !screenValues.isEmpty else { throw InputError("badValue", "a navigationStack needs at least its root screen", field: r.fieldPath("screens")) }
+            guard !screenValues.isEmpty else { throw InputError(.badValue, "a navigationStack needs at least its root screen", field: r.fieldPath("screens")) }
             var indices: [Int] = []
             for (i, s) in screenValues.enumerated() {
                 indices.append(try screen(s, path: "\(r.fieldPath("screens"))[\(i)]"))
@@ -100,7 +100,7 @@ private struct ManifestDecoder {
         let badge = try r.optionalInteger("badge", min: 0, max: 1_000_000)
         let content = try container(try r.required("content"), path: r.fieldPath("content"))
         if case .tabView = containers[content] {
-            throw InputError("badValue", "a tab's content cannot be another tabView (nested tab bars have no place in the vertical bar)",
+            throw InputError(.badValue, "a tab's content cannot be another tabView (nested tab bars have no place in the vertical bar)",
                              field: "\(r.fieldPath("content")).kind")
         }
         return Tab(id: id, title: title, symbol: symbol, badge: badge, content: content)
@@ -193,7 +193,7 @@ private struct ManifestDecoder {
         let kind = try r.optionalEnumeration("kind", ItemKind.self) ?? .button
         let customView = try r.optionalBool("customView") ?? false
         if kind == .button, !customView, title == nil, symbol == nil {
-            throw InputError("missingField", "item \"\(id)\" needs a title or a symbol", field: r.fieldPath("title"))
+            throw InputError(.missingField, "item \"\(id)\" needs a title or a symbol", field: r.fieldPath("title"))
         }
         var priority = VisibilityPriority.automatic
         if let p = r.optional("priority") {

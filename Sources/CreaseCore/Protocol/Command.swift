@@ -20,6 +20,23 @@ public enum Command: Sendable, Equatable {
     /// A rig's observation of the device, judged against the layouts (docs/conformance.md).
     case observe(ObserveRequest)
 
+    /// The command's name on the wire (its `"cmd"`).
+    public var name: String {
+        switch self {
+        case .hello: "hello"
+        case .layout: "layout"
+        case .state: "state"
+        case .subscribe: "subscribe"
+        case .unsubscribe: "unsubscribe"
+        case .stats: "stats"
+        case .load: "load"
+        case .mark: "mark"
+        case .sync: "sync"
+        case .trace: "trace"
+        case .observe: "observe"
+        }
+    }
+
     public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "load", "mark", "sync", "trace", "observe"]
 
     /// Decodes the command `name` whose whole message is `body`. Unknown fields are
@@ -66,7 +83,7 @@ public enum Command: Sendable, Equatable {
         case "observe":
             return .observe(try ObserveRequest.decode(body))
         default:
-            throw InputError("unknownCommand", "unknown command \"\(name)\"; expected one of \(names.joined(separator: ", "))", field: "cmd")
+            throw InputError(.unknownCommand, "unknown command \"\(name)\"; expected one of \(names.joined(separator: ", "))", field: "cmd")
         }
     }
 

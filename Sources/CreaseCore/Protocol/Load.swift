@@ -41,7 +41,7 @@ public struct LoadRequest: Sendable, Equatable {
         if let a = r.optional("app") { request.app = try App.decode(a, path: "app") }
         request.state = r.optional("state")
         if let d = try r.optionalString("digest") {
-            guard let digest = Digest.parseHex(d) else { throw InputError("badValue", "field \"digest\" must be 16 hex digits, got \"\(d)\"", field: "digest") }
+            guard let digest = Digest.parseHex(d) else { throw InputError(.badValue, "field \"digest\" must be 16 hex digits, got \"\(d)\"", field: "digest") }
             request.digest = digest
         }
         return request
@@ -71,13 +71,13 @@ public struct LoadRequest: Sendable, Equatable {
             do { state = try DeviceState.decode(value, app: app) } catch { throw error.under("state") }
             // The pose depends on the angle's history, but only within the hysteresis bands.
             guard HingePoseRule.nextPose(from: state.pose, angle: state.hingeAngle, profile: profile) == state.pose else {
-                throw InputError("invalidState", "pose \"\(state.pose.rawValue)\" cannot hold at hinge angle \(InputError.shown(state.hingeAngle))",
+                throw InputError(.invalidState, "pose \"\(state.pose.rawValue)\" cannot hold at hinge angle \(InputError.shown(state.hingeAngle))",
                                  field: "state.pose")
             }
         }
         let engine = Engine(profile: profile, app: app, state: state, seq: current.seq + 1)
         if let digest, engine.digest != digest {
-            throw InputError("digestMismatch", "the loaded state gives layout digest \(Digest.hex(engine.digest)), not the \(Digest.hex(digest)) asked for; nothing was loaded",
+            throw InputError(.digestMismatch, "the loaded state gives layout digest \(Digest.hex(engine.digest)), not the \(Digest.hex(digest)) asked for; nothing was loaded",
                              field: "digest")
         }
         return engine

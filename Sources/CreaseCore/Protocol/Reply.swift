@@ -21,8 +21,7 @@ public enum Reply {
             put(",\"ok\":true,\"seq\":", &p)
             putDecimal(UInt64(max(seq, 0)), &p)
             put(changed ? ",\"changed\":true,\"digest\":\"" : ",\"changed\":false,\"digest\":\"", &p)
-            let digits: StaticString = "0123456789abcdef"
-            for i in 0..<16 { p[i] = digits.utf8Start[Int((digest >> UInt64(60 - 4 * i)) & 0xF)] }
+            Digest.putHex(digest, at: p)
             p += 16
             put("\",\"latencyUs\":", &p)
             // Microseconds with one decimal, rounded half up: 12345 ns is 12.3.
@@ -78,7 +77,7 @@ public enum Reply {
             appendLiteral(",", to: &out)
         }
         appendLiteral("\"ok\":false,\"error\":{\"code\":", to: &out)
-        JSONWriter.appendQuoted(error.code, to: &out)
+        JSONWriter.appendQuoted(error.code.rawValue, to: &out)
         appendLiteral(",\"message\":", to: &out)
         JSONWriter.appendQuoted(error.message, to: &out)
         if let field = error.field {

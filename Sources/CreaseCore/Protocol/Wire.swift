@@ -1,7 +1,11 @@
 /// What one NDJSON line from a client is.
 public enum Inbound: Sendable {
     case event(EventEnvelope)
-    case command(name: String, id: JSONValue?, body: JSONValue)
+    /// A command, decoded, with the message's id.
+    case command(Command, id: JSONValue?)
+    /// A line naming a command (its `cmd` is a string) whose fields are wrong. Not thrown,
+    /// so a caller can still count it as a command; `error` carries the message's id.
+    case invalidCommand(name: String, error: InputError)
     /// A blank line or a `#` comment: ignored by contract.
     case ignorable
 }
@@ -18,21 +22,25 @@ public enum Wire {
         do {
             value = try JSON.parse(line)
         } catch {
-            throw InputError("badJSON", "invalid JSON: \(error.message) at byte \(error.offset)")
+            throw InputError(.badJSON, "invalid JSON: \(error.message) at byte \(error.offset)")
         }
         guard case .object = value else {
-            throw InputError("wrongType", "a message must be a JSON object, not \(value.typeName)")
+            throw InputError(.wrongType, "a message must be a JSON object, not \(value.typeName)")
         }
         if value["event"] != nil {
             return .event(try Event.decode(value))
         }
         if let cmd = value["cmd"] {
             guard case .string(let name) = cmd else {
-                throw InputError("wrongType", "field \"cmd\" must be a string", field: "cmd", id: value["id"])
+                throw InputError(.wrongType, "field \"cmd\" must be a string", field: "cmd", id: value["id"])
             }
-            return .command(name: name, id: value["id"], body: value)
+            do {
+                return .command(try Command.decode(name: name, body: value), id: value["id"])
+            } catch {
+                return .invalidCommand(name: name, error: error)
+            }
         }
-        throw InputError("missingField", "a message needs \"event\" or \"cmd\"", field: "event", id: value["id"])
+        throw InputError(.missingField, "a message needs \"event\" or \"cmd\"", field: "event", id: value["id"])
     }
 
     public static func decode(line: [UInt8]) throws(InputError) -> Inbound {

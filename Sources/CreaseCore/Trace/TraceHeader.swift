@@ -136,7 +136,7 @@ public struct TraceHeader: Sendable, Equatable {
         try initial.rejectUnknown(allowed: ["seq", "t", "digest", "state"])
         let digestText = try initial.string("digest")
         guard let digest = Digest.parseHex(digestText) else {
-            throw InputError("badValue", "initial.digest must be 16 hex digits", field: "initial.digest")
+            throw InputError(.badValue, "initial.digest must be 16 hex digits", field: "initial.digest")
         }
         let state = try DeviceState.decode(try initial.required("state"), app: app)
         // A monotonic clock reading may pass 2^53 ns (104 days of uptime): it is read as

@@ -227,7 +227,7 @@ public enum TraceEncoding {
     }
 
     /// `layout` is `Engine.layoutJSON()`.
-    public static func appendLayout(seq: Int, layout: [UInt8], to out: inout [UInt8]) {
+    public static func appendLayout<Line: Collection<UInt8>>(seq: Int, layout: Line, to out: inout [UInt8]) {
         appendASCII(#"{"seq":"#, to: &out)
         JSONWriter.appendInt(seq, to: &out)
         appendASCII(#","layout":"#, to: &out)
@@ -237,13 +237,19 @@ public enum TraceEncoding {
 
     /// A gap: `lost` records were not written; the engine is as it is when writing resumed.
     public static func appendGap(engine: Engine, t: UInt64, lost: Int, reason: String, to out: inout [UInt8]) {
+        appendGap(seq: engine.seq, t: t, lost: lost, reason: reason, digest: engine.digest, to: &out) { engine.state.write(to: &$0, app: engine.app) }
+    }
+
+    /// The one gap writer: `state` writes the state object.
+    static func appendGap(seq: Int, t: UInt64, lost: Int, reason: String, digest: UInt64, to out: inout [UInt8],
+                          state: (inout JSONWriter) -> Void) {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
-        w.key("seq"); w.int(engine.seq)
+        w.key("seq"); w.int(seq)
         w.key("t"); w.int(Int(t))
         w.key("gap"); w.beginObject(); w.key("lost"); w.int(lost); w.key("reason"); w.string(reason); w.endObject()
-        w.key("state"); engine.state.write(to: &w, app: engine.app)
-        w.key("digest"); w.string(Digest.hex(engine.digest))
+        w.key("state"); state(&w)
+        w.key("digest"); w.string(Digest.hex(digest))
         w.endObject()
         out.append(contentsOf: w.bytes)
         out.append(0x0A)
@@ -257,16 +263,7 @@ public enum TraceEncoding {
         case .layout(let seq, let json): appendLayout(seq: seq, layout: json, to: &out)
         case .observation(let o): appendObservation(o, to: &out)
         case .gap(let g):
-            var w = JSONWriter(capacity: 512)
-            w.beginObject()
-            w.key("seq"); w.int(g.seq)
-            w.key("t"); w.int(Int(g.t))
-            w.key("gap"); w.beginObject(); w.key("lost"); w.int(g.lost); w.key("reason"); w.string(g.reason); w.endObject()
-            w.key("state"); w.value(g.state)
-            w.key("digest"); w.string(Digest.hex(g.digest))
-            w.endObject()
-            out.append(contentsOf: w.bytes)
-            out.append(0x0A)
+            appendGap(seq: g.seq, t: g.t, lost: g.lost, reason: g.reason, digest: g.digest, to: &out) { $0.value(g.state) }
         case .load(let l): appendLoad(l, to: &out)
         }
     }
@@ -306,7 +303,7 @@ extension TraceRecord {
         func time() throws(InputError) -> UInt64 { UInt64(try r.integer("t", min: 0, max: TraceHeader.maxInteger)) }
         func digest() throws(InputError) -> UInt64 {
             guard let d = Digest.parseHex(try r.string("digest")) else {
-                throw InputError("badValue", "digest must be 16 hex digits", field: "digest")
+                throw InputError(.badValue, "digest must be 16 hex digits", field: "digest")
             }
             return d
         }
@@ -354,11 +351,11 @@ extension TraceRecord {
             try r.rejectUnknown(allowed: ["seq", "batch"])
             let range = try r.array("batch")
             guard range.count == 2, case .number(let f) = range[0], case .number(let l) = range[1] else {
-                throw InputError("wrongType", "batch must be [first, last]", field: "batch")
+                throw InputError(.wrongType, "batch must be [first, last]", field: "batch")
             }
             let first = try FieldReader.checkInteger(f, field: "batch[0]", min: 1, max: TraceHeader.maxInteger)
             let last = try FieldReader.checkInteger(l, field: "batch[1]", min: first, max: TraceHeader.maxInteger)
-            guard last == seq else { throw InputError("badValue", "a batch record's seq is the batch's last event", field: "seq") }
+            guard last == seq else { throw InputError(.badValue, "a batch record's seq is the batch's last event", field: "seq") }
             return .batch(first: first, last: last)
         }
         if let layout = r.optional("layout") {
@@ -375,7 +372,7 @@ extension TraceRecord {
             return .gap(TraceGap(seq: seq, t: try time(), lost: try g.integer("lost", min: 0, max: TraceHeader.maxInteger),
                                  reason: try g.string("reason"), state: try r.required("state"), digest: try digest()))
         }
-        throw InputError("unknownRecord", "a record has one of \"event\", \"load\", \"observe\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
+        throw InputError(.unknownRecord, "a record has one of \"event\", \"load\", \"observe\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
     }
 }
 

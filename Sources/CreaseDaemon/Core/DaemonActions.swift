@@ -21,9 +21,10 @@ public struct DaemonActions {
         case log(LogLevel, String)
     }
 
-    /// What the trace sink records; an event's line is `bytes[line]`.
+    /// What the trace sink records; an event's line is `bytes[line]`, and its layout line
+    /// `bytes[layout]` when the sink records layouts and the event changed the layout.
     public enum TraceEntry: Equatable {
-        case event(seq: Int, tNs: UInt64, client: Int, line: Range<Int>, digest: UInt64)
+        case event(seq: Int, tNs: UInt64, client: Int, line: Range<Int>, layout: Range<Int>?, digest: UInt64)
         /// The layouts of the events recorded since the last `queued` were queued to every
         /// subscriber at `tNs` (each event's record carries its latency).
         case queued(tNs: UInt64)

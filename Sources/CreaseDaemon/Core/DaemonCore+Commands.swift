@@ -89,7 +89,7 @@ extension DaemonCore {
             }
         case .trace(.rotate):
             guard tracing else {
-                Reply.appendError(InputError("traceDisabled", "this daemon records no trace", id: id), to: &out.bytes)
+                Reply.appendError(InputError(.traceDisabled, "this daemon records no trace", id: id), to: &out.bytes)
                 break
             }
             out.append(.reopenTrace(client: client, id: id))
@@ -160,7 +160,7 @@ extension DaemonCore {
         if let path {
             Reply.appendOK(id: id, to: &out.bytes) { w in w.key("trace"); w.string(path) }
         } else {
-            Reply.appendError(InputError("traceFailed", "the trace could not be reopened; see the daemon's log", id: id), to: &out.bytes)
+            Reply.appendError(InputError(.traceFailed, "the trace could not be reopened; see the daemon's log", id: id), to: &out.bytes)
         }
         out.write(client: client, from: start)
     }

@@ -86,6 +86,8 @@ public struct DaemonCore {
     public var tracing = false
     /// `--fsync always`: an event's reply waits until its trace record is on disk.
     public var acksWaitForDisk = false
+    /// `--trace-layouts`: an event that changes the layout hands the trace its layout line.
+    public var traceLayouts = false
 
     /// Events of the open batch: when each was read, for the latency histogram.
     var batchReadNs: [UInt64] = []
@@ -144,7 +146,7 @@ public struct DaemonCore {
             out.log(.warning, "client \(client) connected: \(who); refused: no --allow-read or --allow-publish rule names it")
             stats.forbidden += 1
             let start = out.bytes.count
-            Reply.appendError(InputError("forbidden", policy.refusal(.none, peer: peer, wanted: "")), to: &out.bytes)
+            Reply.appendError(InputError(.forbidden, policy.refusal(.none, peer: peer, wanted: "")), to: &out.bytes)
             out.write(client: client, from: start)
             return .none
         }
@@ -159,7 +161,7 @@ public struct DaemonCore {
         flush(at: now, into: &out)
         if unterminatedBytes > 0, let lines = clients[client]?.lines {
             stats.unterminatedLines += 1
-            var error = InputError("unterminatedLine",
+            var error = InputError(.unterminatedLine,
                                    "the stream ended inside line \(lines + 1): \(unterminatedBytes) bytes with no newline were not applied; end every line with \\n")
             error.line = lines + 1
             let start = out.bytes.count
@@ -175,7 +177,7 @@ public struct DaemonCore {
         stats.oversizedLines += 1
         flush(at: now, into: &out)
         let start = out.bytes.count
-        Reply.appendError(InputError("lineTooLong", "a line of \(length)+ bytes passes the \(config.lineLimit)-byte limit; closing the connection"),
+        Reply.appendError(InputError(.lineTooLong, "a line of \(length)+ bytes passes the \(config.lineLimit)-byte limit; closing the connection"),
                           to: &out.bytes)
         out.write(client: client, from: start)
         out.log(.warning, "client \(client): line longer than \(config.lineLimit) bytes; closing it")
@@ -222,25 +224,23 @@ public struct DaemonCore {
                 return
             }
             apply(envelope, line: line, from: client, readNs: readNs, now: now, into: &out)
-        case .command(let name, let id, let body):
+        case .command(let command, let id):
             stats.commands += 1
             // Commands are flush points: every earlier event is applied and published.
             flush(at: now, into: &out)
-            do {
-                let command = try Command.decode(name: name, body: body)
-                guard access == .publish || !command.needsPublish else {
-                    forbid("the \"\(name)\" command", field: "cmd", id: id, from: client, at: now, into: &out)
-                    return
-                }
-                if case .load(let request) = command {
-                    // Not a reply-only command: it publishes, so it writes its own reply.
-                    load(request, id: id, for: client, readAt: readNs, at: now, into: &out)
-                } else {
-                    perform(command, id: id, line: line, for: client, readAt: readNs, at: now, into: &out)
-                }
-            } catch {
-                reject(error, from: client, at: now, into: &out)
+            guard access == .publish || !command.needsPublish else {
+                forbid("the \"\(command.name)\" command", field: "cmd", id: id, from: client, at: now, into: &out)
+                return
             }
+            if case .load(let request) = command {
+                // Not a reply-only command: it publishes, so it writes its own reply.
+                load(request, id: id, for: client, readAt: readNs, at: now, into: &out)
+            } else {
+                perform(command, id: id, line: line, for: client, readAt: readNs, at: now, into: &out)
+            }
+        case .invalidCommand(_, let error):
+            stats.commands += 1
+            reject(error, from: client, at: now, into: &out)
         }
     }
 
@@ -263,7 +263,7 @@ public struct DaemonCore {
         let c = clients[client]
         let message = config.policy.refusal(c?.access ?? .none, peer: c?.peer, wanted: wanted)
         let start = out.bytes.count
-        var error = InputError("forbidden", message, field: field, id: id)
+        var error = InputError(.forbidden, message, field: field, id: id)
         error.line = c?.lines
         error.ts = ts
         Reply.appendError(error, to: &out.bytes)
@@ -290,7 +290,14 @@ public struct DaemonCore {
         // the device passes through it.
         if changed { conformance.publish(layout: engine.layout, digest: digest, seq: seq, t: readNs) }
         if tracing {
-            out.append(.record(.event(seq: seq, tNs: readNs, client: client, line: out.keep(line), digest: digest)))
+            let kept = out.keep(line)
+            var layout: Range<Int>?
+            if traceLayouts, changed {
+                let start = out.bytes.count
+                engine.appendLayoutJSON(to: &out.bytes)
+                layout = start..<out.bytes.count
+            }
+            out.append(.record(.event(seq: seq, tNs: readNs, client: client, line: kept, layout: layout, digest: digest)))
         }
         if case .app = envelope.event {
             out.log(.notice, "client \(client) replaced the app with \"\(engine.appName)\" at seq \(seq)")

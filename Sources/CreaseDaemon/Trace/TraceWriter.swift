@@ -30,7 +30,9 @@ public final class TraceWriter: TraceSink {
     private var part = 0
     private var fileBytes: UInt64
     private var fileStartT: UInt64 = 0
-    private var lastLayoutDigest: UInt64
+    /// The engine as the daemon last handed it (at start, after each batch, load and
+    /// reopen): what a rotated file's header and a gap record hold.
+    private var state: Engine
     private var health = Health.writing
     /// Events recorded whose layout is not yet queued: their records wait here for their
     /// latency (`eventsQueued`). Lines and layouts in one buffer, reused.
@@ -65,7 +67,7 @@ public final class TraceWriter: TraceSink {
         self.origin = origin
         startSeconds = TraceFileName.now().seconds
         pid = getpid()
-        lastLayoutDigest = context.engine.digest
+        state = context.engine
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = "\(directory)/\(TraceFileName.make(startSeconds: startSeconds, pid: pid, part: 0))"
         let daemon = "creased \(context.daemonVersion)"
@@ -118,21 +120,26 @@ public final class TraceWriter: TraceSink {
 
     // MARK: TraceSink
 
-    /// Stages the event until its layout is queued (`eventsQueued`); its layout line, with
-    /// `--trace-layouts`, is taken now, from the engine just after this event.
-    public func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, digest: UInt64) {
+    /// Stages the event, and its layout line with `--trace-layouts`, until its layout is
+    /// queued (`eventsQueued`).
+    public func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, layoutLine: UnsafeRawBufferPointer?,
+                            digest: UInt64) {
         let lineStart = staged.count
         staged.append(contentsOf: eventLine)
         let lineEnd = staged.count
-        if options.layouts, digest != lastLayoutDigest {
-            lastLayoutDigest = digest
-            TraceEncoding.appendLayout(seq: seq, layout: context.currentEngine().layoutJSON(), to: &staged)
-        }
+        if let layoutLine { TraceEncoding.appendLayout(seq: seq, layout: layoutLine, to: &staged) }
         stagedEvents.append(StagedEvent(seq: seq, tNs: tNs, client: client, digest: digest, line: lineStart..<lineEnd,
                                         layout: lineEnd..<staged.count))
     }
 
-    public func eventsQueued(atNs queuedNs: UInt64) {
+    public var recordsLayouts: Bool { options.layouts }
+
+    public func eventsQueued(atNs queuedNs: UInt64, state: Engine) {
+        self.state = state
+        eventsQueued(atNs: queuedNs)
+    }
+
+    private func eventsQueued(atNs queuedNs: UInt64) {
         guard let last = stagedEvents.last else { return }
         for e in stagedEvents {
             let t = time(e.tNs)
@@ -156,15 +163,15 @@ public final class TraceWriter: TraceSink {
         }
     }
 
-    public func recordLoad(tNs: UInt64, load: TraceLoad) {
+    public func recordLoad(tNs: UInt64, load: TraceLoad, state: Engine) {
+        self.state = state
         var record = load
         record.t = time(tNs)
-        let layout = options.layouts ? load.makeEngine().layoutJSON() : nil
+        let layout = options.layouts ? state.layoutJSON() : nil
         append(t: record.t, seq: load.seq) { out in
             TraceEncoding.appendLoad(record, to: &out)
             if let layout { TraceEncoding.appendLayout(seq: load.seq, layout: layout, to: &out) }
         }
-        lastLayoutDigest = load.digest
     }
 
     public func recordBatch(firstSeq: Int, lastSeq: Int) {
@@ -198,7 +205,8 @@ public final class TraceWriter: TraceSink {
         }
     }
 
-    public func reopen(reason: String) throws -> String {
+    public func reopen(reason: String, state: Engine) throws -> String {
+        self.state = state
         // Normally the daemon publishes first; should events still wait, they go into the old file.
         eventsQueued(atNs: clock())
         rotate(reason: reason, t: time(clock()))
@@ -303,7 +311,7 @@ public final class TraceWriter: TraceSink {
             context.log.notice("trace: writing again to \(path); \(lost) records lost, marked by a gap record")
         }
         if probe {
-            let engine = context.currentEngine()
+            let engine = state
             let nextPath = "\(directory)/\(TraceFileName.make(startSeconds: startSeconds, pid: pid, part: part + 1))"
             queue.withLock { q in
                 q.enqueue(.resume(engine: engine, t: t, newPath: nextPath))
@@ -313,7 +321,7 @@ public final class TraceWriter: TraceSink {
     }
 
     private func rotate(reason: String, t: UInt64) {
-        let engine = context.currentEngine()
+        let engine = state
         part += 1
         let newPath = "\(directory)/\(TraceFileName.make(startSeconds: startSeconds, pid: pid, part: part))"
         var (header, index) = TraceWriter.header(daemon: daemon, config: config, part: part, reason: reason, labels: context.labels,

@@ -53,6 +53,9 @@ public enum Inputs {
     public static func events(_ bytes: [UInt8], name: String) throws -> [(line: Int, envelope: EventEnvelope)] {
         var out: [(Int, EventEnvelope)] = []
         for (number, line) in lines(bytes) {
+            func notAnEvent(_ cmd: String) -> UsageError {
+                UsageError("\(name):\(number): \"\(cmd)\" is a command; an events file holds only events")
+            }
             let decoded = line.withUnsafeBytes { raw in Result { () throws(InputError) in try Wire.decode(line: raw) } }
             guard case .success(let inbound) = decoded else {
                 if case .failure(let e) = decoded { throw UsageError("\(name):\(number): \(e)") }
@@ -60,7 +63,8 @@ public enum Inputs {
             }
             switch inbound {
             case .ignorable: continue
-            case .command(let cmd, _, _): throw UsageError("\(name):\(number): \"\(cmd)\" is a command; an events file holds only events")
+            case .command(let command, _): throw notAnEvent(command.name)
+            case .invalidCommand(let cmd, _): throw notAnEvent(cmd)
             case .event(let env): out.append((number, env))
             }
         }

@@ -41,7 +41,7 @@ enum LayoutStream {
     static func decode(_ line: ArraySlice<UInt8>) throws(InputError) -> (seq: Int, t: UInt64, layout: Layout) {
         let value: JSONValue
         do { value = try JSON.parse(line) } catch {
-            throw InputError("badJSON", "not valid JSON: \(error)")
+            throw InputError(.badJSON, "not valid JSON: \(error)")
         }
         let decoded = try Layout.decodeLine(value, extra: ["t"])
         guard let tValue = value["t"] else { throw InputError.missing("t", in: "layout") }

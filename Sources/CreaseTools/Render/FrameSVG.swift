@@ -438,8 +438,8 @@ private struct FrameDrawing {
             placed.append(f)
             let cx = min(max(f.x + 8, 10) + Double(stacked) * 18, layout.device.width - 10)
             let cy = min(max(f.y + 8, 10), layout.device.height - 10)
-            w.begin("g", [("class", "callout"), ("data-n", String(i + 1)), ("data-code", diag.code), ("data-subject", diag.subject)])
-            w.element("title", text: "\(i + 1). \(diag.code): \(diag.message)")
+            w.begin("g", [("class", "callout"), ("data-n", String(i + 1)), ("data-code", diag.code.rawValue), ("data-subject", diag.subject)])
+            w.element("title", text: "\(i + 1). \(diag.code.rawValue): \(diag.message)")
             w.leaf("circle", [("cx", num(cx)), ("cy", num(cy)), ("r", "8"), ("fill", Palette.callout), ("stroke", "#ffffff"), ("stroke-width", "1.5")])
             w.element("text", [("x", num(cx)), ("y", num(cy + 3.5)), ("font-size", "10"), ("font-weight", "bold"), ("text-anchor", "middle"),
                                ("fill", "#ffffff")], text: String(i + 1))
@@ -516,12 +516,12 @@ private struct FrameDrawing {
         heading(&w, layout.diagnostics.isEmpty ? "No diagnostics" : "Diagnostics")
         for (i, diag) in layout.diagnostics.enumerated() {
             let drawn = DiagnosticAnchor.frame(of: diag.subject, in: layout, catalog: catalog) != nil
-            w.begin("g", [("class", "diagnostic"), ("data-n", String(i + 1)), ("data-code", diag.code), ("data-subject", diag.subject)])
+            w.begin("g", [("class", "diagnostic"), ("data-n", String(i + 1)), ("data-code", diag.code.rawValue), ("data-subject", diag.subject)])
             w.leaf("circle", [("cx", num(x + 8)), ("cy", num(y + 7)), ("r", "8"), ("fill", Palette.callout)])
             w.element("text", [("x", num(x + 8)), ("y", num(y + 10.5)), ("font-size", "10"), ("font-weight", "bold"), ("text-anchor", "middle"),
                                ("fill", "#ffffff")], text: String(i + 1))
             w.element("text", [("x", num(x + 22)), ("y", num(y + 11)), ("font-size", "11"), ("font-weight", "bold"), ("fill", Palette.ink)],
-                      text: TextFit.fit("\(diag.code) · \(diag.subject)" + (drawn ? "" : " (not on screen)"), width: width - 22, size: 11))
+                      text: TextFit.fit("\(diag.code.rawValue) · \(diag.subject)" + (drawn ? "" : " (not on screen)"), width: width - 22, size: 11))
             y += lh
             for line in TextFit.wrap(diag.message, width: width - 22, size: 10) {
                 w.element("text", [("x", num(x + 22)), ("y", num(y + 10)), ("font-size", "10"), ("fill", Palette.muted)], text: line)

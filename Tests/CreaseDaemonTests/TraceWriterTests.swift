@@ -41,19 +41,26 @@ final class FakeDaemon {
     }
 
     func writer(_ options: TraceWriterOptions, files: any TraceFileSystem = PosixTraceFileSystem()) throws -> TraceWriter {
-        let context = TraceContext(daemonVersion: "test", engine: engine, currentEngine: { [unowned self] in self.engine },
+        let context = TraceContext(daemonVersion: "test", engine: engine,
                                    configJSON: Array(#"{"budgetUs":1000}"#.utf8), directory: directory,
                                    log: Logger(threshold: .error, format: LogFormat(journal: false)), wake: {})
         return try TraceWriter(context: context, options: options, directory: directory, files: files, clock: { [unowned self] in self.now })
     }
 
     func send(_ event: Event, to sink: TraceWriter) throws {
-        try engine.apply(event)
+        let changed = try engine.apply(event)
         now += 1_000_000
         var w = JSONWriter()
         event.write(to: &w, ts: Int64(now))
-        w.bytes.withUnsafeBytes { sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: $0, digest: engine.digest) }
-        sink.eventsQueued(atNs: now + 1000)
+        let layout = sink.recordsLayouts && changed ? engine.layoutJSON() : nil
+        w.bytes.withUnsafeBytes { line in
+            if let layout {
+                layout.withUnsafeBytes { sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: $0, digest: engine.digest) }
+            } else {
+                sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: nil, digest: engine.digest)
+            }
+        }
+        sink.eventsQueued(atNs: now + 1000, state: engine)
         sink.flush()   // each event is a batch of its own here
     }
 
@@ -72,18 +79,6 @@ final class FakeDaemon {
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
 }
-
-/// Polls `condition` until it holds; the deadline is far beyond a loaded machine's worst
-/// pause (a writer thread waiting on fdatasync behind builds), not a measure of speed.
-func waitUntil(_ what: String, timeout: Double = 60, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while try !condition() {
-        guard Date() < deadline else { throw CheckTimeout(what: what) }
-        usleep(2000)
-    }
-}
-
-struct CheckTimeout: Error { let what: String }
 
 let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
 
@@ -142,7 +137,7 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
         options.layouts = true
         let sink = try daemon.writer(options)
         for e in hingeWalk[0..<60] { try daemon.send(e, to: sink) }
-        let requested = try sink.reopen(reason: "SIGHUP")
+        let requested = try sink.reopen(reason: "SIGHUP", state: daemon.engine)
         try daemon.send(.keyboard(visible: true, height: nil), to: sink)
         daemon.now += 61_000_000_000   // a minute passes: the file has spanned its time
         for e in hingeWalk[60...] { try daemon.send(e, to: sink) }

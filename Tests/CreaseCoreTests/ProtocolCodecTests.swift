@@ -1,0 +1,84 @@
+@testable import CreaseCore
+import Testing
+
+/// Replies, pushes and commands as the daemon writes and reads them.
+@Suite struct ProtocolCodecTests {
+    private func line(_ f: (inout [UInt8]) -> Void) -> String {
+        var out: [UInt8] = []
+        f(&out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @Test func eventAckEchoesTheIdVerbatim() {
+        #expect(line { Reply.appendEventAck(id: .number(7), seq: 3, changed: true, digest: 0xAB, latencyNs: 12_345, to: &$0) }
+                == "{\"id\":7,\"ok\":true,\"seq\":3,\"changed\":true,\"digest\":\"00000000000000ab\",\"latencyUs\":12.3}\n")
+        #expect(line { Reply.appendEventAck(id: .string("a\"b"), seq: 1, changed: false, digest: .max, latencyNs: 1000, to: &$0) }
+                == "{\"id\":\"a\\\"b\",\"ok\":true,\"seq\":1,\"changed\":false,\"digest\":\"ffffffffffffffff\",\"latencyUs\":1}\n")
+        #expect(line { Reply.appendEventAck(id: .bool(true), seq: 1, changed: false, digest: 0, latencyNs: 49, to: &$0) }
+                .hasPrefix("{\"id\":true,"))
+        #expect(line { Reply.appendEventAck(id: .number(1.5), seq: 1, changed: false, digest: 0, latencyNs: 0, to: &$0) }
+                .hasPrefix("{\"id\":1.5,"))
+    }
+
+    @Test func errorsWithAndWithoutIdAndField() {
+        #expect(line { Reply.appendError(InputError(.badValue, "no", field: "angle", id: .string("x")), to: &$0) }
+                == "{\"id\":\"x\",\"ok\":false,\"error\":{\"code\":\"badValue\",\"message\":\"no\",\"field\":\"angle\"}}\n")
+        #expect(line { Reply.appendError(InputError(.badJSON, "bad"), to: &$0) }
+                == "{\"ok\":false,\"error\":{\"code\":\"badJSON\",\"message\":\"bad\"}}\n")
+    }
+
+    @Test func okRepliesAndPushes() {
+        #expect(line { Reply.appendOK(id: .number(2), to: &$0) { w in w.key("seq"); w.int(4) } }
+                == "{\"id\":2,\"ok\":true,\"seq\":4}\n")
+        #expect(line { Reply.appendOK(id: nil, to: &$0) { _ in } } == "{\"ok\":true}\n")
+        #expect(line { Reply.appendPush("shutdown", seq: 9, to: &$0) { _ in } } == "{\"push\":\"shutdown\",\"seq\":9}\n")
+        #expect(line { Reply.appendLayoutPush(seq: 2, digest: 1, to: &$0) { $0.append(contentsOf: Array("{\"a\":1}".utf8)) } }
+                == "{\"push\":\"layout\",\"seq\":2,\"digest\":\"0000000000000001\",\"layout\":{\"a\":1}}\n")
+        // Appending keeps what was there.
+        var out = Array("x".utf8)
+        Reply.appendOK(id: nil, to: &out) { _ in }
+        #expect(String(decoding: out, as: UTF8.self) == "x{\"ok\":true}\n")
+    }
+
+    @Test func hexAndLatency() {
+        var out: [UInt8] = []
+        Digest.appendHex(0x0123_4567_89ab_cdef, to: &out)
+        #expect(out == Array("0123456789abcdef".utf8))
+        for (ns, text) in [(0, "0"), (49, "0"), (50, "0.1"), (999, "1"), (1_234_567, "1234.6"), (.max, "18446744073709551.6")] as [(UInt64, String)] {
+            var o: [UInt8] = []
+            Reply.appendEventAck(id: .null, seq: Int.max, changed: false, digest: 0, latencyNs: ns, to: &o)
+            let line = String(decoding: o, as: UTF8.self)
+            #expect(line.hasSuffix(",\"latencyUs\":\(text)}\n"), "\(line)")
+            #expect(line.contains("\"seq\":\(Int.max),"))
+        }
+    }
+
+    private func command(_ json: String) throws(InputError) -> Command {
+        let v = try! JSON.parse(Array(json.utf8))
+        guard case .string(let name) = v["cmd"]! else { fatalError() }
+        return try Command.decode(name: name, body: v)
+    }
+
+    @Test func decodesCommands() throws {
+        #expect(try command(#"{"cmd":"hello","id":1}"#) == .hello)
+        #expect(try command(#"{"cmd":"subscribe","topics":["layout","stats","layout"]}"#) == .subscribe([.layout, .stats]))
+        #expect(try command(#"{"cmd":"unsubscribe"}"#) == .unsubscribe([]))
+        #expect(try command(#"{"cmd":"mark","label":"fold"}"#) == .mark(label: "fold"))
+        #expect(try command(#"{"cmd":"trace","action":"rotate"}"#) == .trace(.rotate))
+        #expect(try command(#"{"cmd":"sync"}"#) == .sync)
+    }
+
+    @Test func commandErrorsNameTheFieldAndKeepTheId() {
+        func error(_ json: String) -> InputError? {
+            do { _ = try command(json); return nil } catch { return error }
+        }
+        #expect(error(#"{"cmd":"nope","id":4}"#)?.code == .unknownCommand)
+        #expect(error(#"{"cmd":"nope","id":4}"#)?.id == .number(4))
+        #expect(error(#"{"cmd":"subscribe","topics":["weather"]}"#)?.field == "topics[0]")
+        #expect(error(#"{"cmd":"subscribe","topics":[]}"#)?.field == "topics")
+        #expect(error(#"{"cmd":"subscribe"}"#)?.field == "topics")
+        #expect(error(#"{"cmd":"mark"}"#)?.field == "label")
+        #expect(error(#"{"cmd":"trace","action":"spin"}"#)?.field == "action")
+        #expect(error(#"{"cmd":"hello","extra":1}"#)?.field == "extra")
+    }
+}

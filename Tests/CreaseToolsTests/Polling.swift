@@ -1,0 +1,1 @@
+../CreaseDaemonTests/Polling.swift
