@@ -27,9 +27,13 @@ struct HorizontalBarFitter {
         self.input = input
     }
 
-    func fit() -> Output {
+    func fit() -> Output { fit(free: freeInterval()) }
+
+    /// The only thing the fit reads of the regions: the band's largest free interval.
+    func freeInterval() -> (Double, Double) { FreeSpace.largestInterval(in: input.band, axis: .horizontal, avoiding: input.regions) }
+
+    func fit(free: (Double, Double)) -> Output {
         var out = Output()
-        let free = FreeSpace.largestInterval(in: input.band, axis: .horizontal, avoiding: input.regions)
         let room = max(0, free.1 - free.0 - 2 * p.barInset)
         var demoted = Array(repeating: false, count: input.entries.count)
         var anyDemoted = false

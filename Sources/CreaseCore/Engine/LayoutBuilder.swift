@@ -11,6 +11,9 @@ struct LayoutBuilder {
     var regions: [Region] = []
     var bars: [Bar] = []
     var diagnostics: [Diagnostic] = []
+    /// The previous build's fits (nil: build from scratch, remembering nothing) and this build's.
+    var previousFits: FitMemo?
+    var fits = FitMemo()
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
@@ -21,6 +24,40 @@ struct LayoutBuilder {
     static func build(profile: DeviceProfile, app: App, state: DeviceState, geometry: ScreenGeometry, scene: Scene) -> Layout {
         var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene)
         return b.run()
+    }
+
+    /// Builds reusing the fits of the previous build where their inputs are unchanged, and
+    /// leaves this build's fits in `memo` for the next.
+    static func build(profile: DeviceProfile, app: App, state: DeviceState, geometry: ScreenGeometry, scene: Scene,
+                      memo: inout FitMemo) -> Layout {
+        var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene, previousFits: memo)
+        let layout = b.run()
+        memo = b.fits
+        return layout
+    }
+
+    /// Fits a horizontal bar, or takes the previous build's fit at this position when its inputs are the same.
+    mutating func fitHorizontal(_ input: HorizontalBarFitter.Input) -> HorizontalBarFitter.Output {
+        let fitter = HorizontalBarFitter(profile: p, input: input)
+        let free = fitter.freeInterval()
+        guard let previous = previousFits else { return fitter.fit(free: free) }
+        let k = fits.horizontal.count
+        let output = k < previous.horizontal.count && previous.horizontal[k].matches(input, free: free)
+            ? previous.horizontal[k].output : fitter.fit(free: free)
+        fits.horizontal.append(.init(input: input, free: free, output: output))
+        return output
+    }
+
+    /// Fits a vertical column, or takes the previous build's fit at this position when its inputs are the same.
+    mutating func fitColumn(_ input: ColumnFitter.Input) -> ColumnFitter.Output {
+        var fitter = ColumnFitter(profile: p, input: input)
+        let free = fitter.freeInterval()
+        guard let previous = previousFits else { return fitter.fit(free: free) }
+        let k = fits.columns.count
+        let output = k < previous.columns.count && previous.columns[k].matches(input, free: free)
+            ? previous.columns[k].output : fitter.fit(free: free)
+        fits.columns.append(.init(input: input, free: free, output: output))
+        return output
     }
 
     // MARK: - The pass
@@ -227,8 +264,8 @@ struct LayoutBuilder {
             rowEntries.append(e)
         }
         if rowExists {
-            let out = HorizontalBarFitter(profile: p, input: .init(band: rowBand, regions: regions, entries: rowEntries, centerWidth: titleWidth,
-                                                                   hostsOverflowButton: false, menuPrefilled: false, direction: g.direction)).fit()
+            let out = fitHorizontal(.init(band: rowBand, regions: regions, entries: rowEntries, centerWidth: titleWidth,
+                                                                   hostsOverflowButton: false, menuPrefilled: false, direction: g.direction))
             menu.displaced += out.displaced
         }
 
@@ -252,10 +289,9 @@ struct LayoutBuilder {
         for (item, group) in VerticalOrderRule.order(columnItems) {
             entries.append(EntryBuilder.item(item, group: group, bottom: item.placement.isBottom, vertical: true, profile: p))
         }
-        var fitter = ColumnFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, tabs: tabEntries,
-                                                           tabsCompressFirst: CompressionRule.tabBarCompressesFirst(screen.compression),
-                                                           menuPrefilled: !menu.isEmpty))
-        let column = fitter.fit()
+        let column = fitColumn(.init(band: band, regions: regions, entries: entries, tabs: tabEntries,
+                                     tabsCompressFirst: CompressionRule.tabBarCompressesFirst(screen.compression),
+                                     menuPrefilled: !menu.isEmpty))
         menu.displaced = column.displaced + menu.displaced
         menu.tabs += column.tabsInMenu
         if column.lastResort {
@@ -275,9 +311,9 @@ struct LayoutBuilder {
                     extra.append(e)
                 }
             }
-            let out = HorizontalBarFitter(profile: p, input: .init(band: rowBand, regions: regions, entries: extra + rowEntries,
+            let out = fitHorizontal(.init(band: rowBand, regions: regions, entries: extra + rowEntries,
                                                                    centerWidth: titleWidth, hostsOverflowButton: column.overflowButtonToRow,
-                                                                   menuPrefilled: !menu.isEmpty, direction: g.direction)).fit()
+                                                                   menuPrefilled: !menu.isEmpty, direction: g.direction))
             rowBar = Bar(id: "\(screen.id).navigation", container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
                          frame: rowBand, background: false, items: out.items, overflow: column.overflowButtonToRow ? menu.ids : [], tabBar: nil)
         }
@@ -340,8 +376,8 @@ struct LayoutBuilder {
         if !bottom.isEmpty {
             y -= p.toolbarHeight
             let frame = Rect(x: area.x, y: y, w: area.w, h: p.toolbarHeight)
-            let out = HorizontalBarFitter(profile: p, input: .init(band: frame, regions: regions, entries: bottom, centerWidth: 0,
-                                                                   hostsOverflowButton: false, menuPrefilled: false, direction: g.direction)).fit()
+            let out = fitHorizontal(.init(band: frame, regions: regions, entries: bottom, centerWidth: 0,
+                                                                   hostsOverflowButton: false, menuPrefilled: false, direction: g.direction))
             menu.displaced += out.displaced
             toolbarBar = Bar(id: "\(screen.id).toolbar", container: screen.id, role: .toolbar, axis: .horizontal, edge: .bottom,
                              frame: frame, background: false, items: out.items, overflow: [], tabBar: nil)
@@ -349,8 +385,8 @@ struct LayoutBuilder {
         let navExists = screen.title != nil || !top.isEmpty || !menu.isEmpty
         if navExists {
             let frame = Rect(x: area.x, y: p.statusBarHeight, w: area.w, h: p.navigationBarHeight)
-            let out = HorizontalBarFitter(profile: p, input: .init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen.title),
-                                                                   hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction)).fit()
+            let out = fitHorizontal(.init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen.title),
+                                                                   hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
             menu.displaced = out.displaced + menu.displaced
             for id in menu.displaced { badgeDiagnostic(id, screen: screen) }
             bars.append(Bar(id: "\(screen.id).navigation", container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
@@ -444,9 +480,8 @@ struct LayoutBuilder {
         let entries = VerticalOrderRule.order(columnItems).map {
             EntryBuilder.item($0.item, group: $0.group, bottom: $0.item.placement.isBottom, vertical: true, profile: p)
         }
-        var fitter = ColumnFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, tabs: [],
-                                                           tabsCompressFirst: false, menuPrefilled: !menu.isEmpty))
-        let out = fitter.fit()
+        let out = fitColumn(.init(band: band, regions: regions, entries: entries, tabs: [],
+                                  tabsCompressFirst: false, menuPrefilled: !menu.isEmpty))
         guard !out.lastResort else { return nil }
         // A sheet has no title row: a horizontal-only item has no horizontal bar here.
         for item in hiddenHere {
@@ -473,8 +508,8 @@ struct LayoutBuilder {
             e.trailing = NavigationBarRule.isTrailing(item.placement)
             entries.append(e)
         }
-        let out = HorizontalBarFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, centerWidth: 0,
-                                                               hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction)).fit()
+        let out = fitHorizontal(.init(band: band, regions: regions, entries: entries, centerWidth: 0,
+                                                               hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
         menu.displaced = out.displaced
         bars.append(Bar(id: id, container: container, role: role, axis: .horizontal, edge: .top, frame: band, background: false,
                         items: out.items, overflow: out.hasOverflowButton ? menu.ids : [], tabBar: nil))
@@ -490,8 +525,8 @@ struct LayoutBuilder {
             e.trailing = afterFlexible
             entries.append(e)
         }
-        let out = HorizontalBarFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, centerWidth: 0,
-                                                               hostsOverflowButton: true, menuPrefilled: false, direction: g.direction)).fit()
+        let out = fitHorizontal(.init(band: band, regions: regions, entries: entries, centerWidth: 0,
+                                                               hostsOverflowButton: true, menuPrefilled: false, direction: g.direction))
         bars.append(Bar(id: "\(screen.id).keyboardAccessory", container: screen.id, role: .keyboardAccessory, axis: .horizontal, edge: .bottom,
                         frame: band, background: false, items: out.items, overflow: out.hasOverflowButton ? out.displaced : [], tabBar: nil))
     }
