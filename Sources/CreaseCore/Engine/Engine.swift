@@ -20,8 +20,8 @@ public struct Engine: Sendable {
     private var inputs: LayoutInputs
     /// Keeps the last encoded layout's bytes per member and bar, to copy what did not change.
     private var encoder = LayoutEncoder()
-    /// The last build's bar fits, reused for bars whose fitter inputs did not change.
-    private var fits = FitMemo()
+    /// What the last build fitted and derived from the manifest, reused where its inputs did not change.
+    private var memo = BuildMemo()
     private var sceneKey: SceneKey
     private var scene: Scene
     /// Layouts of recently seen inputs, most recent last. A rig folding back and forth, a
@@ -52,7 +52,7 @@ public struct Engine: Sendable {
         inputs = LayoutInputs(state, profile: profile)
         sceneKey = SceneKey(ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
         scene = Scene(app: app, ui: state.ui, display: g.display, portrait: !g.orientation.isLandscape, compactWidth: g.sizeClass.horizontal == .compact)
-        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &fits)
+        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &memo)
         body = encoder.encode(layout)
         digest = digestAlgorithm.digest(body)
         remember()
@@ -108,7 +108,7 @@ public struct Engine: Sendable {
         }
         // Changed inputs almost always change the layout, so it is encoded without first
         // comparing it with the old one; the digest tells whether anything changed.
-        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &fits)
+        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &memo)
         defer { remember() }
         body = encoder.encode(layout)
         let old = digest

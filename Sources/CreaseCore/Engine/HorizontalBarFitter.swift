@@ -29,6 +29,10 @@ struct HorizontalBarFitter {
 
     func fit() -> Output { fit(free: freeInterval()) }
 
+    /// Where every placed item's frame starts across the band: centred in it. Nothing else
+    /// of a fit depends on the band's `y`.
+    var itemY: Double { input.band.y + (input.band.h - p.itemLength) / 2 }
+
     /// The only thing the fit reads of the regions: the band's largest free interval.
     func freeInterval() -> (Double, Double) { FreeSpace.largestInterval(in: input.band, axis: .horizontal, avoiding: input.regions) }
 
@@ -70,7 +74,7 @@ struct HorizontalBarFitter {
         let leadingStart = free.0 + p.barInset
         let trailingEnd = free.1 - p.barInset
         var offset = 0.0
-        let y = input.band.y + (input.band.h - p.itemLength) / 2
+        let y = itemY
         func x(forLeadingOffset off: Double, width: Double) -> Double {
             input.direction == .ltr ? leadingStart + off : trailingEnd - off - width
         }

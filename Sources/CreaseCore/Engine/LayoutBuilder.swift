@@ -11,9 +11,9 @@ struct LayoutBuilder {
     var regions: [Region] = []
     var bars: [Bar] = []
     var diagnostics: [Diagnostic] = []
-    /// The previous build's fits (nil: build from scratch, remembering nothing) and this build's.
-    var previousFits: FitMemo?
-    var fits = FitMemo()
+    /// The previous build's memo (nil: build from scratch, remembering nothing) and this build's.
+    var previousMemo: BuildMemo?
+    var memo = BuildMemo()
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
@@ -26,13 +26,13 @@ struct LayoutBuilder {
         return b.run()
     }
 
-    /// Builds reusing the fits of the previous build where their inputs are unchanged, and
-    /// leaves this build's fits in `memo` for the next.
+    /// Builds reusing what the previous build fitted and derived where its inputs are
+    /// unchanged, and leaves this build's in `memo` for the next.
     static func build(profile: DeviceProfile, app: App, state: DeviceState, geometry: ScreenGeometry, scene: Scene,
-                      memo: inout FitMemo) -> Layout {
-        var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene, previousFits: memo)
+                      memo: inout BuildMemo) -> Layout {
+        var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene, previousMemo: memo)
         let layout = b.run()
-        memo = b.fits
+        memo = b.memo
         return layout
     }
 
@@ -40,11 +40,19 @@ struct LayoutBuilder {
     mutating func fitHorizontal(_ input: HorizontalBarFitter.Input) -> HorizontalBarFitter.Output {
         let fitter = HorizontalBarFitter(profile: p, input: input)
         let free = fitter.freeInterval()
-        guard let previous = previousFits else { return fitter.fit(free: free) }
-        let k = fits.horizontal.count
-        let output = k < previous.horizontal.count && previous.horizontal[k].matches(input, free: free)
-            ? previous.horizontal[k].output : fitter.fit(free: free)
-        fits.horizontal.append(.init(input: input, free: free, output: output))
+        guard let previous = previousMemo else { return fitter.fit(free: free) }
+        let k = memo.horizontal.count
+        var output: HorizontalBarFitter.Output
+        if k < previous.horizontal.count, previous.horizontal[k].matches(input, free: free) {
+            output = previous.horizontal[k].output
+            if previous.horizontal[k].input.band.y.bitPattern != input.band.y.bitPattern {
+                let y = fitter.itemY
+                for i in output.items.indices { output.items[i].frame.y = y }
+            }
+        } else {
+            output = fitter.fit(free: free)
+        }
+        memo.horizontal.append(.init(input: input, free: free, output: output))
         return output
     }
 
@@ -52,11 +60,11 @@ struct LayoutBuilder {
     mutating func fitColumn(_ input: ColumnFitter.Input) -> ColumnFitter.Output {
         var fitter = ColumnFitter(profile: p, input: input)
         let free = fitter.freeInterval()
-        guard let previous = previousFits else { return fitter.fit(free: free) }
-        let k = fits.columns.count
+        guard let previous = previousMemo else { return fitter.fit(free: free) }
+        let k = memo.columns.count
         let output = k < previous.columns.count && previous.columns[k].matches(input, free: free)
             ? previous.columns[k].output : fitter.fit(free: free)
-        fits.columns.append(.init(input: input, free: free, output: output))
+        memo.columns.append(.init(input: input, free: free, output: output))
         return output
     }
 
@@ -317,7 +325,7 @@ struct LayoutBuilder {
             rowBar = Bar(id: "\(screen.id).navigation", container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
                          frame: rowBand, background: false, items: out.items, overflow: column.overflowButtonToRow ? menu.ids : [], tabBar: nil)
         }
-        for id in menu.displaced { badgeDiagnostic(id, screen: screen) }
+        badgeDiagnostics(menu.displaced, screen: screen)
         if let rowBar { bars.append(rowBar) }
         bars.append(Bar(id: "\(screen.id).vertical", container: screen.id, role: .vertical, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
                         frame: band, background: state.reduceTransparency, items: column.items,
@@ -331,26 +339,11 @@ struct LayoutBuilder {
     mutating func layoutHorizontal(_ screen: Screen, area fullArea: Rect, back: Bool, tabs: [Tab], tabContainer: String, bottomLimit: Double,
                                    beside inspector: Rect? = nil) -> Bool {
         let area = excluding(fullArea, inspector)
+        let parts = horizontalEntries(screen, back: back)
         var menu = OverflowMenu()
-        var top: [BarEntry] = []
-        var bottom: [BarEntry] = []
-        if back { top.append(EntryBuilder.back(vertical: false, profile: p)) }
-        var afterFlexible = false
-        for (position, item) in screen.toolbar.enumerated() {
-            itemDiagnostics(item, vertical: false)
-            if item.placement == .secondaryAction { menu.secondary.append(item.id); continue }
-            var e = EntryBuilder.item(item, group: position, bottom: item.placement.isBottom, vertical: false, profile: p)
-            if item.placement.isBottom {
-                if item.kind == .flexibleSpacer { afterFlexible = true }
-                e.trailing = afterFlexible
-                bottom.append(e)
-            } else {
-                e.trailing = NavigationBarRule.isTrailing(item.placement)
-                top.append(e)
-            }
-        }
-        menu.declared = screen.overflowMenu.map(\.id)
-        for item in screen.overflowMenu { itemDiagnostics(item, vertical: false) }
+        menu.secondary = parts.secondary
+        menu.declared = parts.declared
+        let top = parts.top, bottom = parts.bottom
 
         var y = bottomLimit
         // Tab bar along the bottom; tabs past its width join the menu from the trailing end.
@@ -388,12 +381,46 @@ struct LayoutBuilder {
             let out = fitHorizontal(.init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen.title),
                                                                    hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
             menu.displaced = out.displaced + menu.displaced
-            for id in menu.displaced { badgeDiagnostic(id, screen: screen) }
+            badgeDiagnostics(menu.displaced, screen: screen)
             bars.append(Bar(id: "\(screen.id).navigation", container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
                             frame: frame, background: false, items: out.items, overflow: out.hasOverflowButton ? menu.ids : [], tabBar: nil))
         }
         if let toolbarBar { bars.append(toolbarBar) }
         return navExists
+    }
+
+    /// A screen's horizontal entries and their item diagnostics: they depend on the
+    /// manifest alone, so a memo hands back the previous build's for the same arrays.
+    mutating func horizontalEntries(_ screen: Screen, back: Bool) -> BuildMemo.HorizontalEntries {
+        if let previous = previousMemo, let hit = previous.horizontalEntries.first(where: { $0.isFor(screen, back: back) }) {
+            diagnostics += hit.diagnostics
+            memo.horizontalEntries.append(hit)
+            return hit
+        }
+        let mark = diagnostics.count
+        var parts = BuildMemo.HorizontalEntries(toolbar: screen.toolbar, overflowMenu: screen.overflowMenu, back: back)
+        if back { parts.top.append(EntryBuilder.back(vertical: false, profile: p)) }
+        var afterFlexible = false
+        for (position, item) in screen.toolbar.enumerated() {
+            itemDiagnostics(item, vertical: false)
+            if item.placement == .secondaryAction { parts.secondary.append(item.id); continue }
+            var e = EntryBuilder.item(item, group: position, bottom: item.placement.isBottom, vertical: false, profile: p)
+            if item.placement.isBottom {
+                if item.kind == .flexibleSpacer { afterFlexible = true }
+                e.trailing = afterFlexible
+                parts.bottom.append(e)
+            } else {
+                e.trailing = NavigationBarRule.isTrailing(item.placement)
+                parts.top.append(e)
+            }
+        }
+        parts.declared = screen.overflowMenu.map(\.id)
+        for item in screen.overflowMenu { itemDiagnostics(item, vertical: false) }
+        if previousMemo != nil {
+            parts.diagnostics = Array(diagnostics[mark...])
+            memo.horizontalEntries.append(parts)
+        }
+        return parts
     }
 
     func titleReserve(_ title: String?) -> Double {
@@ -606,6 +633,12 @@ struct LayoutBuilder {
         }
     }
 
+    mutating func badgeDiagnostics(_ displaced: [String], screen: Screen) {
+        // Most toolbars badge nothing: then no displaced id needs looking up.
+        guard !displaced.isEmpty, screen.toolbar.contains(where: { $0.badge != nil }) else { return }
+        for id in displaced { badgeDiagnostic(id, screen: screen) }
+    }
+
     mutating func badgeDiagnostic(_ id: String, screen: Screen) {
         guard let item = (screen.toolbar.first { $0.id == id }), item.badge != nil else { return }
         let advice = item.priority < VisibilityPriority.high
@@ -636,7 +669,10 @@ enum NavigationBarRule {
 
 /// Seed 003: "Keep the ellipsis (three dots) for that menu, and give any other menu a symbol of its own."
 enum SymbolRule {
-    static func isReservedEllipsis(_ symbol: String) -> Bool { symbol == "ellipsis" || symbol.hasPrefix("ellipsis.") }
+    static func isReservedEllipsis(_ symbol: String) -> Bool {
+        // The first byte settles most symbols without a string comparison.
+        symbol.utf8.first == UInt8(ascii: "e") && (symbol == "ellipsis" || symbol.hasPrefix("ellipsis."))
+    }
 }
 
 extension OptOutRule {
