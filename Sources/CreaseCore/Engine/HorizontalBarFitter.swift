@@ -38,6 +38,8 @@ struct HorizontalBarFitter {
 
     func fit(free: (Double, Double)) -> Output {
         var out = Output()
+        // Room for every entry and the overflow button up front: no array grows while placing.
+        out.items.reserveCapacity(input.entries.count + 1)
         let room = max(0, free.1 - free.0 - 2 * p.barInset)
         var demoted = Array(repeating: false, count: input.entries.count)
         var anyDemoted = false
@@ -79,6 +81,7 @@ struct HorizontalBarFitter {
             input.direction == .ltr ? leadingStart + off : trailingEnd - off - width
         }
         var trailingEntries: [Int] = []
+        trailingEntries.reserveCapacity(input.entries.count)
         for (i, e) in input.entries.enumerated() {
             if demoted[i] { out.displaced.append(e.id); continue }
             if e.trailing { trailingEntries.append(i); continue }
@@ -92,6 +95,7 @@ struct HorizontalBarFitter {
         // button sits just before any pinned items, which stay trailing-most.
         var fromTrailing = 0.0
         var trailingPlaced: [PlacedItem] = []
+        trailingPlaced.reserveCapacity(input.entries.count + 1)
         func placeTrailing(_ id: String, width: Double, shows: Shows, badge: Int?) {
             let leadingOffset = (trailingEnd - leadingStart) - fromTrailing - width
             trailingPlaced.append(PlacedItem(id: id, frame: Rect(x: x(forLeadingOffset: leadingOffset, width: width), y: y, w: width, h: p.itemLength),
@@ -110,7 +114,7 @@ struct HorizontalBarFitter {
             if e.kind == .item || e.kind == .back { placeTrailing(e.id, width: e.length, shows: e.shows, badge: e.badge) }
             else { fromTrailing += e.length + p.itemSpacing }
         }
-        out.items += trailingPlaced.reversed()
+        for i in trailingPlaced.indices.reversed() { out.items.append(trailingPlaced[i]) }
         return out
     }
 }
