@@ -7,7 +7,8 @@
 ///   horizontal bar that only moved up or down (bottom bars over the keyboard) keeps it
 ///   moved to its band. A toggle of `reduceTransparency`, a Live Activity or PiP refit
 ///   only the bars they reach.
-/// - A screen's entries and item diagnostics, which depend on the manifest alone.
+/// - A screen's entries and item diagnostics, which depend on the manifest alone, and
+///   the badge notes of displaced items, which depend on the toolbar and the ids.
 struct BuildMemo: Sendable {
     struct Horizontal: Sendable {
         var input: HorizontalBarFitter.Input
@@ -53,7 +54,15 @@ struct BuildMemo: Sendable {
         }
     }
 
+    /// The badge notes for a toolbar's displaced ids.
+    struct BadgeNotes: Sendable {
+        var toolbar: [Item]   // held, as in `HorizontalEntries`
+        var displaced: [String]
+        var diagnostics: [Diagnostic]
+    }
+
     var horizontal: [Horizontal] = []
+    var badgeNotes: [BadgeNotes] = []
     var horizontalEntries: [HorizontalEntries] = []
     var columns: [Column] = []
 

@@ -633,10 +633,22 @@ struct LayoutBuilder {
         }
     }
 
+    /// The badge notes of a bar's displaced items: they depend on the toolbar and the ids
+    /// alone, so a memo hands back the previous build's for the same toolbar and ids.
     mutating func badgeDiagnostics(_ displaced: [String], screen: Screen) {
         // Most toolbars badge nothing: then no displaced id needs looking up.
         guard !displaced.isEmpty, screen.toolbar.contains(where: { $0.badge != nil }) else { return }
+        if let previous = previousMemo,
+           let hit = previous.badgeNotes.first(where: { BuildMemo.identical($0.toolbar, screen.toolbar) && $0.displaced == displaced }) {
+            diagnostics += hit.diagnostics
+            memo.badgeNotes.append(hit)
+            return
+        }
+        let mark = diagnostics.count
         for id in displaced { badgeDiagnostic(id, screen: screen) }
+        if previousMemo != nil {
+            memo.badgeNotes.append(.init(toolbar: screen.toolbar, displaced: displaced, diagnostics: Array(diagnostics[mark...])))
+        }
     }
 
     mutating func badgeDiagnostic(_ id: String, screen: Screen) {
