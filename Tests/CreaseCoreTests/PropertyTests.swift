@@ -39,6 +39,35 @@ import Testing
         #expect(compared > 10_000)
     }
 
+    /// The engine's memo recognises a screen's items by their storage; a reloaded manifest,
+    /// even one with the same screen ids and different items, must never get stale entries.
+    @Test("incremental relayout equals from scratch across app reloads, the same manifest or a changed one", arguments: apps)
+    func incrementalEqualsScratchAcrossReloads(app name: String) {
+        let a = builtin(name)
+        var changed = a
+        for i in changed.screens.indices where !changed.screens[i].toolbar.isEmpty {
+            changed.screens[i].toolbar[0].title = "A much longer title than before"
+            changed.screens[i].toolbar[0].symbol = nil
+        }
+        var compared = 0, reloads = 0
+        for s in 0..<300 {
+            var gen = RandomEvents(seed: 5 &+ UInt64(s) &* 7919, app: a)
+            var pick = SplitMix64(seed: UInt64(s))
+            var e = Engine(profile: .builtin, app: a)
+            var history = History()
+            for _ in 0..<16 {
+                let ev: Event = pick.next() % 4 == 0 ? .app(pick.next() % 2 == 0 ? a : changed) : gen.next()
+                guard (try? e.apply(ev)) != nil else { continue }
+                history.events.append(ev)
+                if case .app = ev { reloads += 1 }
+                let scratch = Engine.fromScratch(profile: e.profile, app: e.app, state: e.state, seq: e.seq)
+                #expect(e.layoutJSON() == scratch, "diverged at seq \(e.seq) after:\n\(history)")
+                compared += 1
+            }
+        }
+        #expect(reloads > 500 && compared > 3_000)
+    }
+
     @Test("every declared item stays reachable: in exactly one bar or overflow menu, or hidden with a diagnostic", arguments: apps)
     func everyItemReachable(app name: String) {
         explore(app: name, sequences: 400, length: 25, seed: 2) { e, ev in

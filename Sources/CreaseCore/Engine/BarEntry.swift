@@ -1,5 +1,5 @@
 /// One thing a bar may hold, before it is placed.
-struct BarEntry: Sendable {
+struct BarEntry: Sendable, Equatable {
     enum Kind: Sendable, Equatable { case item, back, tab, fixedSpacer, flexibleSpacer }
     var kind: Kind
     var id: String

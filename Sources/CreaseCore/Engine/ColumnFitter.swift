@@ -116,9 +116,13 @@ struct ColumnFitter {
         }
     }
 
-    mutating func fit() -> Output {
+    mutating func fit() -> Output { fit(free: freeInterval()) }
+
+    /// The only thing the fit reads of the regions: the band's largest free interval.
+    func freeInterval() -> (Double, Double) { FreeSpace.largestInterval(in: input.band, axis: .vertical, avoiding: input.regions) }
+
+    mutating func fit(free: (Double, Double)) -> Output {
         var out = Output()
-        let free = FreeSpace.largestInterval(in: input.band, axis: .vertical, avoiding: input.regions)
         let room = free.1 - free.0
         if totalLength() > room {
             var demotions: [Int] = []

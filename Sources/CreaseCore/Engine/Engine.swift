@@ -20,6 +20,8 @@ public struct Engine: Sendable {
     private var inputs: LayoutInputs
     /// Keeps the last encoded layout's bytes per member and bar, to copy what did not change.
     private var encoder = LayoutEncoder()
+    /// What the last build fitted and derived from the manifest, reused where its inputs did not change.
+    private var memo = BuildMemo()
     private var sceneKey: SceneKey
     private var scene: Scene
     /// Layouts of recently seen inputs, most recent last. A rig folding back and forth, a
@@ -50,7 +52,7 @@ public struct Engine: Sendable {
         inputs = LayoutInputs(state, profile: profile)
         sceneKey = SceneKey(ui: state.ui, geometry: g)
         scene = Scene(app: app, key: sceneKey)
-        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
+        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &memo)
         body = encoder.encode(layout)
         digest = digestAlgorithm.digest(body)
         remember()
@@ -106,7 +108,7 @@ public struct Engine: Sendable {
         }
         // Changed inputs almost always change the layout, so it is encoded without first
         // comparing it with the old one; the digest tells whether anything changed.
-        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene)
+        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &memo)
         defer { remember() }
         body = encoder.encode(layout)
         let old = digest

@@ -27,9 +27,19 @@ struct HorizontalBarFitter {
         self.input = input
     }
 
-    func fit() -> Output {
+    func fit() -> Output { fit(free: freeInterval()) }
+
+    /// Where every placed item's frame starts across the band: centred in it. Nothing else
+    /// of a fit depends on the band's `y`.
+    var itemY: Double { input.band.y + (input.band.h - p.itemLength) / 2 }
+
+    /// The only thing the fit reads of the regions: the band's largest free interval.
+    func freeInterval() -> (Double, Double) { FreeSpace.largestInterval(in: input.band, axis: .horizontal, avoiding: input.regions) }
+
+    func fit(free: (Double, Double)) -> Output {
         var out = Output()
-        let free = FreeSpace.largestInterval(in: input.band, axis: .horizontal, avoiding: input.regions)
+        // Room for every entry and the overflow button up front: no array grows while placing.
+        out.items.reserveCapacity(input.entries.count + 1)
         let room = max(0, free.1 - free.0 - 2 * p.barInset)
         var demoted = Array(repeating: false, count: input.entries.count)
         var anyDemoted = false
@@ -66,11 +76,12 @@ struct HorizontalBarFitter {
         let leadingStart = free.0 + p.barInset
         let trailingEnd = free.1 - p.barInset
         var offset = 0.0
-        let y = input.band.y + (input.band.h - p.itemLength) / 2
+        let y = itemY
         func x(forLeadingOffset off: Double, width: Double) -> Double {
             input.direction == .ltr ? leadingStart + off : trailingEnd - off - width
         }
         var trailingEntries: [Int] = []
+        trailingEntries.reserveCapacity(input.entries.count)
         for (i, e) in input.entries.enumerated() {
             if demoted[i] { out.displaced.append(e.id); continue }
             if e.trailing { trailingEntries.append(i); continue }
@@ -84,6 +95,7 @@ struct HorizontalBarFitter {
         // button sits just before any pinned items, which stay trailing-most.
         var fromTrailing = 0.0
         var trailingPlaced: [PlacedItem] = []
+        trailingPlaced.reserveCapacity(input.entries.count + 1)
         func placeTrailing(_ id: String, width: Double, shows: Shows, badge: Int?) {
             let leadingOffset = (trailingEnd - leadingStart) - fromTrailing - width
             trailingPlaced.append(PlacedItem(id: id, frame: Rect(x: x(forLeadingOffset: leadingOffset, width: width), y: y, w: width, h: p.itemLength),
@@ -102,7 +114,7 @@ struct HorizontalBarFitter {
             if e.kind == .item || e.kind == .back { placeTrailing(e.id, width: e.length, shows: e.shows, badge: e.badge) }
             else { fromTrailing += e.length + p.itemSpacing }
         }
-        out.items += trailingPlaced.reversed()
+        for i in trailingPlaced.indices.reversed() { out.items.append(trailingPlaced[i]) }
         return out
     }
 }

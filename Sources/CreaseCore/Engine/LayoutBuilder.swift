@@ -11,6 +11,9 @@ struct LayoutBuilder {
     var regions: [Region] = []
     var bars: [Bar] = []
     var diagnostics: [Diagnostic] = []
+    /// The previous build's memo (nil: build from scratch, remembering nothing) and this build's.
+    var previousMemo: BuildMemo?
+    var memo = BuildMemo()
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
@@ -21,6 +24,48 @@ struct LayoutBuilder {
     static func build(profile: DeviceProfile, app: App, state: DeviceState, geometry: ScreenGeometry, scene: Scene) -> Layout {
         var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene)
         return b.run()
+    }
+
+    /// Builds reusing what the previous build fitted and derived where its inputs are
+    /// unchanged, and leaves this build's in `memo` for the next.
+    static func build(profile: DeviceProfile, app: App, state: DeviceState, geometry: ScreenGeometry, scene: Scene,
+                      memo: inout BuildMemo) -> Layout {
+        var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene, previousMemo: memo)
+        let layout = b.run()
+        memo = b.memo
+        return layout
+    }
+
+    /// Fits a horizontal bar, or takes the previous build's fit at this position when its inputs are the same.
+    mutating func fitHorizontal(_ input: HorizontalBarFitter.Input) -> HorizontalBarFitter.Output {
+        let fitter = HorizontalBarFitter(profile: p, input: input)
+        let free = fitter.freeInterval()
+        guard let previous = previousMemo else { return fitter.fit(free: free) }
+        let k = memo.horizontal.count
+        var output: HorizontalBarFitter.Output
+        if k < previous.horizontal.count, previous.horizontal[k].matches(input, free: free) {
+            output = previous.horizontal[k].output
+            if previous.horizontal[k].input.band.y.bitPattern != input.band.y.bitPattern {
+                let y = fitter.itemY
+                for i in output.items.indices { output.items[i].frame.y = y }
+            }
+        } else {
+            output = fitter.fit(free: free)
+        }
+        memo.horizontal.append(.init(input: input, free: free, output: output))
+        return output
+    }
+
+    /// Fits a vertical column, or takes the previous build's fit at this position when its inputs are the same.
+    mutating func fitColumn(_ input: ColumnFitter.Input) -> ColumnFitter.Output {
+        var fitter = ColumnFitter(profile: p, input: input)
+        let free = fitter.freeInterval()
+        guard let previous = previousMemo else { return fitter.fit(free: free) }
+        let k = memo.columns.count
+        let output = k < previous.columns.count && previous.columns[k].matches(input, free: free)
+            ? previous.columns[k].output : fitter.fit(free: free)
+        memo.columns.append(.init(input: input, free: free, output: output))
+        return output
     }
 
     // MARK: - The pass
@@ -227,8 +272,8 @@ struct LayoutBuilder {
             rowEntries.append(e)
         }
         if rowExists {
-            let out = HorizontalBarFitter(profile: p, input: .init(band: rowBand, regions: regions, entries: rowEntries, centerWidth: titleWidth,
-                                                                   hostsOverflowButton: false, menuPrefilled: false, direction: g.direction)).fit()
+            let out = fitHorizontal(.init(band: rowBand, regions: regions, entries: rowEntries, centerWidth: titleWidth,
+                                                                   hostsOverflowButton: false, menuPrefilled: false, direction: g.direction))
             menu.displaced += out.displaced
         }
 
@@ -252,10 +297,9 @@ struct LayoutBuilder {
         for (item, group) in VerticalOrderRule.order(columnItems) {
             entries.append(EntryBuilder.item(item, group: group, bottom: item.placement.isBottom, vertical: true, profile: p))
         }
-        var fitter = ColumnFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, tabs: tabEntries,
-                                                           tabsCompressFirst: CompressionRule.tabBarCompressesFirst(screen.compression),
-                                                           menuPrefilled: !menu.isEmpty))
-        let column = fitter.fit()
+        let column = fitColumn(.init(band: band, regions: regions, entries: entries, tabs: tabEntries,
+                                     tabsCompressFirst: CompressionRule.tabBarCompressesFirst(screen.compression),
+                                     menuPrefilled: !menu.isEmpty))
         menu.displaced = column.displaced + menu.displaced
         menu.tabs += column.tabsInMenu
         if column.lastResort {
@@ -275,13 +319,13 @@ struct LayoutBuilder {
                     extra.append(e)
                 }
             }
-            let out = HorizontalBarFitter(profile: p, input: .init(band: rowBand, regions: regions, entries: extra + rowEntries,
+            let out = fitHorizontal(.init(band: rowBand, regions: regions, entries: extra + rowEntries,
                                                                    centerWidth: titleWidth, hostsOverflowButton: column.overflowButtonToRow,
-                                                                   menuPrefilled: !menu.isEmpty, direction: g.direction)).fit()
+                                                                   menuPrefilled: !menu.isEmpty, direction: g.direction))
             rowBar = Bar(id: "\(screen.id).navigation", container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
                          frame: rowBand, background: false, items: out.items, overflow: column.overflowButtonToRow ? menu.ids : [], tabBar: nil)
         }
-        for id in menu.displaced { badgeDiagnostic(id, screen: screen) }
+        badgeDiagnostics(menu.displaced, screen: screen)
         if let rowBar { bars.append(rowBar) }
         bars.append(Bar(id: "\(screen.id).vertical", container: screen.id, role: .vertical, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
                         frame: band, background: state.reduceTransparency, items: column.items,
@@ -295,26 +339,11 @@ struct LayoutBuilder {
     mutating func layoutHorizontal(_ screen: Screen, area fullArea: Rect, back: Bool, tabs: [Tab], tabContainer: String, bottomLimit: Double,
                                    beside inspector: Rect? = nil) -> Bool {
         let area = excluding(fullArea, inspector)
+        let parts = horizontalEntries(screen, back: back)
         var menu = OverflowMenu()
-        var top: [BarEntry] = []
-        var bottom: [BarEntry] = []
-        if back { top.append(EntryBuilder.back(vertical: false, profile: p)) }
-        var afterFlexible = false
-        for (position, item) in screen.toolbar.enumerated() {
-            itemDiagnostics(item, vertical: false)
-            if item.placement == .secondaryAction { menu.secondary.append(item.id); continue }
-            var e = EntryBuilder.item(item, group: position, bottom: item.placement.isBottom, vertical: false, profile: p)
-            if item.placement.isBottom {
-                if item.kind == .flexibleSpacer { afterFlexible = true }
-                e.trailing = afterFlexible
-                bottom.append(e)
-            } else {
-                e.trailing = NavigationBarRule.isTrailing(item.placement)
-                top.append(e)
-            }
-        }
-        menu.declared = screen.overflowMenu.map(\.id)
-        for item in screen.overflowMenu { itemDiagnostics(item, vertical: false) }
+        menu.secondary = parts.secondary
+        menu.declared = parts.declared
+        let top = parts.top, bottom = parts.bottom
 
         var y = bottomLimit
         // Tab bar along the bottom; tabs past its width join the menu from the trailing end.
@@ -340,8 +369,8 @@ struct LayoutBuilder {
         if !bottom.isEmpty {
             y -= p.toolbarHeight
             let frame = Rect(x: area.x, y: y, w: area.w, h: p.toolbarHeight)
-            let out = HorizontalBarFitter(profile: p, input: .init(band: frame, regions: regions, entries: bottom, centerWidth: 0,
-                                                                   hostsOverflowButton: false, menuPrefilled: false, direction: g.direction)).fit()
+            let out = fitHorizontal(.init(band: frame, regions: regions, entries: bottom, centerWidth: 0,
+                                                                   hostsOverflowButton: false, menuPrefilled: false, direction: g.direction))
             menu.displaced += out.displaced
             toolbarBar = Bar(id: "\(screen.id).toolbar", container: screen.id, role: .toolbar, axis: .horizontal, edge: .bottom,
                              frame: frame, background: false, items: out.items, overflow: [], tabBar: nil)
@@ -349,15 +378,49 @@ struct LayoutBuilder {
         let navExists = screen.title != nil || !top.isEmpty || !menu.isEmpty
         if navExists {
             let frame = Rect(x: area.x, y: p.statusBarHeight, w: area.w, h: p.navigationBarHeight)
-            let out = HorizontalBarFitter(profile: p, input: .init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen.title),
-                                                                   hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction)).fit()
+            let out = fitHorizontal(.init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen.title),
+                                                                   hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
             menu.displaced = out.displaced + menu.displaced
-            for id in menu.displaced { badgeDiagnostic(id, screen: screen) }
+            badgeDiagnostics(menu.displaced, screen: screen)
             bars.append(Bar(id: "\(screen.id).navigation", container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
                             frame: frame, background: false, items: out.items, overflow: out.hasOverflowButton ? menu.ids : [], tabBar: nil))
         }
         if let toolbarBar { bars.append(toolbarBar) }
         return navExists
+    }
+
+    /// A screen's horizontal entries and their item diagnostics: they depend on the
+    /// manifest alone, so a memo hands back the previous build's for the same arrays.
+    mutating func horizontalEntries(_ screen: Screen, back: Bool) -> BuildMemo.HorizontalEntries {
+        if let previous = previousMemo, let hit = previous.horizontalEntries.first(where: { $0.isFor(screen, back: back) }) {
+            diagnostics += hit.diagnostics
+            memo.horizontalEntries.append(hit)
+            return hit
+        }
+        let mark = diagnostics.count
+        var parts = BuildMemo.HorizontalEntries(toolbar: screen.toolbar, overflowMenu: screen.overflowMenu, back: back)
+        if back { parts.top.append(EntryBuilder.back(vertical: false, profile: p)) }
+        var afterFlexible = false
+        for (position, item) in screen.toolbar.enumerated() {
+            itemDiagnostics(item, vertical: false)
+            if item.placement == .secondaryAction { parts.secondary.append(item.id); continue }
+            var e = EntryBuilder.item(item, group: position, bottom: item.placement.isBottom, vertical: false, profile: p)
+            if item.placement.isBottom {
+                if item.kind == .flexibleSpacer { afterFlexible = true }
+                e.trailing = afterFlexible
+                parts.bottom.append(e)
+            } else {
+                e.trailing = NavigationBarRule.isTrailing(item.placement)
+                parts.top.append(e)
+            }
+        }
+        parts.declared = screen.overflowMenu.map(\.id)
+        for item in screen.overflowMenu { itemDiagnostics(item, vertical: false) }
+        if previousMemo != nil {
+            parts.diagnostics = Array(diagnostics[mark...])
+            memo.horizontalEntries.append(parts)
+        }
+        return parts
     }
 
     func titleReserve(_ title: String?) -> Double {
@@ -444,9 +507,8 @@ struct LayoutBuilder {
         let entries = VerticalOrderRule.order(columnItems).map {
             EntryBuilder.item($0.item, group: $0.group, bottom: $0.item.placement.isBottom, vertical: true, profile: p)
         }
-        var fitter = ColumnFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, tabs: [],
-                                                           tabsCompressFirst: false, menuPrefilled: !menu.isEmpty))
-        let out = fitter.fit()
+        let out = fitColumn(.init(band: band, regions: regions, entries: entries, tabs: [],
+                                  tabsCompressFirst: false, menuPrefilled: !menu.isEmpty))
         guard !out.lastResort else { return nil }
         // A sheet has no title row: a horizontal-only item has no horizontal bar here.
         for item in hiddenHere {
@@ -473,8 +535,8 @@ struct LayoutBuilder {
             e.trailing = NavigationBarRule.isTrailing(item.placement)
             entries.append(e)
         }
-        let out = HorizontalBarFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, centerWidth: 0,
-                                                               hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction)).fit()
+        let out = fitHorizontal(.init(band: band, regions: regions, entries: entries, centerWidth: 0,
+                                                               hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
         menu.displaced = out.displaced
         bars.append(Bar(id: id, container: container, role: role, axis: .horizontal, edge: .top, frame: band, background: false,
                         items: out.items, overflow: out.hasOverflowButton ? menu.ids : [], tabBar: nil))
@@ -490,8 +552,8 @@ struct LayoutBuilder {
             e.trailing = afterFlexible
             entries.append(e)
         }
-        let out = HorizontalBarFitter(profile: p, input: .init(band: band, regions: regions, entries: entries, centerWidth: 0,
-                                                               hostsOverflowButton: true, menuPrefilled: false, direction: g.direction)).fit()
+        let out = fitHorizontal(.init(band: band, regions: regions, entries: entries, centerWidth: 0,
+                                                               hostsOverflowButton: true, menuPrefilled: false, direction: g.direction))
         bars.append(Bar(id: "\(screen.id).keyboardAccessory", container: screen.id, role: .keyboardAccessory, axis: .horizontal, edge: .bottom,
                         frame: band, background: false, items: out.items, overflow: out.hasOverflowButton ? out.displaced : [], tabBar: nil))
     }
@@ -571,6 +633,24 @@ struct LayoutBuilder {
         }
     }
 
+    /// The badge notes of a bar's displaced items: they depend on the toolbar and the ids
+    /// alone, so a memo hands back the previous build's for the same toolbar and ids.
+    mutating func badgeDiagnostics(_ displaced: [String], screen: Screen) {
+        // Most toolbars badge nothing: then no displaced id needs looking up.
+        guard !displaced.isEmpty, screen.toolbar.contains(where: { $0.badge != nil }) else { return }
+        if let previous = previousMemo,
+           let hit = previous.badgeNotes.first(where: { BuildMemo.identical($0.toolbar, screen.toolbar) && $0.displaced == displaced }) {
+            diagnostics += hit.diagnostics
+            memo.badgeNotes.append(hit)
+            return
+        }
+        let mark = diagnostics.count
+        for id in displaced { badgeDiagnostic(id, screen: screen) }
+        if previousMemo != nil {
+            memo.badgeNotes.append(.init(toolbar: screen.toolbar, displaced: displaced, diagnostics: Array(diagnostics[mark...])))
+        }
+    }
+
     mutating func badgeDiagnostic(_ id: String, screen: Screen) {
         guard let item = (screen.toolbar.first { $0.id == id }), item.badge != nil else { return }
         let advice = item.priority < VisibilityPriority.high
@@ -601,7 +681,10 @@ enum NavigationBarRule {
 
 /// Seed 003: "Keep the ellipsis (three dots) for that menu, and give any other menu a symbol of its own."
 enum SymbolRule {
-    static func isReservedEllipsis(_ symbol: String) -> Bool { symbol == "ellipsis" || symbol.hasPrefix("ellipsis.") }
+    static func isReservedEllipsis(_ symbol: String) -> Bool {
+        // The first byte settles most symbols without a string comparison.
+        symbol.utf8.first == UInt8(ascii: "e") && (symbol == "ellipsis" || symbol.hasPrefix("ellipsis."))
+    }
 }
 
 extension OptOutRule {
