@@ -136,7 +136,11 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         let kept = try TraceMinimize.events(try load(out))
         #expect(kept.count == 1, "\(kept.map(\.envelope.event))")
-        if case .hinge(let angle)? = kept.first?.envelope.event { #expect(angle >= 163, "past the fully open threshold and its hysteresis") }
+        if case .hinge(let angle)? = kept.first?.envelope.event {
+            #expect(angle >= 163, "past the fully open threshold and its hysteresis")
+        } else {
+            Issue.record("the kept event is not a hinge: \(kept.map(\.envelope.event))")
+        }
         #expect(try runProgram(Built.crease, ["replay", "--verify", out], in: scratch).status == 0)
         // The same trace against itself never diverges: exit 1, nothing written.
         let same = try runProgram(Built.crease, ["trace", "minimize", path, "--diverges", path, "-o", "\(scratch.path)/none.jsonl"], in: scratch)
