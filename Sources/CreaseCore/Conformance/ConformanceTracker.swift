@@ -88,7 +88,6 @@ public struct ConformanceTracker: Sendable {
         return defaultWindowNs
     }
 
-    public var currentSeq: Int { history[history.count - 1].seq }
     /// How many layouts are kept (bounded by `capacity` and the window).
     public var keptLayouts: Int { history.count }
 

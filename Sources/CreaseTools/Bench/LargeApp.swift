@@ -8,8 +8,6 @@ import CreaseCore
 /// stated once, here.
 enum LargeApp {
     static let name = "large"
-    static let tabCount = 6
-    static let toolbarItemCount = 40
 
     struct ItemSpec {
         var id: String
