@@ -223,9 +223,9 @@ struct LayoutBuilder {
             }
         }
 
-        let custom = layoutCustomBars(primary, vertical: vertical, preferredEdge: preferredEdge, area: primaryArea, safeTop: safe.top)
-        let floating = layoutFloating(primary, area: primaryArea, safe: safe, vertical: vertical)
-        manifestDiagnostics(primary, vertical: vertical)
+        let custom = layoutCustomBars(primary, vertical: vertical, preferredEdge: preferredEdge, area: primaryArea)
+        let floating = layoutFloating(primary, area: primaryArea, safe: safe)
+        manifestDiagnostics()
 
         return Layout(
             device: DeviceInfo(pose: state.pose, display: g.display, orientation: g.orientation, layoutDirection: g.direction,
@@ -563,7 +563,7 @@ struct LayoutBuilder {
     /// Rule 3, seeds 001 and 002: "A custom UITabBar, UIToolbar or UINavigationBar you add
     /// to your view … never moves into the vertical bar." One that follows
     /// toolbarVerticalEdge is laid out by the app in the column's free space.
-    mutating func layoutCustomBars(_ screen: Screen, vertical: Bool, preferredEdge: HorizontalEdge?, area: Rect, safeTop: Double) -> [CustomInfo] {
+    mutating func layoutCustomBars(_ screen: Screen, vertical: Bool, preferredEdge: HorizontalEdge?, area: Rect) -> [CustomInfo] {
         var out: [CustomInfo] = []
         for bar in screen.customBars {
             let thickness = bar.kind == .tabBar ? p.tabBarHeight : p.itemLength
@@ -590,7 +590,7 @@ struct LayoutBuilder {
 
     /// Seed 001: floating buttons are the app's to place: "place it from the safe area"
     /// and "Keep it off the fold".
-    mutating func layoutFloating(_ screen: Screen, area: Rect, safe: Insets, vertical: Bool) -> [FloatingInfo] {
+    mutating func layoutFloating(_ screen: Screen, area: Rect, safe: Insets) -> [FloatingInfo] {
         var out: [FloatingInfo] = []
         for button in screen.floatingButtons {
             let fromSafeArea = button.anchor == .safeArea
@@ -658,7 +658,7 @@ struct LayoutBuilder {
         note(.badgedItemInOverflow, id, "\"\(id)\" shows a badge but is in the overflow menu; \(advice)")
     }
 
-    mutating func manifestDiagnostics(_ screen: Screen, vertical: Bool) {
+    mutating func manifestDiagnostics() {
         // Seed 000: "Keep the choice stable across tabs so the layout doesn't jump as people switch."
         if let tv = scene.tabView, case .tabView(let spec) = app.containers[tv] {
             let behaviors = spec.tabs.map { OptOutRule.rootBehavior(app.containers[$0.content], app: app) }

@@ -22,7 +22,7 @@ enum ReplayCommand {
         TraceIO.warnIfCut(file, name: path)
         do {
             if let socket { return try intoDaemon(file, path: path, socket: socket, speed: speed, verify: verify, load: !noLoad) }
-            return try inProcess(file, path: path, speed: speed, verify: verify, each: each)
+            return try inProcess(file, speed: speed, verify: verify, each: each)
         } catch let e as TraceError {
             Console.err("crease replay: \(path): \(e)")
             return ExitStatus.checkFailed
@@ -32,7 +32,7 @@ enum ReplayCommand {
         }
     }
 
-    static func inProcess(_ file: TraceFile, path: String, speed: Double, verify: Bool, each: Bool) throws -> Int32 {
+    static func inProcess(_ file: TraceFile, speed: Double, verify: Bool, each: Bool) throws -> Int32 {
         let started = TraceIO.monotonicNs()
         let outcome: ReplayOutcome
         if speed == 0 && !each {

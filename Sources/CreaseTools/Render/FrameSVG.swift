@@ -392,7 +392,7 @@ private struct FrameDrawing {
         for d in o.result.differences where !subjects.contains(d.subject) { subjects.append(d.subject) }
         for subject in subjects {
             let lines = o.result.differences.filter { $0.subject == subject }
-            let anchor = differenceAnchor(subject, lines)
+            let anchor = differenceAnchor(subject)
             w.begin("g", [("class", "difference"), ("data-subject", subject)])
             w.element("title", text: lines.map(\.description).joined(separator: "\n"))
             let f = anchor ?? Rect(x: 8, y: 8, w: 0, h: 0)
@@ -409,7 +409,7 @@ private struct FrameDrawing {
     }
 
     /// The expected frame a difference is about, or the observed one for something unexpected.
-    func differenceAnchor(_ subject: String, _ lines: [ConformanceDifference]) -> Rect? {
+    func differenceAnchor(_ subject: String) -> Rect? {
         func inner(_ s: String) -> String {
             var id = String(s.dropFirst(s.hasPrefix("items[") ? 6 : 8).dropLast())
             if let hash = id.lastIndex(of: "#") { id = String(id[..<hash]) }
