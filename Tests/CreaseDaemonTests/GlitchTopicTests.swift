@@ -55,14 +55,22 @@ import Testing
         let watcher = try Client(d.socketPath)
         _ = try watcher.request(#"{"cmd":"subscribe","topics":["glitches"],"id":"g"}"#)
         let rig = try Client(d.socketPath)
-        for i in 1...20 { _ = try rig.request(#"{"event":"hinge","angle":\#(90 + Double(i % 2) / 2),"id":\#(i)}"#) }
+        // Each replaces the app, so each decodes a manifest and lays out anew: well over 1 µs on
+        // any machine (a hinge tick inside its pose returns at once and can take less).
+        for i in 1...20 {
+            var w = JSONWriter()
+            Event.app(Engine.builtinApp(named: i % 2 == 0 ? "tabs" : "split")!).write(to: &w, ts: nil, id: .number(Double(i)))
+            _ = try rig.request(String(decoding: w.bytes, as: UTF8.self))
+        }
         let stats = try #require(try rig.request(#"{"cmd":"stats","id":"st"}"#)["stats"])
         let over = try #require(stats["latency"]?["overBudget"]?.int)
         #expect(over >= 1, "a 1 µs budget")
         #expect(stats["glitches"]?["overBudget"]?.int == over)
-        let pushes = readPushes(watcher, topic: "glitches").compactMap { $0["glitch"] }.map { try? Glitch.decode($0) }
-        #expect(pushes.count == over)
-        #expect(pushes.allSatisfy { $0?.kind == .overBudget && $0?.subject == "hinge" })
+        // Replacing apps shows other glitches too (items flash); the overBudget ones are one per slow event.
+        let slow = readPushes(watcher, topic: "glitches").compactMap { $0["glitch"] }.compactMap { try? Glitch.decode($0) }
+            .filter { $0.kind == .overBudget }
+        #expect(slow.count == over)
+        #expect(slow.allSatisfy { $0.subject == "app" })
         d.stop()
     }
 }
