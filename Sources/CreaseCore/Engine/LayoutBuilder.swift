@@ -17,12 +17,7 @@ struct LayoutBuilder {
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
-        let scene = Scene(app: app, ui: state.ui, geometry: g)
-        return build(profile: profile, app: app, state: state, geometry: g, scene: scene)
-    }
-
-    static func build(profile: DeviceProfile, app: App, state: DeviceState, geometry: ScreenGeometry, scene: Scene) -> Layout {
-        var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene)
+        var b = LayoutBuilder(p: profile, app: app, state: state, g: g, scene: Scene(app: app, ui: state.ui, geometry: g))
         return b.run()
     }
 

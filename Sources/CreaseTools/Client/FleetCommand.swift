@@ -137,8 +137,8 @@ struct Fleet {
     }
 }
 
-/// One rig's line. Counters the daemon does not report (glitches, mismatches before
-/// those land) are nil, shown as `-`.
+/// One rig's line. Counters the daemon does not report (an older creased without glitch
+/// or observation counts) are nil, shown as `-`.
 struct FleetRow {
     var name: String
     var status: String
