@@ -239,6 +239,7 @@ public final class Daemon {
         let readNs = uv_hrtime()
         let outcome = c.framer.feed(UnsafeRawBufferPointer(start: bytes, count: nread)) { line in
             self.core.receive(line: line, from: c.id, readAt: readNs, now: uv_hrtime(), into: &self.actions)
+            self.core.lineHandled(at: uv_hrtime(), into: &self.actions)
             if !self.actions.isEmpty { self.perform() }
             return c.state == .open
         }

@@ -26,9 +26,8 @@ public struct PublishScheduler: Sendable {
         self.budgetNs = budgetNs
     }
 
-    /// One event was applied as `seq`. Returns a batch to flush now when the budget
-    /// says the open batch must not wait any longer.
-    public mutating func applied(seq: Int, changed: Bool, readNs: UInt64, nowNs: UInt64) -> Batch? {
+    /// One event was applied as `seq`: it joins the open batch (or opens one).
+    public mutating func applied(seq: Int, changed: Bool, readNs: UInt64) {
         if var b = open {
             b.lastSeq = seq
             b.changed = b.changed || changed
@@ -37,8 +36,13 @@ public struct PublishScheduler: Sendable {
             open = Batch(firstSeq: seq, lastSeq: seq, changed: changed)
             oldestReadNs = readNs
         }
-        if nowNs &- oldestReadNs >= budgetNs / 4 { return flush() }
-        return nil
+    }
+
+    /// Asked after each line is handled, with the time then: the open batch to flush now
+    /// when the budget says it must not wait for the end of the loop's iteration.
+    public mutating func due(nowNs: UInt64) -> Batch? {
+        guard open != nil, nowNs &- oldestReadNs >= budgetNs / 4 else { return nil }
+        return flush()
     }
 
     /// A flush point: the open batch, if any, to publish now.

@@ -54,6 +54,7 @@ private struct CoreDriver {
         let readNs = now
         for line in lines {
             Array(line.utf8).withUnsafeBytes { core.receive(line: $0, from: client, readAt: readNs, now: now, into: &actions) }
+            core.lineHandled(at: now, into: &actions)
         }
         perform()
     }
@@ -145,6 +146,20 @@ private func orientation(_ value: String, id: Int) -> String {
         #expect(d.take(1).map { $0["id"] } == [.number(1), .number(2)], "answered before the iteration ends")
         d.endOfIteration()
         #expect(d.received[1] == nil)
+    }
+
+    /// The cut is decided with the time after the line was handled, so the event whose
+    /// apply took the batch over the budget counts that apply in its latency.
+    @Test func aBudgetCutCountsTheApplyOfTheLineThatCausedIt() {
+        var d = CoreDriver(budgetUs: 1000)
+        d.connect(1)
+        Array(hinge(90, id: 1).utf8).withUnsafeBytes { d.core.receive(line: $0, from: 1, readAt: 0, now: 0, into: &d.actions) }
+        d.core.lineHandled(at: 400_000, into: &d.actions)   // the apply took 400 µs
+        d.perform()
+        let reply = d.take(1)
+        #expect(reply.map { $0["id"] } == [.number(1)], "cut: 400 µs is past a quarter of the 1 ms budget")
+        #expect(reply.first?["latencyUs"] == .number(400))
+        #expect(d.core.stats.latency.count == 1)
     }
 
     @Test func underFsyncAlwaysRepliesWaitForTheirRecordsToReachTheDisk() {

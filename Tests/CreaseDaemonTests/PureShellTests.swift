@@ -99,22 +99,31 @@ private func feed(_ framer: inout LineFramer, _ text: String, into lines: inout 
 @Suite struct PublishSchedulerTests {
     @Test func eventsOfOneIterationFormOneBatch() {
         var s = PublishScheduler(budgetNs: 1_000_000)
-        #expect(s.applied(seq: 1, changed: true, readNs: 100, nowNs: 200) == nil)
-        #expect(s.applied(seq: 2, changed: false, readNs: 100, nowNs: 300) == nil)
-        #expect(s.applied(seq: 3, changed: false, readNs: 150, nowNs: 400) == nil)
+        s.applied(seq: 1, changed: true, readNs: 100)
+        #expect(s.due(nowNs: 200) == nil)
+        s.applied(seq: 2, changed: false, readNs: 100)
+        #expect(s.due(nowNs: 300) == nil)
+        s.applied(seq: 3, changed: false, readNs: 150)
+        #expect(s.due(nowNs: 400) == nil)
         #expect(s.flush() == PublishScheduler.Batch(firstSeq: 1, lastSeq: 3, changed: true))
         #expect(s.flush() == nil)
+        #expect(s.due(nowNs: 10_000_000) == nil, "nothing open, nothing due")
     }
 
     @Test func aBatchIsCutOnceItsOldestEventWaitedAQuarterOfTheBudget() {
         var s = PublishScheduler(budgetNs: 1000)
-        #expect(s.applied(seq: 1, changed: false, readNs: 0, nowNs: 100) == nil)
-        #expect(s.applied(seq: 2, changed: false, readNs: 0, nowNs: 249) == nil)
-        let cut = s.applied(seq: 3, changed: true, readNs: 0, nowNs: 250)
+        s.applied(seq: 1, changed: false, readNs: 0)
+        #expect(s.due(nowNs: 100) == nil)
+        s.applied(seq: 2, changed: false, readNs: 0)
+        #expect(s.due(nowNs: 249) == nil)
+        s.applied(seq: 3, changed: true, readNs: 0)
+        // Asked with the time after the event was applied: the apply counts toward the wait.
+        let cut = s.due(nowNs: 250)
         #expect(cut == PublishScheduler.Batch(firstSeq: 1, lastSeq: 3, changed: true))
         #expect(cut?.events == 3)
         // The next batch starts afresh from its own first event.
-        #expect(s.applied(seq: 4, changed: false, readNs: 600, nowNs: 700) == nil)
+        s.applied(seq: 4, changed: false, readNs: 600)
+        #expect(s.due(nowNs: 700) == nil)
         #expect(s.flush() == PublishScheduler.Batch(firstSeq: 4, lastSeq: 4, changed: false))
     }
 }

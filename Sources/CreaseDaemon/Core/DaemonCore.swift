@@ -308,9 +308,13 @@ public struct DaemonCore {
         if let id = envelope.id {
             batchAcks.append(Ack(client: client, id: id, seq: seq, changed: changed, digest: digest, readNs: readNs))
         }
-        if let batch = scheduler.applied(seq: seq, changed: changed, readNs: readNs, nowNs: now) {
-            finish(batch, at: now, into: &out)
-        }
+        scheduler.applied(seq: seq, changed: changed, readNs: readNs)
+    }
+
+    /// A line was handled; `now` is read after it, so a batch the budget cuts here counts
+    /// the time its last event took to apply (the `now` given to `receive` is from before).
+    public mutating func lineHandled(at now: UInt64, into out: inout DaemonActions) {
+        if let batch = scheduler.due(nowNs: now) { finish(batch, at: now, into: &out) }
     }
 
     // MARK: - Publishing
