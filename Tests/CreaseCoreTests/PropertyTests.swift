@@ -49,6 +49,9 @@ import Testing
             changed.screens[i].toolbar[0].title = "A much longer title than before"
             changed.screens[i].toolbar[0].symbol = nil
         }
+        // The same manifest decoded again: equal to `a`, in storage of its own (as a rig's
+        // reload arrives), so the engine keeps its caches while the memo cannot match storage.
+        let again = try! App.decode(a.source, path: "app")
         var compared = 0, reloads = 0
         for s in 0..<300 {
             var gen = RandomEvents(seed: 5 &+ UInt64(s) &* 7919, app: a)
@@ -56,7 +59,7 @@ import Testing
             var e = Engine(profile: .builtin, app: a)
             var history = History()
             for _ in 0..<16 {
-                let ev: Event = pick.next() % 4 == 0 ? .app(pick.next() % 2 == 0 ? a : changed) : gen.next()
+                let ev: Event = pick.next() % 4 == 0 ? .app([a, changed, again][Int(pick.next() % 3)]) : gen.next()
                 guard (try? e.apply(ev)) != nil else { continue }
                 history.events.append(ev)
                 if case .app = ev { reloads += 1 }

@@ -28,7 +28,15 @@ struct OverflowMenu: Sendable {
     var tabs: [String] = []
 
     var isEmpty: Bool { displaced.isEmpty && secondary.isEmpty && declared.isEmpty && tabs.isEmpty }
-    var ids: [String] { displaced + secondary + declared + tabs }
+    var ids: [String] {
+        var out: [String] = []
+        out.reserveCapacity(displaced.count + secondary.count + declared.count + tabs.count)
+        out += displaced
+        out += secondary
+        out += declared
+        out += tabs
+        return out
+    }
 }
 
 enum EntryBuilder {

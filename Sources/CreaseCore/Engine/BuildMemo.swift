@@ -61,14 +61,33 @@ struct BuildMemo: Sendable {
         var diagnostics: [Diagnostic]
     }
 
+    /// Whether the build read `reduceTransparency`: when it did not (no vertical bar), a
+    /// toggle of it leaves the layout as it is.
+    var readReduceTransparency = false
+    /// The tab view's opt-out note, which reads the manifest alone.
+    struct TabViewNotes: Sendable {
+        var containers: [Container]   // held, as in `HorizontalEntries`
+        var tabView: Int
+        var diagnostics: [Diagnostic]
+    }
+
+    /// A custom bar's overlap note, for the bar and the kinds of region it overlaps.
+    struct CollisionNote: Sendable {
+        var subject: String
+        var collides: [RegionKind]
+        var note: Diagnostic
+    }
+
     var horizontal: [Horizontal] = []
     var badgeNotes: [BadgeNotes] = []
+    var tabViewNotes: TabViewNotes?
+    var collisionNotes: [CollisionNote] = []
     var horizontalEntries: [HorizontalEntries] = []
     var columns: [Column] = []
 
     /// The same array storage: equal contents, without comparing them (a new manifest's
     /// arrays are new storage, so they never match).
-    static func identical(_ a: [Item], _ b: [Item]) -> Bool {
+    static func identical<Element>(_ a: [Element], _ b: [Element]) -> Bool {
         a.count == b.count && (a.isEmpty || a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } })
     }
 

@@ -27,14 +27,20 @@ public struct Engine: Sendable {
     /// Layouts of recently seen inputs, most recent last. A rig folding back and forth, a
     /// keyboard going up and down or a Live Activity toggling revisits the same few
     /// inputs; those relayouts are a lookup. Searched linearly: no hashing, no order questions.
-    private var recent: [RecentLayout] = []
+    /// The inputs are kept apart from the layouts so that the search reads only inputs
+    /// (a search over whole entries copied each one, layout and all, to compare it).
+    private var recentInputs: [LayoutInputs] = []
+    private var recentLayouts: [RecentLayout] = []
     static let recentCapacity = 8
 
+    /// Whether `layout` depends on `reduceTransparency` (see `BuildMemo.readReduceTransparency`).
+    private var layoutReadsReduceTransparency: Bool
+
     private struct RecentLayout: Sendable {
-        var inputs: LayoutInputs
         var layout: Layout
         var body: [UInt8]
         var digest: UInt64
+        var readsReduceTransparency: Bool
     }
 
     public init(profile: DeviceProfile = .builtin, app: App, digestAlgorithm: DigestAlgorithm = .crease64) {
@@ -53,6 +59,7 @@ public struct Engine: Sendable {
         sceneKey = SceneKey(ui: state.ui, geometry: g)
         scene = Scene(app: app, key: sceneKey)
         layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &memo)
+        layoutReadsReduceTransparency = memo.readReduceTransparency
         body = encoder.encode(layout)
         digest = digestAlgorithm.digest(body)
         remember()
@@ -78,7 +85,9 @@ public struct Engine: Sendable {
         try StateMachine.apply(event, to: &next, app: &nextApp, profile: profile)
         state = next
         seq += 1
-        if case .app = event {
+        // The same manifest again (a rig reloading its app) keeps every cache: they were
+        // computed from an equal app. Only the UI state it resets can change the layout.
+        if case .app = event, nextApp != app {
             app = nextApp
             return relayout(force: true)
         }
@@ -87,17 +96,24 @@ public struct Engine: Sendable {
 
     private mutating func relayout(force: Bool) -> Bool {
         let newInputs = LayoutInputs(state, profile: profile)
-        if !force && newInputs == inputs { return false }
+        if !force && (newInputs == inputs || onlyUnreadInputsChanged(newInputs)) {
+            inputs = newInputs
+            return false
+        }
         inputs = newInputs
         if force {
-            recent.removeAll()   // a new app: nothing seen before applies
-        } else if let hit = recent.lastIndex(where: { $0.inputs == newInputs }) {
-            let entry = recent.remove(at: hit)
-            recent.append(entry)
+            // A new app: nothing seen before applies.
+            recentInputs.removeAll()
+            recentLayouts.removeAll()
+        } else if let hit = recentIndex(of: newInputs) {
+            recentInputs.append(recentInputs.remove(at: hit))
+            let entry = recentLayouts.remove(at: hit)
+            recentLayouts.append(entry)
             let old = digest
             layout = entry.layout
             body = entry.body
             digest = entry.digest
+            layoutReadsReduceTransparency = entry.readsReduceTransparency
             return digest != old
         }
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
@@ -109,6 +125,7 @@ public struct Engine: Sendable {
         // Changed inputs almost always change the layout, so it is encoded without first
         // comparing it with the old one; the digest tells whether anything changed.
         layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &memo)
+        layoutReadsReduceTransparency = memo.readReduceTransparency
         defer { remember() }
         body = encoder.encode(layout)
         let old = digest
@@ -116,9 +133,31 @@ public struct Engine: Sendable {
         return digest != old
     }
 
+    /// Whether the inputs differ only in `reduceTransparency` and the layout never read it
+    /// (no vertical bar shows a background): then it is the layout of the new inputs too.
+    private func onlyUnreadInputsChanged(_ newInputs: LayoutInputs) -> Bool {
+        guard !layoutReadsReduceTransparency, newInputs.reduceTransparency != inputs.reduceTransparency else { return false }
+        var same = newInputs
+        same.reduceTransparency = inputs.reduceTransparency
+        return same == inputs
+    }
+
+    private func recentIndex(of wanted: LayoutInputs) -> Int? {
+        var i = recentInputs.count - 1
+        while i >= 0 {
+            if recentInputs[i] == wanted { return i }
+            i -= 1
+        }
+        return nil
+    }
+
     private mutating func remember() {
-        if recent.count == Engine.recentCapacity { recent.removeFirst() }
-        recent.append(RecentLayout(inputs: inputs, layout: layout, body: body, digest: digest))
+        if recentInputs.count == Engine.recentCapacity {
+            recentInputs.removeFirst()
+            recentLayouts.removeFirst()
+        }
+        recentInputs.append(inputs)
+        recentLayouts.append(RecentLayout(layout: layout, body: body, digest: digest, readsReduceTransparency: layoutReadsReduceTransparency))
     }
 
     /// The layout line: canonical JSON with `seq` and `digest`, no newline.

@@ -66,6 +66,9 @@ struct LayoutBuilder {
     // MARK: - The pass
 
     mutating func run() -> Layout {
+        // One allocation each rather than one per doubling as they fill.
+        bars.reserveCapacity(8)
+        diagnostics.reserveCapacity(8)
         let primary = app.screens[scene.primary]
         let preferredEdge: HorizontalEdge? = g.verticalPossible ? BarSideRule.edge(for: g.appSide, direction: g.direction) : nil
 
@@ -108,10 +111,10 @@ struct LayoutBuilder {
         }
         // Tabs that go with the primary screen's bars.
         var tabs: [Tab] = []
-        var tabContainer = ""
+        var tabBarOwner = (container: "", bar: "")
         if let tv = scene.tabView, case .tabView(let spec) = app.containers[tv], !scene.sidebarTabs {
             tabs = spec.tabs
-            tabContainer = spec.id
+            tabBarOwner = (spec.id, spec.barIds.tabBar)
         }
 
         // The bottom stack (keyboard accessory, then horizontal toolbar and tab bar) rests on
@@ -142,7 +145,7 @@ struct LayoutBuilder {
             layoutSidebar(spec, frame: sidebarFrame, bottomLimit: bottomLimit)
         }
         for (i, screen) in scene.columns.enumerated() where screen != scene.primary {
-            _ = layoutHorizontal(app.screens[screen], area: columnFrames[i], back: false, tabs: [], tabContainer: "", bottomLimit: bottomLimit)
+            _ = layoutHorizontal(app.screens[screen], area: columnFrames[i], back: false, tabs: [], tabBarOwner: ("", ""), bottomLimit: bottomLimit)
         }
         // The inspector is placed first: as a column it narrows the detail's horizontal bars.
         var inspectorInfo: InspectorInfo?
@@ -157,14 +160,14 @@ struct LayoutBuilder {
             titleRow = layoutVertical(primary, area: primaryArea, back: scene.back, tabs: tabs,
                                       edge: preferredEdge ?? .trailing, beside: inspectorColumn)
         } else {
-            titleRow = layoutHorizontal(primary, area: primaryArea, back: scene.back, tabs: tabs, tabContainer: tabContainer,
+            titleRow = layoutHorizontal(primary, area: primaryArea, back: scene.back, tabs: tabs, tabBarOwner: tabBarOwner,
                                         bottomLimit: bottomLimit, beside: inspectorColumn)
         }
 
         // Inspector bar, sheet, keyboard accessory.
         if let info = inspectorInfo, let items = primary.inspector {
             let band = Rect(x: info.frame.x, y: info.presentation == .column ? p.statusBarHeight : info.frame.y, w: info.frame.w, h: p.navigationBarHeight)
-            addHorizontalPanelBar(id: "\(primary.id).inspector", container: primary.id, role: .inspector, band: band, items: items)
+            addHorizontalPanelBar(id: primary.barIds.inspector, container: primary.id, role: .inspector, band: band, items: items)
         }
         var sheetInfo: SheetInfo?
         if let ref = scene.sheet {
@@ -230,6 +233,13 @@ struct LayoutBuilder {
             verticalBarSide: g.verticalPossible ? g.appSide : nil,
             safeArea: safe, layoutMargins: margins, regions: regions, bars: bars, columns: columns,
             sheet: sheetInfo, inspector: inspectorInfo, custom: custom, floating: floating, diagnostics: diagnostics)
+    }
+
+    /// The one place the build reads `reduceTransparency` (only vertical bars show it), so
+    /// the memo can tell the engine whether a toggle of it can change this layout.
+    mutating func readReduceTransparency() -> Bool {
+        memo.readReduceTransparency = true
+        return state.reduceTransparency
     }
 
     mutating func note(_ code: Diagnostic.Code, _ subject: String, _ message: String) {
@@ -317,13 +327,13 @@ struct LayoutBuilder {
             let out = fitHorizontal(.init(band: rowBand, regions: regions, entries: extra + rowEntries,
                                                                    centerWidth: titleWidth, hostsOverflowButton: column.overflowButtonToRow,
                                                                    menuPrefilled: !menu.isEmpty, direction: g.direction))
-            rowBar = Bar(id: "\(screen.id).navigation", container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
+            rowBar = Bar(id: screen.barIds.navigation, container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
                          frame: rowBand, background: false, items: out.items, overflow: column.overflowButtonToRow ? menu.ids : [], tabBar: nil)
         }
         badgeDiagnostics(menu.displaced, screen: screen)
         if let rowBar { bars.append(rowBar) }
-        bars.append(Bar(id: "\(screen.id).vertical", container: screen.id, role: .vertical, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
-                        frame: band, background: state.reduceTransparency, items: column.items,
+        bars.append(Bar(id: screen.barIds.vertical, container: screen.id, role: .vertical, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
+                        frame: band, background: readReduceTransparency(), items: column.items,
                         overflow: column.overflowButtonInColumn ? menu.ids : [], tabBar: column.tabBar))
         return rowExists
     }
@@ -331,7 +341,7 @@ struct LayoutBuilder {
     // MARK: - Horizontal: navigation bar, bottom toolbar, tab bar
 
     /// Lays out a screen whose bars are horizontal. Returns whether a navigation bar exists.
-    mutating func layoutHorizontal(_ screen: Screen, area fullArea: Rect, back: Bool, tabs: [Tab], tabContainer: String, bottomLimit: Double,
+    mutating func layoutHorizontal(_ screen: Screen, area fullArea: Rect, back: Bool, tabs: [Tab], tabBarOwner: (container: String, bar: String), bottomLimit: Double,
                                    beside inspector: Rect? = nil) -> Bool {
         let area = excluding(fullArea, inspector)
         let parts = horizontalEntries(screen, back: back)
@@ -348,16 +358,17 @@ struct LayoutBuilder {
             // Tabs share the bar's free width equally (a partly folded fold splits it).
             let free = FreeSpace.largestInterval(in: frame, axis: .horizontal, avoiding: regions)
             let fit = max(1, Int((free.1 - free.0) / p.minTabWidth))
-            let shown = Array(tabs.prefix(fit))
+            let shown = tabs.prefix(fit)
             menu.tabs = tabs.dropFirst(fit).map(\.id)
             let w = (free.1 - free.0) / Double(shown.count)
             var items: [PlacedItem] = []
+            items.reserveCapacity(shown.count)
             for (i, tab) in shown.enumerated() {
                 let slot = g.direction == .ltr ? Double(i) : Double(shown.count - 1 - i)
                 let shows: Shows = tab.symbol == nil ? .title : .symbolAndTitle
                 items.append(PlacedItem(id: tab.id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tab.badge))
             }
-            bars.append(Bar(id: "\(tabContainer).tabBar", container: tabContainer, role: .tabBar, axis: .horizontal, edge: .bottom,
+            bars.append(Bar(id: tabBarOwner.bar, container: tabBarOwner.container, role: .tabBar, axis: .horizontal, edge: .bottom,
                             frame: frame, background: false, items: items, overflow: [], tabBar: .expanded))
         }
         var toolbarBar: Bar?
@@ -367,7 +378,7 @@ struct LayoutBuilder {
             let out = fitHorizontal(.init(band: frame, regions: regions, entries: bottom, centerWidth: 0,
                                                                    hostsOverflowButton: false, menuPrefilled: false, direction: g.direction))
             menu.displaced += out.displaced
-            toolbarBar = Bar(id: "\(screen.id).toolbar", container: screen.id, role: .toolbar, axis: .horizontal, edge: .bottom,
+            toolbarBar = Bar(id: screen.barIds.toolbar, container: screen.id, role: .toolbar, axis: .horizontal, edge: .bottom,
                              frame: frame, background: false, items: out.items, overflow: [], tabBar: nil)
         }
         let navExists = screen.title != nil || !top.isEmpty || !menu.isEmpty
@@ -377,7 +388,7 @@ struct LayoutBuilder {
                                                                    hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
             menu.displaced = out.displaced + menu.displaced
             badgeDiagnostics(menu.displaced, screen: screen)
-            bars.append(Bar(id: "\(screen.id).navigation", container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
+            bars.append(Bar(id: screen.barIds.navigation, container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
                             frame: frame, background: false, items: out.items, overflow: out.hasOverflowButton ? menu.ids : [], tabBar: nil))
         }
         if let toolbarBar { bars.append(toolbarBar) }
@@ -438,7 +449,7 @@ struct LayoutBuilder {
                                     shows: tab.symbol == nil ? .title : .symbolAndTitle, badge: tab.badge))
             y += p.itemLength
         }
-        bars.append(Bar(id: "\(spec.id).sidebar", container: spec.id, role: .sidebar, axis: .vertical,
+        bars.append(Bar(id: spec.barIds.sidebar, container: spec.id, role: .sidebar, axis: .vertical,
                         edge: .leading, frame: frame, background: false, items: items, overflow: overflow, tabBar: nil))
     }
 
@@ -481,7 +492,7 @@ struct LayoutBuilder {
                 note(.columnTooShort, sheet.id, "sheet \"\(sheet.id)\" has no room for a vertical bar here, so its items stay horizontal")
             }
             let band = Rect(x: frame.x, y: frame.y, w: frame.w, h: p.navigationBarHeight)
-            addHorizontalPanelBar(id: "\(sheet.id).sheet", container: sheet.id, role: .sheet, band: band, items: sheet.toolbar)
+            addHorizontalPanelBar(id: sheet.barId, container: sheet.id, role: .sheet, band: band, items: sheet.toolbar)
         }
         if sheet.placement == .trailing, !sheet.detents.contains(.large) {
             note(.trailingSheetDetents, sheet.id, "trailing sheet \"\(sheet.id)\" lacks the large detent; in the 27.1 beta such sheets sometimes missed their vertical bar: check it open and partly folded")
@@ -511,8 +522,8 @@ struct LayoutBuilder {
         }
         menu.displaced = out.displaced
         let edge = BarSideRule.edge(for: side, direction: g.direction)
-        return Bar(id: "\(sheet.id).sheet", container: sheet.id, role: .sheet, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
-                   frame: band, background: state.reduceTransparency, items: out.items,
+        return Bar(id: sheet.barId, container: sheet.id, role: .sheet, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
+                   frame: band, background: readReduceTransparency(), items: out.items,
                    overflow: out.overflowButtonInColumn ? menu.ids : [], tabBar: nil)
     }
 
@@ -549,7 +560,7 @@ struct LayoutBuilder {
         }
         let out = fitHorizontal(.init(band: band, regions: regions, entries: entries, centerWidth: 0,
                                                                hostsOverflowButton: true, menuPrefilled: false, direction: g.direction))
-        bars.append(Bar(id: "\(screen.id).keyboardAccessory", container: screen.id, role: .keyboardAccessory, axis: .horizontal, edge: .bottom,
+        bars.append(Bar(id: screen.barIds.keyboardAccessory, container: screen.id, role: .keyboardAccessory, axis: .horizontal, edge: .bottom,
                         frame: band, background: false, items: out.items, overflow: out.hasOverflowButton ? out.displaced : [], tabBar: nil))
     }
 
@@ -571,13 +582,12 @@ struct LayoutBuilder {
                 let y = bar.edge == .top ? (vertical ? 0 : p.statusBarHeight) : g.height - p.homeIndicatorHeight - thickness
                 frame = Rect(x: area.x, y: y, w: area.w, h: thickness)
             }
-            let collides = RegionKind.allCases.filter { kind in regions.contains { $0.kind == kind && $0.frame.intersects(frame) } }
+            let collides = regions.contains { $0.frame.intersects(frame) }
+                ? RegionKind.allCases.filter { kind in regions.contains { $0.kind == kind && $0.frame.intersects(frame) } } : []
             if vertical && !bar.followsVerticalEdge {
                 note(.customBarStaysPut, bar.id, "custom \(bar.kind.rawValue) \"\(bar.id)\" will not move into the vertical bar; use the system container, or lay it out from toolbarVerticalEdge and the safe area")
             }
-            if !collides.isEmpty {
-                note(.customBarCollides, bar.id, "custom bar \"\(bar.id)\" overlaps \(collides.map(\.rawValue).joined(separator: ", ")); query reserved regions")
-            }
+            if !collides.isEmpty { collisionNote(bar.id, collides) }
             out.append(CustomInfo(id: bar.id, frame: frame, verticalBarEdge: preferredEdge, collides: collides))
         }
         return out
@@ -653,13 +663,35 @@ struct LayoutBuilder {
         note(.badgedItemInOverflow, id, "\"\(id)\" shows a badge but is in the overflow menu; \(advice)")
     }
 
+    /// A custom bar's overlap note: the previous build's when the bar overlaps the same
+    /// kinds of region (its message is the same), so a keyboard moving under it builds none.
+    mutating func collisionNote(_ id: String, _ collides: [RegionKind]) {
+        if let previous = previousMemo, let hit = previous.collisionNotes.first(where: { $0.subject == id && $0.collides == collides }) {
+            diagnostics.append(hit.note)
+            memo.collisionNotes.append(hit)
+            return
+        }
+        note(.customBarCollides, id, "custom bar \"\(id)\" overlaps \(collides.map(\.rawValue).joined(separator: ", ")); query reserved regions")
+        if previousMemo != nil { memo.collisionNotes.append(.init(subject: id, collides: collides, note: diagnostics[diagnostics.count - 1])) }
+    }
+
     mutating func manifestDiagnostics() {
         // Seed 000: "Keep the choice stable across tabs so the layout doesn't jump as people switch."
-        if let tv = scene.tabView, case .tabView(let spec) = app.containers[tv] {
-            let behaviors = spec.tabs.map { OptOutRule.rootBehavior(app.containers[$0.content], app: app) }
-            if let first = behaviors.first, behaviors.contains(where: { $0 != first }) {
-                note(.inconsistentOptOut, spec.id, "tabs of \"\(spec.id)\" opt out of the vertical bar differently; the layout will jump as people switch tabs")
-            }
+        guard let tv = scene.tabView, case .tabView(let spec) = app.containers[tv] else { return }
+        // It reads the manifest alone: a memo hands back the previous build's for the same tab view.
+        if let previous = previousMemo, let hit = previous.tabViewNotes, hit.tabView == tv,
+           BuildMemo.identical(hit.containers, app.containers) {
+            diagnostics += hit.diagnostics
+            memo.tabViewNotes = hit
+            return
+        }
+        let mark = diagnostics.count
+        let behaviors = spec.tabs.map { OptOutRule.rootBehavior(app.containers[$0.content], app: app) }
+        if let first = behaviors.first, behaviors.contains(where: { $0 != first }) {
+            note(.inconsistentOptOut, spec.id, "tabs of \"\(spec.id)\" opt out of the vertical bar differently; the layout will jump as people switch tabs")
+        }
+        if previousMemo != nil {
+            memo.tabViewNotes = .init(containers: app.containers, tabView: tv, diagnostics: Array(diagnostics[mark...]))
         }
     }
 }

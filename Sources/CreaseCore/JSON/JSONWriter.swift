@@ -166,9 +166,20 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// `v` in hundredths, rounded half away from zero, as `(v * 100).rounded()` is, for a
+    /// finite `v` under 1e13 in magnitude. Without the libm call `rounded()` makes here: the
+    /// truncation and the subtraction are exact below 2^52, so the fraction compared is exact.
+    @inline(__always)
+    static func hundredths(_ v: Double) -> Int {
+        let scaled = v * 100
+        let truncated = Int(scaled)
+        let fraction = scaled - Double(truncated)
+        return fraction >= 0.5 ? truncated + 1 : fraction <= -0.5 ? truncated - 1 : truncated
+    }
+
     public static func appendCenti(_ v: Double, to out: inout [UInt8]) {
         guard v.isFinite, abs(v) < 1e13 else { appendNumber(v, to: &out); return }
-        let hundredths = Int((v * 100).rounded())
+        let hundredths = JSONWriter.hundredths(v)
         if hundredths < 0 { out.append(UInt8(ascii: "-")) }
         let magnitude = UInt(hundredths.magnitude)
         appendUInt(magnitude / 100, to: &out)

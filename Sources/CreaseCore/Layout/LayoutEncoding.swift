@@ -41,6 +41,13 @@ struct LayoutEncoder: Sendable {
     /// `last` is in `lastBody`.
     private var memberRanges: [Range<Int>] = []
     private var barRanges: [Range<Int>] = []
+    /// The next encoding's ranges, written while the last ones are read, then swapped in:
+    /// no arrays allocated per encoding.
+    private var nextMemberRanges: [Range<Int>] = []
+    private var nextBarRanges: [Range<Int>] = []
+    /// The writer's storage, kept from one encoding to the next (a copy of the encoder
+    /// that encodes gets storage of its own).
+    private var scratch = WriterStorage(capacity: 4096)
 
     /// The top-level members, in their canonical order.
     enum Member: Int, CaseIterable {
@@ -49,12 +56,14 @@ struct LayoutEncoder: Sendable {
     }
 
     mutating func encode(_ layout: Layout) -> [UInt8] {
-        var w = RawWriter(capacity: max(lastBody.count + 1024, 4096))
-        defer { w.free() }
-        var members: [Range<Int>] = []
-        members.reserveCapacity(Member.allCases.count)
-        var bars: [Range<Int>] = []
-        bars.reserveCapacity(layout.bars.count)
+        if !isKnownUniquelyReferenced(&scratch) { scratch = WriterStorage(capacity: scratch.capacity) }
+        var w = RawWriter(storage: scratch.base, capacity: scratch.capacity)
+        defer { scratch.adopt(w) }
+        var members = nextMemberRanges, bars = nextBarRanges
+        nextMemberRanges = []
+        nextBarRanges = []
+        members.removeAll(keepingCapacity: true)
+        bars.removeAll(keepingCapacity: true)
         for member in Member.allCases {
             if member != .device { w.byte(UInt8(ascii: ",")) }
             let start = w.count
@@ -77,6 +86,8 @@ struct LayoutEncoder: Sendable {
         let body = w.array()
         last = layout
         lastBody = body
+        nextMemberRanges = memberRanges
+        nextBarRanges = barRanges
         memberRanges = members
         barRanges = bars
         return body
@@ -275,15 +286,40 @@ extension Bar {
     }
 }
 
-/// Writes bytes into storage it owns, growing it by doubling: no per-token uniqueness or
-/// capacity checks of an Array. Freed explicitly by its one user, `LayoutEncoder.encode`.
-struct RawWriter {
+/// Storage a `RawWriter` writes into, kept across encodings by `LayoutEncoder`.
+final class WriterStorage: @unchecked Sendable {
     private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
-    private var capacity: Int
+    private(set) var capacity: Int
 
     init(capacity: Int) {
         base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    /// Takes the writer's storage back (it may have grown into a new allocation).
+    func adopt(_ w: RawWriter) {
+        base = w.base
+        capacity = w.capacity
+    }
+
+    deinit { base.deallocate() }
+}
+
+/// Writes bytes into raw storage, growing it by doubling: no per-token uniqueness or
+/// capacity checks of an Array. Its storage is allocated by `init(capacity:)` and freed
+/// by `free()`, or lent by a `WriterStorage`, which takes it back with `adopt`.
+struct RawWriter {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private(set) var capacity: Int
+
+    init(capacity: Int) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    init(storage: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        base = storage
         self.capacity = capacity
     }
 
@@ -312,8 +348,26 @@ struct RawWriter {
 
     @inline(__always) mutating func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
         reserve(n)
-        (base + count).update(from: p, count: n)
+        RawWriter.put(p, n, at: base + count)
         count += n
+    }
+
+    /// Copies `n` bytes. Most are keys, ids and numbers under 64 bytes: those go a word at a
+    /// time (the last word overlapping), inline, without the call and dispatch of `memcpy`.
+    @inline(__always) static func put(_ p: UnsafePointer<UInt8>, _ n: Int, at dst: UnsafeMutablePointer<UInt8>) {
+        if n >= 8 && n <= 64 {
+            let from = UnsafeRawPointer(p), to = UnsafeMutableRawPointer(dst)
+            var i = 0
+            while i + 8 < n {
+                to.storeBytes(of: from.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            to.storeBytes(of: from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self), toByteOffset: n - 8, as: UInt64.self)
+        } else if n < 8 {
+            for i in 0..<n { dst[i] = p[i] }
+        } else {
+            dst.update(from: p, count: n)
+        }
     }
 
     @inline(__always) mutating func literal(_ s: StaticString) { raw(s.utf8Start, s.utf8CodeUnitCount) }
@@ -334,40 +388,59 @@ struct RawWriter {
     }
 
     /// A quoted JSON string, escaped as `JSONWriter` escapes; most (ids) need no escape.
+    /// Copied and checked in one pass; only a string that needs an escape is written again.
     mutating func quoted(_ s: String) {
-        var s = s
-        s.withUTF8 { utf8 in
-            byte(UInt8(ascii: "\""))
-            if utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
-                if let p = utf8.baseAddress { raw(p, utf8.count) }
-            } else {
-                var escaped: [UInt8] = []
-                JSONWriter.appendEscaped(utf8, to: &escaped)
-                escaped.withUnsafeBufferPointer { raw($0.baseAddress!, $0.count) }
-            }
-            byte(UInt8(ascii: "\""))
+        let done: Bool? = s.utf8.withContiguousStorageIfAvailable { utf8 in
+            reserve(utf8.count + 2)
+            let start = count
+            let p = base + count
+            p.pointee = UInt8(ascii: "\"")
+            var plain = true
+            for b in utf8 { plain = plain && b >= 0x20 && b != 0x22 && b != 0x5C }
+            guard plain else { return false }
+            if let from = utf8.baseAddress { RawWriter.put(from, utf8.count, at: p + 1) }
+            p[utf8.count + 1] = UInt8(ascii: "\"")
+            count = start + utf8.count + 2
+            return true
         }
+        if done == true { return }
+        var escaped: [UInt8] = []
+        JSONWriter.appendQuoted(s, to: &escaped)
+        escaped.withUnsafeBufferPointer { raw($0.baseAddress!, $0.count) }
     }
 
     mutating func int(_ v: Int) {
-        if v < 0 { byte(UInt8(ascii: "-")) }
-        unsigned(UInt(v.magnitude))
+        reserve(21)
+        if v < 0 { base[count] = UInt8(ascii: "-"); count += 1 }
+        count = RawWriter.putUnsigned(UInt(v.magnitude), at: base + count) - base
     }
 
-    @inline(__always) private mutating func unsigned(_ v: UInt) {
-        var digits = 1
-        var n = v
-        while n >= 10 { n /= 10; digits += 1 }
-        reserve(digits)
-        n = v
-        for i in stride(from: count + digits - 1, through: count, by: -1) {
-            base[i] = UInt8(48 + n % 10)
-            n /= 10
+    /// Writes the decimal digits of `v` at `p` (room for 20 is the caller's) and returns
+    /// the byte after them. Layout numbers are mostly under 10,000: those take no loop.
+    @inline(__always) private static func putUnsigned(_ v: UInt, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        if v < 10 {
+            p[0] = UInt8(truncatingIfNeeded: 48 &+ v)
+            return p + 1
         }
-        count += digits
+        if v < 100 {
+            p[0] = UInt8(truncatingIfNeeded: 48 &+ v / 10); p[1] = UInt8(truncatingIfNeeded: 48 &+ v % 10)
+            return p + 2
+        }
+        if v < 1000 {
+            p[0] = UInt8(truncatingIfNeeded: 48 &+ v / 100); p[1] = UInt8(truncatingIfNeeded: 48 &+ v / 10 % 10)
+            p[2] = UInt8(truncatingIfNeeded: 48 &+ v % 10)
+            return p + 3
+        }
+        var digits = 4
+        var n = v / 10_000
+        while n > 0 { n /= 10; digits += 1 }
+        n = v
+        var i = digits - 1
+        while i >= 0 { p[i] = UInt8(truncatingIfNeeded: 48 &+ n % 10); n /= 10; i -= 1 }
+        return p + digits
     }
 
-    /// A layout number, byte for byte as `JSONWriter.appendCenti`.
+    /// A layout number, byte for byte as `JSONWriter.appendCenti`, with one capacity check.
     mutating func centi(_ v: Double) {
         guard v.isFinite, abs(v) < 1e13 else {
             var text: [UInt8] = []
@@ -375,16 +448,19 @@ struct RawWriter {
             text.withUnsafeBufferPointer { raw($0.baseAddress!, $0.count) }
             return
         }
-        let hundredths = Int((v * 100).rounded())
-        if hundredths < 0 { byte(UInt8(ascii: "-")) }
+        reserve(20)   // "-", 11 digits, ".", 2 digits
+        var p = base + count
+        let hundredths = JSONWriter.hundredths(v)
+        if hundredths < 0 { p.pointee = UInt8(ascii: "-"); p += 1 }
         let magnitude = UInt(hundredths.magnitude)
-        unsigned(magnitude / 100)
+        p = RawWriter.putUnsigned(magnitude / 100, at: p)
         let fraction = magnitude % 100
-        guard fraction != 0 else { return }
-        reserve(3)
-        base[count] = UInt8(ascii: ".")
-        base[count + 1] = UInt8(48 + fraction / 10)
-        count += 2
-        if fraction % 10 != 0 { base[count] = UInt8(48 + fraction % 10); count += 1 }
+        if fraction != 0 {
+            p[0] = UInt8(ascii: ".")
+            p[1] = UInt8(truncatingIfNeeded: 48 &+ fraction / 10)
+            p += 2
+            if fraction % 10 != 0 { p.pointee = UInt8(truncatingIfNeeded: 48 &+ fraction % 10); p += 1 }
+        }
+        count = p - base
     }
 }

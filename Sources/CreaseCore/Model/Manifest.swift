@@ -46,11 +46,22 @@ public enum Container: Sendable {
 }
 
 public struct TabViewSpec: Sendable {
-    public var id: String
+    public var id: String { didSet { barIds = (tabBar: "\(id).tabBar", sidebar: "\(id).sidebar") } }
     public var style: TabViewStyle
     public var placement: TabBarPlacement
     public var tabs: [Tab]
     public var initialSelection: Int
+    /// The ids of its bars, made once with the manifest (see `ScreenBarIds`).
+    public private(set) var barIds: (tabBar: String, sidebar: String)
+
+    public init(id: String, style: TabViewStyle, placement: TabBarPlacement, tabs: [Tab], initialSelection: Int) {
+        self.id = id
+        self.style = style
+        self.placement = placement
+        self.tabs = tabs
+        self.initialSelection = initialSelection
+        barIds = (tabBar: "\(id).tabBar", sidebar: "\(id).sidebar")
+    }
 }
 
 public struct Tab: Sendable {
@@ -75,8 +86,24 @@ public struct SplitSpec: Sendable {
     public var detail: Int
 }
 
+/// The ids of the bars a screen can have. Made once, when the manifest is decoded (and
+/// again if `id` changes): a relayout reuses these strings rather than building them, and
+/// comparing a layout with the last one finds them identical without reading them.
+public struct ScreenBarIds: Sendable {
+    public let navigation, toolbar, vertical, inspector, keyboardAccessory: String
+
+    init(screen id: String) {
+        navigation = "\(id).navigation"
+        toolbar = "\(id).toolbar"
+        vertical = "\(id).vertical"
+        inspector = "\(id).inspector"
+        keyboardAccessory = "\(id).keyboardAccessory"
+    }
+}
+
 public struct Screen: Sendable {
-    public var id: String
+    public var id: String { didSet { barIds = ScreenBarIds(screen: id) } }
+    public private(set) var barIds: ScreenBarIds
     public var title: String?
     public var toolbar: [Item]
     public var overflowMenu: [Item]
@@ -87,6 +114,23 @@ public struct Screen: Sendable {
     public var keyboardAccessory: [Item]
     public var customBars: [CustomBar]
     public var floatingButtons: [FloatingButton]
+
+    public init(id: String, title: String?, toolbar: [Item], overflowMenu: [Item], compression: CompressionBehavior,
+                verticalBehavior: VerticalBehavior, sheets: [Sheet], inspector: [Item]?, keyboardAccessory: [Item],
+                customBars: [CustomBar], floatingButtons: [FloatingButton]) {
+        self.id = id
+        barIds = ScreenBarIds(screen: id)
+        self.title = title
+        self.toolbar = toolbar
+        self.overflowMenu = overflowMenu
+        self.compression = compression
+        self.verticalBehavior = verticalBehavior
+        self.sheets = sheets
+        self.inspector = inspector
+        self.keyboardAccessory = keyboardAccessory
+        self.customBars = customBars
+        self.floatingButtons = floatingButtons
+    }
 }
 
 public struct Item: Sendable {
@@ -106,11 +150,22 @@ public struct Item: Sendable {
 }
 
 public struct Sheet: Sendable {
-    public var id: String
+    public var id: String { didSet { barId = "\(id).sheet" } }
     public var placement: SheetPlacement
     public var detents: [Detent]
     public var verticalBehavior: VerticalBehavior
     public var toolbar: [Item]
+    /// The id of its bar, made once with the manifest (see `ScreenBarIds`).
+    public private(set) var barId: String
+
+    public init(id: String, placement: SheetPlacement, detents: [Detent], verticalBehavior: VerticalBehavior, toolbar: [Item]) {
+        self.id = id
+        self.placement = placement
+        self.detents = detents
+        self.verticalBehavior = verticalBehavior
+        self.toolbar = toolbar
+        barId = "\(id).sheet"
+    }
 }
 
 public struct CustomBar: Sendable {

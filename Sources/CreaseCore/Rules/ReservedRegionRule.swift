@@ -20,6 +20,7 @@ public enum ReservedRegionRule {
         let island = islandLength(g, liveActivities: liveActivities, profile: p)
         let cameraWidth = 37.0
         var out: [Region] = []
+        out.reserveCapacity(5)   // the caller adds the division, keyboard and PiP regions
         let islandSpan = island > 0 ? p.islandStart + island : 0
         if verticalStatus {
             let statusY = g.cameraEndAtTop ? islandSpan : g.height - islandSpan - p.statusBarLength

@@ -207,8 +207,9 @@ enum CoreScenario {
         precondition(bytes.first == UInt8(ascii: "{"), "a layout line starts with {")
     }
 
-    static func run(count: Int, progress: Progress) throws -> ScenarioReport {
-        let cases = apps()
+    /// `apps` and `modes` narrow the run (nil: every app), e.g. to profile one case.
+    static func run(count: Int, apps names: [String]? = nil, modes: [Mode] = Mode.allCases, progress: Progress) throws -> ScenarioReport {
+        let cases = apps().filter { names?.contains($0.name) ?? true }
         var report = ScenarioReport(name: "core")
         report.setup.append("in process, one thread; \(Format.grouped(count)) timed events per event type and mode; every event timed alone")
         report.setup.append("base state: hinge 175 (fully open, inner display), portrait; then each event type alone")
@@ -218,7 +219,7 @@ enum CoreScenario {
             let (drivers, notes) = drivers(for: c.app)
             report.notes += notes.map { "\(c.name): \($0)" }
             var byMode: [(Mode, Measured)] = []
-            for mode in Mode.allCases {
+            for mode in modes {
                 progress.phase("core: \(c.name) (\(index + 1)/\(cases.count)), \(mode.rawValue)")
                 var m = Measured()
                 for d in drivers { try measure(d, mode: mode, app: c.app, count: count, into: &m) }
@@ -240,7 +241,7 @@ enum CoreScenario {
                 }
                 rows.append(row)
             }
-            let header = ["event"] + Mode.allCases.flatMap { ["\($0.rawValue) p50", "p99"] }
+            let header = ["event"] + modes.flatMap { ["\($0.rawValue) p50", "p99"] }
             report.tables.append(TextTable(title: "core \(c.name): per event type, microseconds", header: header, rows: rows))
             var group = DistributionGroup(title: "core \(c.name): all event types", rows: [])
             var modes: [Mode: Distribution] = [:]
@@ -255,7 +256,8 @@ enum CoreScenario {
             report.groups.append(group)
         }
         // Targets: the largest built-in app (by declared items), and the large app for the record.
-        let builtins = cases.filter { $0.name != LargeApp.name }
+        // (Only when that app was in the run: a narrowed run states no target for another app.)
+        let builtins = apps().filter { $0.name != LargeApp.name }
         if let largest = builtins.max(by: { $0.items < $1.items }), let m = allRows[largest.name] {
             report.setup.append("largest built-in app: \(largest.name) (\(largest.items) items)")
             if let miss = m[.miss] {

@@ -11,7 +11,7 @@ enum BenchCommand {
 
     static let usage = """
         crease bench [SCENARIO...] [--json] [--svg FILE] [--quick] [--quiet]
-                 [--core-count N] [--rtt-count N] [--rtt-placement same,split,free] [--observe-count N]
+                 [--core-count N] [--core-apps NAME,...] [--core-modes MODE,...] [--rtt-count N] [--rtt-placement same,split,free] [--observe-count N]
                  [--stream-seconds S] [--stream-subscribers N,N,...]
                  [--burst-events N] [--burst-subscribers N] [--memory-events N] [--memory-stream-seconds S]
                  [--replay-events N] [--replay-rounds N] [--trace FILE] [--budget-us N] [--daemon-arg ARG]...
@@ -19,6 +19,8 @@ enum BenchCommand {
                crease bench serve-echo --socket PATH --reply LINE
           SCENARIO: core, rtt, observe, stream, burst, replay, memory, glitches (default: all of them, in that order)
           --quick          tiny counts: checks that everything runs, measures nothing worth quoting
+          --core-apps      core on these apps only (built-in names and large; default all), e.g. to profile one
+          --core-modes     core in these modes only: unchanged, hit, miss, scratch (default all)
           --rtt-placement  where rtt's client and servers run: same (one core), split (client on one,
                            servers on another), free (unpinned); default same,split
           --daemon-arg A   passes A to every creased the bench starts (e.g. --daemon-arg --no-trace)
@@ -33,6 +35,8 @@ enum BenchCommand {
         var svg: String?
         var quiet = false
         var coreCount = 10_000
+        var coreApps: [String]?
+        var coreModes = CoreScenario.Mode.allCases
         var rttCount = 20_000
         var rttPlacements: [Placement] = [.same, .split]
         var observeCount = 5_000
@@ -73,6 +77,22 @@ enum BenchCommand {
             o.quiet = args.flag("--quiet")
             o.svg = try args.option("--svg")
             o.coreCount = try positive(args.int("--core-count"), "--core-count") ?? o.coreCount
+            if let list = try args.option("--core-apps") {
+                let names = list.split(separator: ",").map(String.init)
+                let known = BuiltinApps.names + [LargeApp.name]
+                guard !names.isEmpty, names.allSatisfy(known.contains) else {
+                    throw UsageError("--core-apps takes app names separated by commas (\(known.joined(separator: ", "))), not \"\(list)\"")
+                }
+                o.coreApps = names
+            }
+            if let list = try args.option("--core-modes") {
+                let parts = list.split(separator: ",").map(String.init)
+                let modes = parts.compactMap(CoreScenario.Mode.init(rawValue:))
+                guard !modes.isEmpty, modes.count == parts.count else {
+                    throw UsageError("--core-modes takes unchanged, hit, miss or scratch, separated by commas, not \"\(list)\"")
+                }
+                o.coreModes = CoreScenario.Mode.allCases.filter(modes.contains)
+            }
             o.rttCount = try positive(args.int("--rtt-count"), "--rtt-count") ?? o.rttCount
             if let list = try args.option("--rtt-placement") {
                 let parts = list.split(separator: ",").map(String.init)
@@ -161,7 +181,7 @@ enum BenchCommand {
             var scenario: ScenarioReport
             switch name {
             case "core":
-                scenario = try CoreScenario.run(count: o.coreCount, progress: progress)
+                scenario = try CoreScenario.run(count: o.coreCount, apps: o.coreApps, modes: o.coreModes, progress: progress)
             case "rtt":
                 scenario = try RTTScenario.run(count: o.rttCount, placements: o.rttPlacements, settings: settings!, progress: progress)
             case "observe":
