@@ -136,16 +136,16 @@ public struct Engine: Sendable {
     /// Whether the inputs differ only in `reduceTransparency` and the layout never read it
     /// (no vertical bar shows a background): then it is the layout of the new inputs too.
     private func onlyUnreadInputsChanged(_ newInputs: LayoutInputs) -> Bool {
-        guard !layoutReadsReduceTransparency, newInputs.reduceTransparency != inputs.reduceTransparency else { return false }
-        var same = newInputs
-        same.reduceTransparency = inputs.reduceTransparency
-        return same == inputs
+        guard !layoutReadsReduceTransparency, newInputs.device.reduceTransparency != inputs.device.reduceTransparency else { return false }
+        var device = newInputs.device
+        device.reduceTransparency = inputs.device.reduceTransparency
+        return device == inputs.device && newInputs.ui == inputs.ui
     }
 
     private func recentIndex(of wanted: LayoutInputs) -> Int? {
         var i = recentInputs.count - 1
         while i >= 0 {
-            if recentInputs[i] == wanted { return i }
+            if recentInputs[i].device == wanted.device && recentInputs[i].ui == wanted.ui { return i }
             i -= 1
         }
         return nil
@@ -182,27 +182,27 @@ public struct Engine: Sendable {
 /// Everything in the state that the layout reads. The raw hinge angle is not here
 /// (only the pose is), and Live Activities count only up to what the island shows.
 struct LayoutInputs: Equatable {
-    var pose: Pose
-    var orientation: Orientation
-    var keyboardVisible: Bool
-    var keyboardHeight: Double?
-    var pip: Bool
-    var liveActivities: Int
-    var splitSide: SplitSide
-    var direction: LayoutDirection
-    var reduceTransparency: Bool
+    /// The device's inputs: plain values, compared before the UI state's arrays (the
+    /// recent-layouts search rejects most entries on these alone).
+    struct Device: Equatable {
+        var pose: Pose
+        var orientation: Orientation
+        var keyboardVisible: Bool
+        var keyboardHeight: Double?
+        var pip: Bool
+        var liveActivities: Int
+        var splitSide: SplitSide
+        var direction: LayoutDirection
+        var reduceTransparency: Bool
+    }
+
+    var device: Device
     var ui: UIState
 
     init(_ s: DeviceState, profile: DeviceProfile) {
-        pose = s.pose
-        orientation = s.orientation
-        keyboardVisible = s.keyboardVisible
-        keyboardHeight = s.keyboardHeight
-        pip = s.pipActive
-        liveActivities = min(s.liveActivities, Int(profile.maxActivitiesShown))
-        splitSide = s.splitSide
-        direction = s.layoutDirection
-        reduceTransparency = s.reduceTransparency
+        device = Device(pose: s.pose, orientation: s.orientation, keyboardVisible: s.keyboardVisible, keyboardHeight: s.keyboardHeight,
+                        pip: s.pipActive, liveActivities: min(s.liveActivities, Int(profile.maxActivitiesShown)),
+                        splitSide: s.splitSide, direction: s.layoutDirection, reduceTransparency: s.reduceTransparency)
         ui = s.ui
     }
 }

@@ -11,8 +11,11 @@ struct LayoutBuilder {
     var regions: [Region] = []
     var bars: [Bar] = []
     var diagnostics: [Diagnostic] = []
-    /// The previous build's memo (nil: build from scratch, remembering nothing) and this build's.
-    var previousMemo: BuildMemo?
+    /// The previous build's memo and this build's. A build from scratch has an empty
+    /// previous memo (every lookup misses) and remembers nothing (`remembers` false). Not
+    /// optional, so lookups read it in place: binding an optional copied it at every use.
+    var previous = BuildMemo()
+    var remembers = false
     var memo = BuildMemo()
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
@@ -25,7 +28,8 @@ struct LayoutBuilder {
     /// unchanged, and leaves this build's in `memo` for the next.
     static func build(profile: DeviceProfile, app: App, state: DeviceState, geometry: ScreenGeometry, scene: Scene,
                       memo: inout BuildMemo) -> Layout {
-        var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene, previousMemo: memo)
+        var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene, remembers: true)
+        swap(&b.previous, &memo)   // moved, not copied
         let layout = b.run()
         memo = b.memo
         return layout
@@ -35,7 +39,7 @@ struct LayoutBuilder {
     mutating func fitHorizontal(_ input: HorizontalBarFitter.Input) -> HorizontalBarFitter.Output {
         let fitter = HorizontalBarFitter(profile: p, input: input)
         let free = fitter.freeInterval()
-        guard let previous = previousMemo else { return fitter.fit(free: free) }
+        guard remembers else { return fitter.fit(free: free) }
         let k = memo.horizontal.count
         var output: HorizontalBarFitter.Output
         if k < previous.horizontal.count, previous.horizontal[k].matches(input, free: free) {
@@ -55,7 +59,7 @@ struct LayoutBuilder {
     mutating func fitColumn(_ input: ColumnFitter.Input) -> ColumnFitter.Output {
         var fitter = ColumnFitter(profile: p, input: input)
         let free = fitter.freeInterval()
-        guard let previous = previousMemo else { return fitter.fit(free: free) }
+        guard remembers else { return fitter.fit(free: free) }
         let k = memo.columns.count
         let output = k < previous.columns.count && previous.columns[k].matches(input, free: free)
             ? previous.columns[k].output : fitter.fit(free: free)
@@ -398,10 +402,10 @@ struct LayoutBuilder {
     /// A screen's horizontal entries and their item diagnostics: they depend on the
     /// manifest alone, so a memo hands back the previous build's for the same arrays.
     mutating func horizontalEntries(_ screen: Screen, back: Bool) -> BuildMemo.HorizontalEntries {
-        if let previous = previousMemo, let hit = previous.horizontalEntries.first(where: { $0.isFor(screen, back: back) }) {
-            diagnostics += hit.diagnostics
-            memo.horizontalEntries.append(hit)
-            return hit
+        if let i = previous.horizontalEntries.indices.first(where: { previous.horizontalEntries[$0].isFor(screen, back: back) }) {
+            diagnostics += previous.horizontalEntries[i].diagnostics
+            memo.horizontalEntries.append(previous.horizontalEntries[i])
+            return previous.horizontalEntries[i]
         }
         let mark = diagnostics.count
         var parts = BuildMemo.HorizontalEntries(toolbar: screen.toolbar, overflowMenu: screen.overflowMenu, back: back)
@@ -422,7 +426,7 @@ struct LayoutBuilder {
         }
         parts.declared = screen.overflowMenu.map(\.id)
         for item in screen.overflowMenu { itemDiagnostics(item, vertical: false) }
-        if previousMemo != nil {
+        if remembers {
             parts.diagnostics = Array(diagnostics[mark...])
             memo.horizontalEntries.append(parts)
         }
@@ -643,15 +647,16 @@ struct LayoutBuilder {
     mutating func badgeDiagnostics(_ displaced: [String], screen: Screen) {
         // Most toolbars badge nothing: then no displaced id needs looking up.
         guard !displaced.isEmpty, screen.toolbar.contains(where: { $0.badge != nil }) else { return }
-        if let previous = previousMemo,
-           let hit = previous.badgeNotes.first(where: { BuildMemo.identical($0.toolbar, screen.toolbar) && $0.displaced == displaced }) {
-            diagnostics += hit.diagnostics
-            memo.badgeNotes.append(hit)
+        if let i = previous.badgeNotes.indices.first(where: {
+            BuildMemo.identical(previous.badgeNotes[$0].toolbar, screen.toolbar) && previous.badgeNotes[$0].displaced == displaced
+        }) {
+            diagnostics += previous.badgeNotes[i].diagnostics
+            memo.badgeNotes.append(previous.badgeNotes[i])
             return
         }
         let mark = diagnostics.count
         for id in displaced { badgeDiagnostic(id, screen: screen) }
-        if previousMemo != nil {
+        if remembers {
             memo.badgeNotes.append(.init(toolbar: screen.toolbar, displaced: displaced, diagnostics: Array(diagnostics[mark...])))
         }
     }
@@ -666,21 +671,22 @@ struct LayoutBuilder {
     /// A custom bar's overlap note: the previous build's when the bar overlaps the same
     /// kinds of region (its message is the same), so a keyboard moving under it builds none.
     mutating func collisionNote(_ id: String, _ collides: [RegionKind]) {
-        if let previous = previousMemo, let hit = previous.collisionNotes.first(where: { $0.subject == id && $0.collides == collides }) {
-            diagnostics.append(hit.note)
-            memo.collisionNotes.append(hit)
+        if let i = previous.collisionNotes.indices.first(where: {
+            previous.collisionNotes[$0].subject == id && previous.collisionNotes[$0].collides == collides
+        }) {
+            diagnostics.append(previous.collisionNotes[i].note)
+            memo.collisionNotes.append(previous.collisionNotes[i])
             return
         }
         note(.customBarCollides, id, "custom bar \"\(id)\" overlaps \(collides.map(\.rawValue).joined(separator: ", ")); query reserved regions")
-        if previousMemo != nil { memo.collisionNotes.append(.init(subject: id, collides: collides, note: diagnostics[diagnostics.count - 1])) }
+        if remembers { memo.collisionNotes.append(.init(subject: id, collides: collides, note: diagnostics[diagnostics.count - 1])) }
     }
 
     mutating func manifestDiagnostics() {
         // Seed 000: "Keep the choice stable across tabs so the layout doesn't jump as people switch."
         guard let tv = scene.tabView, case .tabView(let spec) = app.containers[tv] else { return }
         // It reads the manifest alone: a memo hands back the previous build's for the same tab view.
-        if let previous = previousMemo, let hit = previous.tabViewNotes, hit.tabView == tv,
-           BuildMemo.identical(hit.containers, app.containers) {
+        if let hit = previous.tabViewNotes, hit.tabView == tv, BuildMemo.identical(hit.containers, app.containers) {
             diagnostics += hit.diagnostics
             memo.tabViewNotes = hit
             return
@@ -690,7 +696,7 @@ struct LayoutBuilder {
         if let first = behaviors.first, behaviors.contains(where: { $0 != first }) {
             note(.inconsistentOptOut, spec.id, "tabs of \"\(spec.id)\" opt out of the vertical bar differently; the layout will jump as people switch tabs")
         }
-        if previousMemo != nil {
+        if remembers {
             memo.tabViewNotes = .init(containers: app.containers, tabView: tv, diagnostics: Array(diagnostics[mark...]))
         }
     }

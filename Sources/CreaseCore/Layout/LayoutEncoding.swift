@@ -35,7 +35,10 @@ extension Layout {
 /// rest of the body is a copy. A fresh encoder writes everything, which is what
 /// `Layout.encodeBody` (and so `Engine.fromScratch`) does: the property tests compare the two.
 struct LayoutEncoder: Sendable {
-    private var last: Layout?
+    /// The layout encoded last (`hasLast`), kept non-optional so that comparing with it
+    /// reads it in place (binding an optional copied the whole layout for each comparison).
+    private var last = LayoutEncoder.nothing
+    private var hasLast = false
     private var lastBody: [UInt8] = []
     /// Where each member (`Member`, in order, without the comma before it) and each bar of
     /// `last` is in `lastBody`.
@@ -53,7 +56,16 @@ struct LayoutEncoder: Sendable {
     enum Member: Int, CaseIterable {
         case device, barAxis, verticalBarEdge, verticalBarSide, safeArea, layoutMargins, regions, bars,
              columns, sheet, inspector, custom, floating, diagnostics
+
+        /// In order, once (`allCases` makes a new array at every use).
+        static let ordered = Member.allCases
     }
+
+    private static let nothing = Layout(
+        device: DeviceInfo(pose: .closed, display: .outer, orientation: .portrait, layoutDirection: .ltr, width: 0, height: 0,
+                           sizeClass: SizeClassPair(horizontal: .compact, vertical: .compact), window: .zero),
+        barAxis: .horizontal, verticalBarEdge: nil, verticalBarSide: nil, safeArea: Insets(), layoutMargins: Insets(),
+        regions: [], bars: [], columns: [], sheet: nil, inspector: nil, custom: [], floating: [], diagnostics: [])
 
     mutating func encode(_ layout: Layout) -> [UInt8] {
         if !isKnownUniquelyReferenced(&scratch) { scratch = WriterStorage(capacity: scratch.capacity) }
@@ -64,19 +76,20 @@ struct LayoutEncoder: Sendable {
         nextBarRanges = []
         members.removeAll(keepingCapacity: true)
         bars.removeAll(keepingCapacity: true)
-        for member in Member.allCases {
+        for member in Member.ordered {
             if member != .device { w.byte(UInt8(ascii: ",")) }
             let start = w.count
             if member == .bars {
                 w.literal(#""bars":["#)
-                for (i, bar) in layout.bars.enumerated() {
+                // By index: iterating the bars by value copied each one (and retained its arrays).
+                for i in layout.bars.indices {
                     if i > 0 { w.byte(UInt8(ascii: ",")) }
                     let barStart = w.count
-                    if let old = reusableBar(bar, at: i) { w.copy(lastBody, old) } else { bar.write(&w) }
+                    if let old = reusableBar(layout.bars[i], at: i) { w.copy(lastBody, old) } else { layout.bars[i].write(&w) }
                     bars.append(barStart..<w.count)
                 }
                 w.byte(UInt8(ascii: "]"))
-            } else if let last, member.same(layout, last) {
+            } else if hasLast, member.same(layout, last) {
                 w.copy(lastBody, memberRanges[member.rawValue])
             } else {
                 layout.write(member, &w)
@@ -85,6 +98,7 @@ struct LayoutEncoder: Sendable {
         }
         let body = w.array()
         last = layout
+        hasLast = true
         lastBody = body
         nextMemberRanges = memberRanges
         nextBarRanges = barRanges
@@ -95,7 +109,7 @@ struct LayoutEncoder: Sendable {
 
     /// Where the last body holds this bar's bytes: at the same position, or under the same id.
     private func reusableBar(_ bar: Bar, at i: Int) -> Range<Int>? {
-        guard let last else { return nil }
+        guard hasLast else { return nil }
         if i < last.bars.count, last.bars[i] == bar { return barRanges[i] }
         guard let j = last.bars.firstIndex(where: { $0.id == bar.id }), last.bars[j] == bar else { return nil }
         return barRanges[j]
@@ -266,12 +280,12 @@ extension Bar {
         w.literal(#","edge":"#); w.name(edge.jsonName)
         w.literal(#","frame":"#); frame.write(&w)
         w.literal(background ? #","background":"opaque","items":["# : #","background":"none","items":["#)
-        for (i, item) in items.enumerated() {
-            w.literal(i == 0 ? #"{"id":"# : #",{"id":"#); w.quoted(item.id)
-            w.literal(#","frame":"#); item.frame.write(&w)
-            w.literal(#","shows":"#); w.name(item.shows.jsonName)
-            if let b = item.badge { w.literal(#","badge":"#); w.int(b) }
-            if let tabs = item.tabs {
+        for i in items.indices {
+            w.literal(i == 0 ? #"{"id":"# : #",{"id":"#); w.quoted(items[i].id)
+            w.literal(#","frame":"#); items[i].frame.write(&w)
+            w.literal(#","shows":"#); w.name(items[i].shows.jsonName)
+            if let b = items[i].badge { w.literal(#","badge":"#); w.int(b) }
+            if let tabs = items[i].tabs {
                 w.literal(#","tabs":["#)
                 for (t, tab) in tabs.enumerated() { if t > 0 { w.byte(UInt8(ascii: ",")) }; w.quoted(tab) }
                 w.byte(UInt8(ascii: "]"))
