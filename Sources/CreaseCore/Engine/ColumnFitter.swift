@@ -59,16 +59,17 @@ struct ColumnFitter {
             count += 1
             lastGroup = group
         }
-        for (i, e) in input.entries.enumerated() where e.bottom == bottom && isShown(i) {
-            switch e.kind {
+        // Called for every step of a fit: entries are read in place (a copy retains each id).
+        for i in input.entries.indices where input.entries[i].bottom == bottom && isShown(i) {
+            switch input.entries[i].kind {
             case .flexibleSpacer: continue                 // collapses to zero on the vertical axis
-            case .fixedSpacer: total += e.length           // keeps its minimum, adds no spacing of its own
-            default: add(e.length, group: e.group)
+            case .fixedSpacer: total += input.entries[i].length   // keeps its minimum, adds no spacing of its own
+            default: add(input.entries[i].length, group: input.entries[i].group)
             }
         }
         if !bottom, menuNonEmpty, !overflowInRow { add(p.itemLength, group: Int.max) }
         if bottom, !input.tabs.isEmpty, !tabsInMenu {
-            if compressed { add(p.tabLength, group: Int.max - 1) } else { for t in input.tabs { add(t.length, group: Int.max - 1) } }
+            if compressed { add(p.tabLength, group: Int.max - 1) } else { for t in input.tabs.indices { add(input.tabs[t].length, group: Int.max - 1) } }
         }
         return total
     }

@@ -31,7 +31,7 @@ struct LayoutBuilder {
         var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene, remembers: true)
         swap(&b.previous, &memo)   // moved, not copied
         let layout = b.run()
-        memo = b.memo
+        swap(&memo, &b.memo)
         return layout
     }
 

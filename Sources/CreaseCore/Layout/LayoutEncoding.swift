@@ -81,12 +81,22 @@ struct LayoutEncoder: Sendable {
             let start = w.count
             if member == .bars {
                 w.literal(#""bars":["#)
-                // By index: iterating the bars by value copied each one (and retained its arrays).
-                for i in layout.bars.indices {
-                    if i > 0 { w.byte(UInt8(ascii: ",")) }
-                    let barStart = w.count
-                    if let old = reusableBar(layout.bars[i], at: i) { w.copy(lastBody, old) } else { layout.bars[i].write(&w) }
-                    bars.append(barStart..<w.count)
+                // Through buffer pointers: reading bars out of the arrays copied each one (and
+                // retained its strings and arrays) to compare or write it.
+                let oldBars = hasLast ? last.bars : []
+                layout.bars.withUnsafeBufferPointer { newBars in
+                    oldBars.withUnsafeBufferPointer { oldBars in
+                        for i in newBars.indices {
+                            if i > 0 { w.byte(UInt8(ascii: ",")) }
+                            let barStart = w.count
+                            if let j = LayoutEncoder.sameBar(as: newBars[i], at: i, in: oldBars) {
+                                w.copy(lastBody, barRanges[j])
+                            } else {
+                                newBars[i].write(&w)
+                            }
+                            bars.append(barStart..<w.count)
+                        }
+                    }
                 }
                 w.byte(UInt8(ascii: "]"))
             } else if hasLast, member.same(layout, last) {
@@ -107,12 +117,12 @@ struct LayoutEncoder: Sendable {
         return body
     }
 
-    /// Where the last body holds this bar's bytes: at the same position, or under the same id.
-    private func reusableBar(_ bar: Bar, at i: Int) -> Range<Int>? {
-        guard hasLast else { return nil }
-        if i < last.bars.count, last.bars[i] == bar { return barRanges[i] }
-        guard let j = last.bars.firstIndex(where: { $0.id == bar.id }), last.bars[j] == bar else { return nil }
-        return barRanges[j]
+    /// Which of the last layout's bars equals this one: the one at the same position, or
+    /// the one with the same id.
+    private static func sameBar(as bar: Bar, at i: Int, in old: UnsafeBufferPointer<Bar>) -> Int? {
+        if i < old.count, old[i] == bar { return i }
+        for j in old.indices where old[j].id == bar.id { return old[j] == bar ? j : nil }
+        return nil
     }
 }
 

@@ -73,26 +73,27 @@ public enum VerticalOrderRule {
     public static func order(_ items: [Item]) -> [(item: Item, group: Int)] {
         // A group is (rank, name); ungrouped items are groups of their own. Groups are
         // numbered by first appearance with a linear scan, which keeps it deterministic.
+        // The sort moves plain keys; the items (four strings each) are read once, at the end.
         var groupKeys: [(rank: Rank, name: String?)] = []
-        var keyed: [(rank: Rank, group: Int, position: Int, item: Item)] = []
+        var keyed: [(rank: Rank, group: Int, position: Int)] = []
         keyed.reserveCapacity(items.count)
-        for (position, item) in items.enumerated() {
-            let r = rank(of: item)
+        for position in items.indices {
+            let r = rank(of: items[position])
             let g: Int
-            if let name = item.group, let existing = groupKeys.firstIndex(where: { $0.rank == r && $0.name == name }) {
+            if let name = items[position].group, let existing = groupKeys.firstIndex(where: { $0.rank == r && $0.name == name }) {
                 g = existing
             } else {
                 g = groupKeys.count
-                groupKeys.append((r, item.group))
+                groupKeys.append((r, items[position].group))
             }
-            keyed.append((r, g, position, item))
+            keyed.append((r, g, position))
         }
         keyed.sort { a, b in
             if a.rank != b.rank { return a.rank < b.rank }
             if a.group != b.group { return a.group < b.group }
             return a.position < b.position
         }
-        return keyed.map { ($0.item, $0.group) }
+        return keyed.map { (items[$0.position], $0.group) }
     }
 }
 
