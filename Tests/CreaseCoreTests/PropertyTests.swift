@@ -180,7 +180,33 @@ import Testing
         for s in strings { raw.quoted(s); JSONWriter.appendQuoted(s, to: &json) }
         for n in numbers { raw.centi(n); JSONWriter.appendCenti(n, to: &json); raw.byte(0x2C); json.append(0x2C) }
         for i in [0, 7, -7, 10, 99, 100, Int.max, Int.min + 1] { raw.int(i); JSONWriter.appendInt(i, to: &json) }
+        // Frames, fast path and slow (numbers no layout holds, up to a Double's longest text).
+        for (k, n) in (numbers + [-2.2250738585072014e-308 * 1e300, -1.7976931348623157e308]).enumerated() {
+            let r = Rect(x: n, y: -n, w: numbers[k % numbers.count], h: 0.125)
+            raw.rect(r)
+            json += Array(#"{"x":"#.utf8); JSONWriter.appendCenti(r.x, to: &json)
+            json += Array(#","y":"#.utf8); JSONWriter.appendCenti(r.y, to: &json)
+            json += Array(#","w":"#.utf8); JSONWriter.appendCenti(r.w, to: &json)
+            json += Array(#","h":"#.utf8); JSONWriter.appendCenti(r.h, to: &json)
+            json.append(UInt8(ascii: "}"))
+        }
         #expect(raw.array() == json)
+    }
+
+    /// `JSONWriter.hundredths` rounds as `(v * 100).rounded()` does, without calling libm:
+    /// halves away from zero, including values whose product lands just beside a half.
+    @Test("hundredths round as rounded() does")
+    func hundredthsRoundAsRounded() {
+        var values: [Double] = [0, -0.0, 0.005, -0.005, 0.015, -0.015, 1.005, 2.675, 0.125, -0.125, 99.995, 0.49999999999999994 / 100,
+                                9_999_999_999_999.99, -9_999_999_999_999.99, 4503599627370495.5 / 100, 4503599627370497.0 / 100]
+        var rng = SplitMix64(seed: 27)
+        for _ in 0..<100_000 {
+            let bits = rng.next()
+            values.append(Double(Int64(bitPattern: bits) % 2_000_000_000) / 2000)   // many exact halves of hundredths
+            values.append(Double(bitPattern: (bits >> 12) | 0x3FF0_0000_0000_0000) * 1000 - 1500)
+        }
+        let wrong = values.filter { abs($0) < 1e13 && JSONWriter.hundredths($0) != Int(($0 * 100).rounded()) }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
     }
 
     @Test("an encoder that reuses unchanged members and bars writes what a fresh one writes")

@@ -145,14 +145,16 @@ public struct JSONWriter: Sendable {
             guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
             runStart = i + 1
+            // Byte by byte: an array literal per escape allocated an array each time.
+            out.append(0x5C)
             switch b {
-            case 0x22: out.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            case 0x22, 0x5C: out.append(b)
+            case 0x0A: out.append(0x6E)
+            case 0x0D: out.append(0x72)
+            case 0x09: out.append(0x74)
             default:
-                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Digest.hexDigit(b >> 4), Digest.hexDigit(b)])
+                out.append(0x75); out.append(0x30); out.append(0x30)
+                out.append(Digest.hexDigit(b >> 4)); out.append(Digest.hexDigit(b))
             }
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))

@@ -240,22 +240,20 @@ extension Layout {
 }
 
 extension Rect {
-    fileprivate func write(_ w: inout RawWriter) {
-        w.literal(#"{"x":"#); w.centi(x)
-        w.literal(#","y":"#); w.centi(y)
-        w.literal(#","w":"#); w.centi(self.w)
-        w.literal(#","h":"#); w.centi(h)
-        w.byte(UInt8(ascii: "}"))
-    }
+    fileprivate func write(_ w: inout RawWriter) { w.rect(self) }
 }
 
 extension Insets {
     fileprivate func write(_ w: inout RawWriter) {
-        w.literal(#"{"top":"#); w.centi(top)
-        w.literal(#","leading":"#); w.centi(leading)
-        w.literal(#","bottom":"#); w.centi(bottom)
-        w.literal(#","trailing":"#); w.centi(trailing)
-        w.byte(UInt8(ascii: "}"))
+        w.reserve(4 * RawWriter.centiRoom + 42)
+        w.advance { p in
+            var p = RawWriter.putLiteral(#"{"top":"#, at: p); p = RawWriter.putCenti(top, at: p)
+            p = RawWriter.putLiteral(#","leading":"#, at: p); p = RawWriter.putCenti(leading, at: p)
+            p = RawWriter.putLiteral(#","bottom":"#, at: p); p = RawWriter.putCenti(bottom, at: p)
+            p = RawWriter.putLiteral(#","trailing":"#, at: p); p = RawWriter.putCenti(trailing, at: p)
+            p.pointee = UInt8(ascii: "}")
+            return p + 1
+        }
     }
 }
 
@@ -466,14 +464,45 @@ struct RawWriter {
 
     /// A layout number, byte for byte as `JSONWriter.appendCenti`, with one capacity check.
     mutating func centi(_ v: Double) {
-        guard v.isFinite, abs(v) < 1e13 else {
-            var text: [UInt8] = []
-            JSONWriter.appendCenti(v, to: &text)
-            text.withUnsafeBufferPointer { raw($0.baseAddress!, $0.count) }
-            return
+        reserve(RawWriter.centiRoom)
+        count = RawWriter.putCenti(v, at: base + count) - base
+    }
+
+    /// Room `putCenti` may need: "-", 11 digits, ".", 2 digits on the fast path; the slow
+    /// path's longest text is a Double's shortest form, 24 bytes ("-2.2250738585072014e-308").
+    static let centiRoom = 32
+
+    /// A frame, with one capacity check for all of it.
+    mutating func rect(_ r: Rect) {
+        reserve(4 * RawWriter.centiRoom + 21)
+        advance { p in
+            var p = RawWriter.putLiteral(#"{"x":"#, at: p); p = RawWriter.putCenti(r.x, at: p)
+            p = RawWriter.putLiteral(#","y":"#, at: p); p = RawWriter.putCenti(r.y, at: p)
+            p = RawWriter.putLiteral(#","w":"#, at: p); p = RawWriter.putCenti(r.w, at: p)
+            p = RawWriter.putLiteral(#","h":"#, at: p); p = RawWriter.putCenti(r.h, at: p)
+            p.pointee = UInt8(ascii: "}")
+            return p + 1
         }
-        reserve(20)   // "-", 11 digits, ".", 2 digits
-        var p = base + count
+    }
+
+    /// Writes at the end with `body` (which returns the byte after what it wrote), within
+    /// room the caller reserved.
+    @inline(__always) mutating func advance(_ body: (UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8>) {
+        let end = body(base + count)
+        count = end - base
+        assert(count <= capacity, "wrote past the room reserved")
+    }
+
+    @inline(__always) static func putLiteral(_ s: StaticString, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        put(s.utf8Start, s.utf8CodeUnitCount, at: p)
+        return p + s.utf8CodeUnitCount
+    }
+
+    /// Writes a layout number at `p` (room for `centiRoom` bytes is the caller's) and
+    /// returns the byte after it.
+    @inline(__always) static func putCenti(_ v: Double, at start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        guard v.isFinite, abs(v) < 1e13 else { return putCentiSlowly(v, at: start) }
+        var p = start
         let hundredths = JSONWriter.hundredths(v)
         if hundredths < 0 { p.pointee = UInt8(ascii: "-"); p += 1 }
         let magnitude = UInt(hundredths.magnitude)
@@ -485,6 +514,15 @@ struct RawWriter {
             p += 2
             if fraction % 10 != 0 { p.pointee = UInt8(truncatingIfNeeded: 48 &+ fraction % 10); p += 1 }
         }
-        count = p - base
+        return p
+    }
+
+    /// Numbers a layout never holds (infinite, or 1e13 and beyond) as `JSONWriter` prints them.
+    @inline(never) static func putCentiSlowly(_ v: Double, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var text: [UInt8] = []
+        JSONWriter.appendCenti(v, to: &text)
+        precondition(text.count <= centiRoom, "a number longer than the room reserved for it")
+        text.withUnsafeBufferPointer { put($0.baseAddress!, $0.count, at: p) }
+        return p + text.count
     }
 }
