@@ -89,10 +89,11 @@ struct LayoutEncoder: Sendable {
                         for i in newBars.indices {
                             if i > 0 { w.byte(UInt8(ascii: ",")) }
                             let barStart = w.count
-                            if let j = LayoutEncoder.sameBar(as: newBars[i], at: i, in: oldBars) {
+                            let bar = newBars.baseAddress! + i
+                            if let j = LayoutEncoder.sameBar(as: bar, at: i, in: oldBars) {
                                 w.copy(lastBody, barRanges[j])
                             } else {
-                                newBars[i].write(&w)
+                                bar.pointee.write(&w)
                             }
                             bars.append(barStart..<w.count)
                         }
@@ -119,15 +120,28 @@ struct LayoutEncoder: Sendable {
 
     /// Which of the last layout's bars equals this one: the one at the same position, or
     /// the one with the same id.
-    private static func sameBar(as bar: Bar, at i: Int, in old: UnsafeBufferPointer<Bar>) -> Int? {
-        if i < old.count, old[i] == bar { return i }
-        for j in old.indices where old[j].id == bar.id { return old[j] == bar ? j : nil }
+    private static func sameBar(as bar: UnsafePointer<Bar>, at i: Int, in old: UnsafeBufferPointer<Bar>) -> Int? {
+        guard let first = old.baseAddress else { return nil }
+        if i < old.count, (first + i).pointee.sameContent(as: bar) { return i }
+        for j in old.indices where (first + j).pointee.id == bar.pointee.id {
+            return (first + j).pointee.sameContent(as: bar) ? j : nil
+        }
         return nil
     }
 }
 
+extension Bar {
+    /// `==`, field by field, reading the other bar in place: the synthesized `==`, inlined
+    /// in the encoder, copied both bars (retaining their strings and arrays) to compare them.
+    func sameContent(as o: UnsafePointer<Bar>) -> Bool {
+        id == o.pointee.id && frame == o.pointee.frame && items == o.pointee.items && overflow == o.pointee.overflow
+            && background == o.pointee.background && container == o.pointee.container && role == o.pointee.role
+            && axis == o.pointee.axis && edge == o.pointee.edge && tabBar == o.pointee.tabBar
+    }
+}
+
 extension LayoutEncoder.Member {
-    func same(_ a: Layout, _ b: Layout) -> Bool {
+    func same(_ a: borrowing Layout, _ b: borrowing Layout) -> Bool {
         switch self {
         case .device: a.device == b.device
         case .barAxis: a.barAxis == b.barAxis
