@@ -1,7 +1,7 @@
-/// What the previous build fitted and derived, for the next build to reuse where its
-/// inputs are unchanged. `Engine` keeps one across relayouts; `Engine.fromScratch`
-/// builds without one.
-/// - Fits, in the order the builder fits its bars. A fitter reads the reserved regions
+/// What earlier builds fitted and derived, for later builds to reuse where the inputs
+/// are the same. `Engine` keeps one across relayouts; `Engine.fromScratch` builds
+/// without one.
+/// - Fits: the previous build's in order, and a pool of earlier ones. A fitter reads the reserved regions
 ///   only through its band's largest free interval, so a bar whose band, free interval,
 ///   entries and flags are what they were keeps its placement without fitting again; a
 ///   horizontal bar that only moved up or down (bottom bars over the keyboard) keeps it
@@ -78,12 +78,63 @@ struct BuildMemo: Sendable {
         var note: Diagnostic
     }
 
+    /// This build's fits, in the order it fitted its bars: the next build looks at the
+    /// same position first.
     var horizontal: [Horizontal] = []
-    var badgeNotes: [BadgeNotes] = []
-    var tabViewNotes: TabViewNotes?
-    var collisionNotes: [CollisionNote] = []
-    var horizontalEntries: [HorizontalEntries] = []
     var columns: [Column] = []
+    /// Whatever earlier builds computed, bounded, carried from build to build by moving
+    /// (never copied): fits a build meets again (a tab switched back, a fold undone, a
+    /// sheet dismissed) and what each screen derives from the manifest. Only what was
+    /// computed anew is added, so a build that reuses everything adds nothing.
+    var pools = Pools()
+    var tabViewNotes: TabViewNotes?
+
+    struct Pools: Sendable {
+        var horizontal = Pool<Horizontal>(capacity: 16)
+        var columns = Pool<Column>(capacity: 8)
+        var horizontalEntries = Pool<HorizontalEntries>(capacity: 32)
+        var badgeNotes = Pool<BadgeNotes>(capacity: 32)
+        var collisionNotes = Pool<CollisionNote>(capacity: 16)
+    }
+
+    /// A bounded set of entries: once full, each new one replaces the oldest. Entries are
+    /// keyed by inputs or by manifest storage they hold, so any entry that matches a lookup
+    /// gives the same answer as any other: the search order does not matter.
+    struct Pool<Entry: Sendable>: Sendable {
+        private(set) var entries: [Entry] = []
+        private var oldest = 0
+        let capacity: Int
+
+        init(capacity: Int) { self.capacity = capacity }
+
+        mutating func add(_ entry: Entry) {
+            if entries.count < capacity {
+                entries.append(entry)
+            } else {
+                entries[oldest] = entry
+                oldest = (oldest + 1) % capacity
+            }
+        }
+
+        func firstIndex(where matches: (borrowing Entry) -> Bool) -> Int? {
+            for i in entries.indices where matches(entries[i]) { return i }
+            return nil
+        }
+    }
+
+    /// An earlier horizontal fit with these inputs: the previous build's at position `k`,
+    /// else one in the pool.
+    func horizontalFit(for input: HorizontalBarFitter.Input, free: (Double, Double), atPrevious k: Int,
+                       in previous: BuildMemo) -> Horizontal? {
+        if k < previous.horizontal.count, previous.horizontal[k].matches(input, free: free) { return previous.horizontal[k] }
+        return pools.horizontal.firstIndex(where: { $0.matches(input, free: free) }).map { pools.horizontal.entries[$0] }
+    }
+
+    /// As `horizontalFit`, for vertical columns.
+    func columnFit(for input: ColumnFitter.Input, free: (Double, Double), atPrevious k: Int, in previous: BuildMemo) -> Column? {
+        if k < previous.columns.count, previous.columns[k].matches(input, free: free) { return previous.columns[k] }
+        return pools.columns.firstIndex(where: { $0.matches(input, free: free) }).map { pools.columns.entries[$0] }
+    }
 
     /// The same array storage: equal contents, without comparing them (a new manifest's
     /// arrays are new storage, so they never match).

@@ -30,39 +30,49 @@ struct LayoutBuilder {
                       memo: inout BuildMemo) -> Layout {
         var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene, remembers: true)
         swap(&b.previous, &memo)   // moved, not copied
+        swap(&b.memo.pools, &b.previous.pools)
+        b.memo.tabViewNotes = b.previous.tabViewNotes
         let layout = b.run()
         swap(&memo, &b.memo)
         return layout
     }
 
-    /// Fits a horizontal bar, or takes the previous build's fit at this position when its inputs are the same.
+    /// Fits a horizontal bar, or takes an earlier fit with the same inputs: the previous
+    /// build's at this position first, then one in the memo's pool (a tab switched back, a
+    /// fold undone). A fit whose bar only moved up or down is taken moved to the new band.
     mutating func fitHorizontal(_ input: HorizontalBarFitter.Input) -> HorizontalBarFitter.Output {
         let fitter = HorizontalBarFitter(profile: p, input: input)
         let free = fitter.freeInterval()
         guard remembers else { return fitter.fit(free: free) }
         let k = memo.horizontal.count
         var output: HorizontalBarFitter.Output
-        if k < previous.horizontal.count, previous.horizontal[k].matches(input, free: free) {
-            output = previous.horizontal[k].output
-            if previous.horizontal[k].input.band.y.bitPattern != input.band.y.bitPattern {
+        if let earlier = memo.horizontalFit(for: input, free: free, atPrevious: k, in: previous) {
+            output = earlier.output
+            if earlier.input.band.y.bitPattern != input.band.y.bitPattern {
                 let y = fitter.itemY
                 for i in output.items.indices { output.items[i].frame.y = y }
             }
         } else {
             output = fitter.fit(free: free)
+            memo.pools.horizontal.add(.init(input: input, free: free, output: output))
         }
         memo.horizontal.append(.init(input: input, free: free, output: output))
         return output
     }
 
-    /// Fits a vertical column, or takes the previous build's fit at this position when its inputs are the same.
+    /// Fits a vertical column, or takes an earlier fit with the same inputs (as `fitHorizontal`).
     mutating func fitColumn(_ input: ColumnFitter.Input) -> ColumnFitter.Output {
         var fitter = ColumnFitter(profile: p, input: input)
         let free = fitter.freeInterval()
         guard remembers else { return fitter.fit(free: free) }
         let k = memo.columns.count
-        let output = k < previous.columns.count && previous.columns[k].matches(input, free: free)
-            ? previous.columns[k].output : fitter.fit(free: free)
+        let output: ColumnFitter.Output
+        if let earlier = memo.columnFit(for: input, free: free, atPrevious: k, in: previous) {
+            output = earlier.output
+        } else {
+            output = fitter.fit(free: free)
+            memo.pools.columns.add(.init(input: input, free: free, output: output))
+        }
         memo.columns.append(.init(input: input, free: free, output: output))
         return output
     }
@@ -402,10 +412,9 @@ struct LayoutBuilder {
     /// A screen's horizontal entries and their item diagnostics: they depend on the
     /// manifest alone, so a memo hands back the previous build's for the same arrays.
     mutating func horizontalEntries(_ screen: Screen, back: Bool) -> BuildMemo.HorizontalEntries {
-        if let i = previous.horizontalEntries.indices.first(where: { previous.horizontalEntries[$0].isFor(screen, back: back) }) {
-            diagnostics += previous.horizontalEntries[i].diagnostics
-            memo.horizontalEntries.append(previous.horizontalEntries[i])
-            return previous.horizontalEntries[i]
+        if let i = memo.pools.horizontalEntries.firstIndex(where: { $0.isFor(screen, back: back) }) {
+            diagnostics += memo.pools.horizontalEntries.entries[i].diagnostics
+            return memo.pools.horizontalEntries.entries[i]
         }
         let mark = diagnostics.count
         var parts = BuildMemo.HorizontalEntries(toolbar: screen.toolbar, overflowMenu: screen.overflowMenu, back: back)
@@ -428,7 +437,7 @@ struct LayoutBuilder {
         for item in screen.overflowMenu { itemDiagnostics(item, vertical: false) }
         if remembers {
             parts.diagnostics = Array(diagnostics[mark...])
-            memo.horizontalEntries.append(parts)
+            memo.pools.horizontalEntries.add(parts)
         }
         return parts
     }
@@ -647,17 +656,14 @@ struct LayoutBuilder {
     mutating func badgeDiagnostics(_ displaced: [String], screen: Screen) {
         // Most toolbars badge nothing: then no displaced id needs looking up.
         guard !displaced.isEmpty, screen.toolbar.contains(where: { $0.badge != nil }) else { return }
-        if let i = previous.badgeNotes.indices.first(where: {
-            BuildMemo.identical(previous.badgeNotes[$0].toolbar, screen.toolbar) && previous.badgeNotes[$0].displaced == displaced
-        }) {
-            diagnostics += previous.badgeNotes[i].diagnostics
-            memo.badgeNotes.append(previous.badgeNotes[i])
+        if let i = memo.pools.badgeNotes.firstIndex(where: { BuildMemo.identical($0.toolbar, screen.toolbar) && $0.displaced == displaced }) {
+            diagnostics += memo.pools.badgeNotes.entries[i].diagnostics
             return
         }
         let mark = diagnostics.count
         for id in displaced { badgeDiagnostic(id, screen: screen) }
         if remembers {
-            memo.badgeNotes.append(.init(toolbar: screen.toolbar, displaced: displaced, diagnostics: Array(diagnostics[mark...])))
+            memo.pools.badgeNotes.add(.init(toolbar: screen.toolbar, displaced: displaced, diagnostics: Array(diagnostics[mark...])))
         }
     }
 
@@ -671,24 +677,20 @@ struct LayoutBuilder {
     /// A custom bar's overlap note: the previous build's when the bar overlaps the same
     /// kinds of region (its message is the same), so a keyboard moving under it builds none.
     mutating func collisionNote(_ id: String, _ collides: [RegionKind]) {
-        if let i = previous.collisionNotes.indices.first(where: {
-            previous.collisionNotes[$0].subject == id && previous.collisionNotes[$0].collides == collides
-        }) {
-            diagnostics.append(previous.collisionNotes[i].note)
-            memo.collisionNotes.append(previous.collisionNotes[i])
+        if let i = memo.pools.collisionNotes.firstIndex(where: { $0.subject == id && $0.collides == collides }) {
+            diagnostics.append(memo.pools.collisionNotes.entries[i].note)
             return
         }
         note(.customBarCollides, id, "custom bar \"\(id)\" overlaps \(collides.map(\.rawValue).joined(separator: ", ")); query reserved regions")
-        if remembers { memo.collisionNotes.append(.init(subject: id, collides: collides, note: diagnostics[diagnostics.count - 1])) }
+        if remembers { memo.pools.collisionNotes.add(.init(subject: id, collides: collides, note: diagnostics[diagnostics.count - 1])) }
     }
 
     mutating func manifestDiagnostics() {
         // Seed 000: "Keep the choice stable across tabs so the layout doesn't jump as people switch."
         guard let tv = scene.tabView, case .tabView(let spec) = app.containers[tv] else { return }
         // It reads the manifest alone: a memo hands back the previous build's for the same tab view.
-        if let hit = previous.tabViewNotes, hit.tabView == tv, BuildMemo.identical(hit.containers, app.containers) {
+        if let hit = memo.tabViewNotes, hit.tabView == tv, BuildMemo.identical(hit.containers, app.containers) {
             diagnostics += hit.diagnostics
-            memo.tabViewNotes = hit
             return
         }
         let mark = diagnostics.count
