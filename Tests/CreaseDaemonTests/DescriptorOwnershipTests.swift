@@ -20,4 +20,15 @@ import Testing
         #expect(opened == 0)
         #expect(lost == 0, "\(lost) descriptors another thread held were closed under it")
     }
+
+    @Test func aClientWhoseDescriptorWasTakenSaysSoAtEndOfStream() throws {
+        let d = try DaemonProcess(arguments: ["--no-trace"])
+        let c = try Client(d.socketPath)
+        // What a double close elsewhere leads to: the number now names another file.
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        #expect(dup2(null, c.fd) == c.fd)
+        close(null)
+        let error = try #require(throws: HarnessError.self) { try c.request(#"{"cmd":"hello"}"#) }
+        #expect(error.description.contains("end of stream; fd \(c.fd) is no longer this client's socket"), "\(error)")
+    }
 }
