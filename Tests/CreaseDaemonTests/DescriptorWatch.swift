@@ -21,6 +21,23 @@ func bystanderDescriptorsLost(while body: () throws -> Void) throws -> Int {
     return bystander.halt()
 }
 
+/// Calls each of `opens`, all meant to fail, 5000 times beside the bystander; returns how
+/// many did not fail and how many of the bystander's descriptors they took.
+func failingOpensBesideBystander(_ opens: [() throws -> AnyObject]) throws -> (opened: Int, lost: Int) {
+    var opened = 0
+    let lost = try bystanderDescriptorsLost {
+        for _ in 0..<5000 {
+            for open in opens where (try? open()) != nil { opened += 1 }
+        }
+    }
+    return (opened, lost)
+}
+
+/// A socket path in a directory that does not exist: connecting (or binding) fails with ENOENT.
+func absentSocketPath() -> String {
+    "/tmp/crease-absent-\(UInt64.random(in: 0...UInt64.max))/creased.sock"
+}
+
 private final class SocketBystander: @unchecked Sendable {
     private let lock = NSLock()
     private let finished = DispatchSemaphore(value: 0)

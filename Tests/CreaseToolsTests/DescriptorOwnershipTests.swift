@@ -12,17 +12,10 @@ import Testing
 /// creased listened; HostileClientTests' clients then read EBADF or someone else's stream).
 @Suite struct DescriptorOwnershipTests {
     @Test func aClientThatCannotConnectClosesItsSocketOnce() throws {
-        // A directory that does not exist: every connect fails with ENOENT.
-        let missing = "/tmp/crease-absent-\(UInt64.random(in: 0...UInt64.max))/creased.sock"
-        var connected = 0
-        let lost = try bystanderDescriptorsLost {
-            for _ in 0..<2000 {
-                if (try? DaemonConnection(path: missing)) != nil { connected += 1 }
-                if (try? SocketStreamer(path: missing)) != nil { connected += 1 }
-                if (try? BenchSocket(path: missing)) != nil { connected += 1 }
-            }
-        }
-        #expect(connected == 0)
-        #expect(lost == 0, "\(lost) descriptors another thread held were closed under it")
+        let missing = absentSocketPath()
+        let r = try failingOpensBesideBystander([{ try DaemonConnection(path: missing) }, { try SocketStreamer(path: missing) },
+                                                 { try BenchSocket(path: missing) }])
+        #expect(r.opened == 0)
+        #expect(r.lost == 0, "\(r.lost) descriptors another thread held were closed under it")
     }
 }
