@@ -144,11 +144,15 @@ final class Client {
     private var buffer: [UInt8] = []
     private(set) var eof = false
     /// How the stream ended: "end of stream" (the daemon closed it) or the read's error
-    /// (ECONNRESET: closed with our bytes unread; EBADF: our descriptor was closed).
+    /// (ECONNRESET: closed with our bytes unread), and whether `fd` was still this socket
+    /// (a double close elsewhere in the process can close it, or give its number to another file).
     private(set) var endReason = ""
+    /// The socket `fd` named when it connected.
+    private let identity: Identity?
 
     init(_ path: String) throws {
         fd = try connectUnixSocket(path)
+        identity = Identity(fd)
     }
 
     deinit { close() }
@@ -199,6 +203,7 @@ final class Client {
             if n <= 0 {
                 if n < 0 && errno == EINTR { continue }
                 endReason = n == 0 ? "end of stream" : String(cString: strerror(errno))
+                if !closed, Identity(fd) != identity { endReason += "; fd \(fd) is no longer this client's socket" }
                 eof = true
                 continue
             }

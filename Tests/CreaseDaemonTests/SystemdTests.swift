@@ -43,14 +43,23 @@ final class NotifyListener {
     let fd: Int32
     let name: String
 
+    /// `fd` is set only once bound: an init that throws before every property is set runs
+    /// no deinit, so a failed bind's socket is closed here, once (a deinit closing it again
+    /// would close whatever another test opened under that number meanwhile).
     init(name: String) throws {
         self.name = name
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
         var (addr, len) = sockaddrUn(name)
         let rc = withUnsafePointer(to: &addr) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
         }
-        guard rc == 0 else { throw HarnessError("bind \(name): \(String(cString: strerror(errno)))") }
+        guard rc == 0 else {
+            let e = errno
+            close(fd)
+            throw HarnessError("bind \(name): \(String(cString: strerror(e)))")
+        }
+        self.fd = fd
     }
 
     deinit { close(fd) }

@@ -1,0 +1,1 @@
+../CreaseDaemonTests/DescriptorWatch.swift
