@@ -83,6 +83,41 @@ final class FakeDaemon {
 let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
 
 @Suite struct TraceWriterTests {
+    /// A file takes its name only with its header in it: a kill between creating it and
+    /// writing the header left an empty trace file that `trace check` refused.
+    @Test func aTraceFileHasItsNameOnlyOnceItsHeaderIsIn() throws {
+        let d = FakeDaemon()
+        try FileManager.default.createDirectory(atPath: d.directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: d.directory) }
+        let header = Array(#"{"kind":"header"}"#.utf8) + [0x0A]
+        let path = d.directory + "/creased-test-0.jsonl"
+        let fd = try header.withUnsafeBytes { try PosixTraceFileSystem().create(path, header: $0).get() }
+        #expect(Array(FileManager.default.contents(atPath: path) ?? Data()) == header)
+        #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
+        // The name stays open for appending.
+        #expect(try [UInt8](repeating: 0x78, count: 3).withUnsafeBytes { PosixTraceFileSystem().write(fd, $0) } == nil)
+        close(fd)
+        #expect(FileManager.default.contents(atPath: path)?.count == header.count + 3)
+
+        // A header that cannot be written leaves no file by either name.
+        struct WritesRefused: TraceFileSystem {
+            let real = PosixTraceFileSystem()
+            func create(_ path: String) -> Result<Int32, TraceIOError> { real.create(path) }
+            func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> TraceIOError? { TraceIOError(code: ENOSPC, operation: "write") }
+            func sync(_ fd: Int32) -> TraceIOError? { nil }
+            func truncate(_ fd: Int32, to length: Int) -> TraceIOError? { nil }
+            func close(_ fd: Int32) { real.close(fd) }
+        }
+        let other = d.directory + "/creased-test-1.jsonl"
+        let refused = header.withUnsafeBytes { WritesRefused().create(other, header: $0) }
+        #expect(throws: TraceIOError.self) { try refused.get() }
+        #expect(!FileManager.default.fileExists(atPath: other))
+        #expect(!FileManager.default.fileExists(atPath: other + ".partial"))
+        // And an existing name is never replaced.
+        #expect(throws: TraceIOError.self) { try header.withUnsafeBytes { try PosixTraceFileSystem().create(path, header: $0).get() } }
+        #expect(FileManager.default.contents(atPath: path)?.count == header.count + 3)
+    }
+
     @Test func aFullDiskLosesRecordsCountsThemAndMarksTheGap() throws {
         let daemon = FakeDaemon()
         let disk = FillingFileSystem()

@@ -26,6 +26,27 @@ public protocol TraceFileSystem: Sendable {
 }
 
 extension TraceFileSystem {
+    /// Creates `path` holding `header`, open for appending. The file is written as
+    /// `path.partial` and takes its name only once the header is in it, so a process killed
+    /// at any moment leaves no trace file without its header (at worst a `.partial` file,
+    /// which no tool reads).
+    public func create(_ path: String, header: UnsafeRawBufferPointer) -> Result<Int32, TraceIOError> {
+        let partial = path + ".partial"
+        switch create(partial) {
+        case .failure(let e):
+            return .failure(e)
+        case .success(let fd):
+            var failure = write(fd, header)
+            if failure == nil, link(partial, path) != 0 { failure = TraceIOError(code: errno, operation: "link \(path)") }
+            unlink(partial)
+            if let failure {
+                close(fd)
+                return .failure(failure)
+            }
+            return .success(fd)
+        }
+    }
+
     /// Whether the open file `fd` has no name left (it was unlinked, or its directory
     /// removed), so nothing written to it can be read again. A file moved elsewhere keeps
     /// its records and is not unlinked. Asks the kernel (`fstat`): every implementation's

@@ -81,13 +81,10 @@ public final class TraceWriter: TraceSink {
         var first = firstHeader
         if options.layouts { TraceEncoding.appendLayout(seq: context.engine.seq, layout: context.engine.layoutJSON(), to: &first) }
         let fd: Int32
-        switch files.create(path) {
+        let fileSystem = files, firstPath = path
+        switch first.withUnsafeBytes({ fileSystem.create(firstPath, header: $0) }) {
         case .success(let f): fd = f
         case .failure(let e): throw e
-        }
-        if let e = first.withUnsafeBytes({ files.write(fd, $0) }) {
-            files.close(fd)
-            throw e
         }
         fileBytes = UInt64(first.count)
         queue = TraceQueue(path: path, durableSeq: context.engine.seq)
@@ -555,16 +552,11 @@ final class TraceWriterThread: @unchecked Sendable {
     }
 
     private func open(path: String, header: [UInt8], index indexLine: [UInt8], engine: Engine, t: UInt64) {
-        switch files.create(path) {
+        switch header.withUnsafeBytes({ files.create(path, header: $0) }) {
         case .failure(let e):
             queue.withLock { $0.fail(e.description) }
             return
         case .success(let f):
-            if let e = header.withUnsafeBytes({ files.write(f, $0) }) {
-                files.close(f)
-                queue.withLock { $0.fail(e.description) }
-                return
-            }
             fd = f
             length = header.count
             dirty = true
