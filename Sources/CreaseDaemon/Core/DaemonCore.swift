@@ -405,7 +405,7 @@ public struct DaemonCore {
     }
 
     private func appendAcks(_ acks: ArraySlice<Ack>, for client: Int, at now: UInt64, into out: inout DaemonActions) {
-        guard clients[client] != nil else { return }
+        guard clients.index(forKey: client) != nil else { return }
         let start = out.bytes.count
         for ack in acks where ack.client == client {
             if let held = ack.held {
