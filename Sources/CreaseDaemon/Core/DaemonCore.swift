@@ -345,15 +345,6 @@ public struct DaemonCore {
                    into: &out)
             stats.publishes += 1
         }
-        // The replies go before the trace hand-off, which need not delay them: without
-        // --fsync always a record is only in memory for a while anyway, and with it the
-        // replies wait for the disk.
-        if acksWaitForDisk {
-            heldAcks.append(contentsOf: batchAcks)
-        } else {
-            sendAcks(batchAcks[...], at: now, into: &out)
-        }
-        batchAcks.removeAll(keepingCapacity: true)
         // The events' records carry their latency, so they come before the batch record.
         if tracing, !batchReadNs.isEmpty { out.append(.record(.queued(tNs: now))) }
         if published, batch.events > 1 {
@@ -364,6 +355,14 @@ public struct DaemonCore {
         if tracing { out.append(.flushTrace) }
         for r in batchReadNs { stats.latency.record(now &- r) }
         batchReadNs.removeAll(keepingCapacity: true)
+        // The replies are the batch's last writes: on one core, the client they wake finds
+        // the loop with nothing left to do but wait (work after the write measured no faster).
+        if acksWaitForDisk {
+            heldAcks.append(contentsOf: batchAcks)
+        } else {
+            sendAcks(batchAcks[...], at: now, into: &out)
+        }
+        batchAcks.removeAll(keepingCapacity: true)
     }
 
     /// The trace's records up to `seq` are on disk (or counted lost): their replies go out.
