@@ -296,7 +296,7 @@ public final class Daemon {
                                  layoutLine: layout.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }, digest: digest)
             }
         case .queued(let tNs):
-            sink.eventsQueued(atNs: tNs, state: core.engine)
+            sink.eventsQueued(atNs: tNs) { core.engine }
         case .load(let tNs, let load):
             sink.recordLoad(tNs: tNs, load: load, state: core.engine)
         case .batch(let first, let last):

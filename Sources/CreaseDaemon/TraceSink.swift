@@ -17,9 +17,11 @@ public protocol TraceSink: AnyObject {
     /// The layouts of every event recorded since the last call were queued to every
     /// subscriber at `tNs`: each event's record carries its latency, read to queued.
     /// Comes before the batch record and the flush of the batch those events ended.
-    /// `state` is the engine now: a file begun (a rotation) or a gap marked before the
-    /// state changes again holds it.
-    func eventsQueued(atNs tNs: UInt64, state: Engine)
+    /// `state` gives the engine now: a file begun (a rotation) or a gap marked before the
+    /// state changes again holds it. The sink calls it only when it will need it (a
+    /// rotation is due, or the trace is failing), because copying an engine costs more
+    /// than recording a batch of one event.
+    func eventsQueued(atNs tNs: UInt64, state: () -> Engine)
     /// A `load` command whose line was read at `tNs`: what it put in place, one seq on
     /// (`load.t` is the sink's to set), and `state`, the engine it made. A load is a flush
     /// point: every earlier event is queued.

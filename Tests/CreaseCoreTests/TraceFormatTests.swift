@@ -91,6 +91,21 @@ let sampleEvents: [Event] = [
         #expect(try TraceReplay.run(sliced, verify: true).divergence == nil)
     }
 
+    @Test("an event record at its widest, and without its optional fields, byte for byte")
+    func eventRecordBytes() {
+        let line = Array(" {\"event\":\"hinge\",\"angle\":90}\r\n".utf8)   // the whitespace around it is dropped
+        var out: [UInt8] = []
+        line.withUnsafeBytes {
+            TraceEncoding.appendEvent(seq: .max, t: .max, client: .max, event: $0, digest: .max, latencyNs: .max, to: &out)
+        }
+        #expect(String(decoding: out, as: UTF8.self)
+                == #"{"seq":9223372036854775807,"t":18446744073709551615,"client":9223372036854775807,"event":{"event":"hinge","angle":90},"digest":"ffffffffffffffff","latencyNs":18446744073709551615}"# + "\n")
+        out = [0x41]   // appends after what is there
+        line.withUnsafeBytes { TraceEncoding.appendEvent(seq: 0, t: 0, client: nil, event: $0, digest: 0xAB, to: &out) }
+        #expect(String(decoding: out, as: UTF8.self)
+                == #"A{"seq":0,"t":0,"event":{"event":"hinge","angle":90},"digest":"00000000000000ab"}"# + "\n")
+    }
+
     @Test func everyRecordKindRoundTrips() throws {
         let engine = try { () throws in var e = Engine(profile: .builtin, app: BuiltinApps.app(named: "tabs")!); try e.apply(.hinge(angle: 90)); return e }()
         let records: [TraceRecord] = [

@@ -60,7 +60,7 @@ final class FakeDaemon {
                 sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: nil, digest: engine.digest)
             }
         }
-        sink.eventsQueued(atNs: now + 1000, state: engine)
+        sink.eventsQueued(atNs: now + 1000) { engine }
         sink.flush()   // each event is a batch of its own here
     }
 

@@ -6,55 +6,28 @@ public enum Reply {
 
     /// `{"id","ok":true,"seq","changed","digest","latencyUs"}`: the answer to an event with an id.
     /// The hottest encoder: after the id, everything is written through one pointer
-    /// into space grown once.
+    /// (`BoundedLine`) and appended in one copy.
     public static func appendEventAck(id: JSONValue, seq: Int, changed: Bool, digest: UInt64, latencyNs: UInt64,
                                       to out: inout [UInt8]) {
         appendLiteral("{\"id\":", to: &out)
         appendValue(id, to: &out)
         // ,"ok":true,"seq":<20>,"changed":false,"digest":"<16>","latencyUs":<20>.<1>}\n
-        let worst = 120
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: worst))
-        let used = out.withUnsafeMutableBufferPointer { buf -> Int in
-            var p = buf.baseAddress! + start
-            let begin = p
-            put(",\"ok\":true,\"seq\":", &p)
-            putDecimal(UInt64(max(seq, 0)), &p)
-            put(changed ? ",\"changed\":true,\"digest\":\"" : ",\"changed\":false,\"digest\":\"", &p)
-            Digest.putHex(digest, at: p)
-            p += 16
-            put("\",\"latencyUs\":", &p)
+        BoundedLine.append(to: &out, atMost: 120) { p in
+            BoundedLine.put(",\"ok\":true,\"seq\":", &p)
+            BoundedLine.putDecimal(UInt64(max(seq, 0)), &p)
+            BoundedLine.put(changed ? ",\"changed\":true,\"digest\":\"" : ",\"changed\":false,\"digest\":\"", &p)
+            BoundedLine.putHex(digest, &p)
+            BoundedLine.put("\",\"latencyUs\":", &p)
             // Microseconds with one decimal, rounded half up: 12345 ns is 12.3.
             let tenths = latencyNs / 100 + (latencyNs % 100 >= 50 ? 1 : 0)
-            putDecimal(tenths / 10, &p)
+            BoundedLine.putDecimal(tenths / 10, &p)
             if tenths % 10 != 0 {
                 p[0] = UInt8(ascii: ".")
                 p[1] = UInt8(48 + tenths % 10)
                 p += 2
             }
-            put("}\n", &p)
-            return begin.distance(to: p)
+            BoundedLine.put("}\n", &p)
         }
-        out.removeLast(worst - used)
-    }
-
-    @inline(__always)
-    private static func put(_ s: StaticString, _ p: inout UnsafeMutablePointer<UInt8>) {
-        p.update(from: s.utf8Start, count: s.utf8CodeUnitCount)
-        p += s.utf8CodeUnitCount
-    }
-
-    @inline(__always)
-    private static func putDecimal(_ value: UInt64, _ p: inout UnsafeMutablePointer<UInt8>) {
-        var digits = 1
-        var v = value
-        while v >= 10 { v /= 10; digits += 1 }
-        v = value
-        for i in stride(from: digits - 1, through: 0, by: -1) {
-            p[i] = UInt8(48 + v % 10)
-            v /= 10
-        }
-        p += digits
     }
 
     /// `{"id"?,"line"?,"ts"?,"ok":false,"error":{"code","message","field"?}}`: `line` is the

@@ -29,11 +29,13 @@ public struct DaemonActions {
         /// subscriber at `tNs` (each event's record carries its latency).
         case queued(tNs: UInt64)
         /// A `load` read at `tNs`: what it put in place (the record's own `t` is the sink's to set).
-        case load(tNs: UInt64, TraceLoad)
+        /// Boxed, as is an observation's verdict: the list is copied and emptied per event, and
+        /// an inline profile, app and state made every action as large as a load.
+        indirect case load(tNs: UInt64, TraceLoad)
         case batch(firstSeq: Int, lastSeq: Int)
         case mark(seq: Int, tNs: UInt64, label: String)
         /// An `observe` command as sent (`line` in `bytes`) and the verdict it got.
-        case observation(tNs: UInt64, client: Int, line: Range<Int>, result: ConformanceResult)
+        indirect case observation(tNs: UInt64, client: Int, line: Range<Int>, result: ConformanceResult)
     }
 
     public private(set) var list: [Action] = []

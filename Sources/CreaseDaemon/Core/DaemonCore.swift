@@ -355,6 +355,8 @@ public struct DaemonCore {
         if tracing { out.append(.flushTrace) }
         for r in batchReadNs { stats.latency.record(now &- r) }
         batchReadNs.removeAll(keepingCapacity: true)
+        // The replies are the batch's last writes: on one core, the client they wake finds
+        // the loop with nothing left to do but wait (work after the write measured no faster).
         if acksWaitForDisk {
             heldAcks.append(contentsOf: batchAcks)
         } else {
@@ -405,7 +407,7 @@ public struct DaemonCore {
     }
 
     private func appendAcks(_ acks: ArraySlice<Ack>, for client: Int, at now: UInt64, into out: inout DaemonActions) {
-        guard clients[client] != nil else { return }
+        guard clients.index(forKey: client) != nil else { return }
         let start = out.bytes.count
         for ack in acks where ack.client == client {
             if let held = ack.held {

@@ -13,6 +13,10 @@ import Foundation
 /// a `gap` record holding that state, so the rest of the file replays on from there.
 /// A file that lost its name (its directory removed) fails the same way, and the probe
 /// that succeeds begins a new file.
+///
+/// Properties marked `@exclusivity(unchecked)` are touched per event, only from the loop
+/// thread, and no access to one overlaps another: the runtime's checks cost more than the
+/// record's lock.
 public final class TraceWriter: TraceSink {
     public let directory: String
     /// The file records go to now.
@@ -28,16 +32,17 @@ public final class TraceWriter: TraceSink {
     private let startSeconds: Int
     private let pid: Int32
     private var part = 0
-    private var fileBytes: UInt64
+    @exclusivity(unchecked) private var fileBytes: UInt64
     private var fileStartT: UInt64 = 0
-    /// The engine as the daemon last handed it (at start, after each batch, load and
-    /// reopen): what a rotated file's header and a gap record hold.
+    /// The engine as the daemon last handed it (at start, load and reopen, and after a batch
+    /// when a rotation is due or the trace is failing): what a rotated file's header and a
+    /// gap record hold.
     private var state: Engine
-    private var health = Health.writing
+    @exclusivity(unchecked) private var health = Health.writing
     /// Events recorded whose layout is not yet queued: their records wait here for their
     /// latency (`eventsQueued`). Lines and layouts in one buffer, reused.
-    private var staged: [UInt8] = []
-    private var stagedEvents: [StagedEvent] = []
+    @exclusivity(unchecked) private var staged: [UInt8] = []
+    @exclusivity(unchecked) private var stagedEvents: [StagedEvent] = []
 
     private struct StagedEvent {
         var seq: Int
@@ -54,6 +59,11 @@ public final class TraceWriter: TraceSink {
         case failing(epoch: Int, lastProbeT: UInt64)
         /// A probe is queued; records go after it.
         case probing(epoch: Int)
+
+        var isWriting: Bool {
+            if case .writing = self { return true }
+            return false
+        }
     }
 
     /// Creates the directory and the first file, synchronously (this is startup), and starts the writer thread.
@@ -131,13 +141,18 @@ public final class TraceWriter: TraceSink {
 
     public var recordsLayouts: Bool { options.layouts }
 
-    public func eventsQueued(atNs queuedNs: UInt64, state: Engine) {
-        self.state = state
-        eventsQueued(atNs: queuedNs)
-    }
-
-    private func eventsQueued(atNs queuedNs: UInt64) {
+    /// The engine after these events is copied into `state` only when something will read
+    /// it: a gap record (while the trace is failing, before the records, as a probe among
+    /// them holds it) or a rotation's header.
+    public func eventsQueued(atNs queuedNs: UInt64, state engineNow: () -> Engine) {
         guard let last = stagedEvents.last else { return }
+        var refreshed = false
+        func refreshState() {
+            guard !refreshed else { return }
+            state = engineNow()
+            refreshed = true
+        }
+        if !health.isWriting { refreshState() }
         for e in stagedEvents {
             let t = time(e.tNs)
             append(t: t, seq: e.seq) { out in
@@ -150,12 +165,16 @@ public final class TraceWriter: TraceSink {
         }
         staged.removeAll(keepingCapacity: staged.capacity <= 1 << 20)
         stagedEvents.removeAll(keepingCapacity: true)
+        // The trace began failing in these records: a later probe's gap holds the state after them.
+        if !health.isWriting { refreshState() }
         // Rotations wait for the events' records, so a new file's header holds the state after the last of them.
         // A file begun by a command may carry a t later than events read in the same chunk.
         let t = time(last.tNs)
         if options.rotateSeconds > 0, t > fileStartT, t - fileStartT >= options.rotateSeconds * 1_000_000_000 {
+            refreshState()
             rotate(reason: "time", t: t)
         } else if options.rotateBytes > 0, fileBytes >= options.rotateBytes {
+            refreshState()
             rotate(reason: "size", t: t)
         }
     }
@@ -205,7 +224,7 @@ public final class TraceWriter: TraceSink {
     public func reopen(reason: String, state: Engine) throws -> String {
         self.state = state
         // Normally the daemon publishes first; should events still wait, they go into the old file.
-        eventsQueued(atNs: clock())
+        eventsQueued(atNs: clock()) { state }
         rotate(reason: reason, t: time(clock()))
         return path
     }
@@ -241,7 +260,7 @@ public final class TraceWriter: TraceSink {
     }
 
     public func close() {
-        eventsQueued(atNs: clock())
+        eventsQueued(atNs: clock()) { state }
         queue.withLock { q in
             q.closing = true
             q.condition.signal()
@@ -347,19 +366,21 @@ enum TraceOp {
 }
 
 /// State shared by the loop and the writer thread; every access holds `condition`'s lock.
+/// The fields every record touches skip the runtime's exclusivity checks: the lock orders
+/// every access, and none overlaps another.
 final class TraceQueue: @unchecked Sendable {
     let condition = NSCondition()
     var ops: [TraceOp] = []
     /// Records encoded since the last op, appended to in place.
-    var tail: [UInt8] = []
-    var tailRecords = 0
-    var queuedBytes = 0
-    var writerWaiting = false
+    @exclusivity(unchecked) var tail: [UInt8] = []
+    @exclusivity(unchecked) var tailRecords = 0
+    @exclusivity(unchecked) var queuedBytes = 0
+    @exclusivity(unchecked) var writerWaiting = false
     var closing = false
     var finished = false
 
-    var path: String
-    var failing = false
+    @exclusivity(unchecked) var path: String
+    @exclusivity(unchecked) var failing = false
     var failureEpoch = 0
     var failureReason = ""
     var lostTotal: UInt64 = 0
@@ -374,7 +395,7 @@ final class TraceQueue: @unchecked Sendable {
     /// The highest seq whose records are handled: on disk (synced, under --fsync always) or counted lost.
     var durableSeq: Int
     /// The seq of the last event encoded (or counted lost) so far.
-    var encodedSeq: Int
+    @exclusivity(unchecked) var encodedSeq: Int
     /// Observation records encoded (or counted lost) so far, and how many of them are handled.
     var encodedObservations = 0
     var durableObservations = 0
