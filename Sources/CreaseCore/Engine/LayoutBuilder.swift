@@ -32,6 +32,8 @@ struct LayoutBuilder {
         swap(&b.previous, &memo)   // moved, not copied
         swap(&b.memo.pools, &b.previous.pools)
         b.memo.tabViewNotes = b.previous.tabViewNotes
+        b.memo.horizontal.reserveCapacity(b.previous.horizontal.count)
+        b.memo.columns.reserveCapacity(b.previous.columns.count)
         let layout = b.run()
         swap(&memo, &b.memo)
         return layout
