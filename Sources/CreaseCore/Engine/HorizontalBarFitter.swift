@@ -31,10 +31,16 @@ struct HorizontalBarFitter {
 
     /// Where every placed item's frame starts across the band: centred in it. Nothing else
     /// of a fit depends on the band's `y`.
-    var itemY: Double { input.band.y + (input.band.h - p.itemLength) / 2 }
+    var itemY: Double { HorizontalBarFitter.itemY(band: input.band, profile: p) }
+
+    static func itemY(band: Rect, profile p: DeviceProfile) -> Double { band.y + (band.h - p.itemLength) / 2 }
 
     /// The only thing the fit reads of the regions: the band's largest free interval.
-    func freeInterval() -> (Double, Double) { FreeSpace.largestInterval(in: input.band, axis: .horizontal, avoiding: input.regions) }
+    func freeInterval() -> (Double, Double) { HorizontalBarFitter.freeInterval(input) }
+
+    static func freeInterval(_ input: Input) -> (Double, Double) {
+        FreeSpace.largestInterval(in: input.band, axis: .horizontal, avoiding: input.regions)
+    }
 
     func fit(free: (Double, Double)) -> Output {
         var out = Output()

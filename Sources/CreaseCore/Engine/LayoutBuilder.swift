@@ -43,19 +43,19 @@ struct LayoutBuilder {
     /// build's at this position first, then one in the memo's pool (a tab switched back, a
     /// fold undone). A fit whose bar only moved up or down is taken moved to the new band.
     mutating func fitHorizontal(_ input: HorizontalBarFitter.Input) -> HorizontalBarFitter.Output {
-        let fitter = HorizontalBarFitter(profile: p, input: input)
-        let free = fitter.freeInterval()
-        guard remembers else { return fitter.fit(free: free) }
+        // The fitter (which holds a copy of the profile) is made only when a fit runs.
+        let free = HorizontalBarFitter.freeInterval(input)
+        guard remembers else { return HorizontalBarFitter(profile: p, input: input).fit(free: free) }
         let k = memo.horizontal.count
         var output: HorizontalBarFitter.Output
         if let earlier = memo.horizontalFit(for: input, free: free, atPrevious: k, in: previous) {
             output = earlier.output
             if earlier.input.band.y.bitPattern != input.band.y.bitPattern {
-                let y = fitter.itemY
+                let y = HorizontalBarFitter.itemY(band: input.band, profile: p)
                 for i in output.items.indices { output.items[i].frame.y = y }
             }
         } else {
-            output = fitter.fit(free: free)
+            output = HorizontalBarFitter(profile: p, input: input).fit(free: free)
             memo.pools.horizontal.add(.init(input: input, free: free, output: output))
         }
         memo.horizontal.append(.init(input: input, free: free, output: output))
