@@ -208,9 +208,15 @@ public struct DaemonCore {
         guard let slot = clients.index(forKey: client) else { return }
         clients.values[slot].lines += 1
         let access = clients.values[slot].access
+        // The high-rate event goes straight to `apply`: wrapping it in an `Inbound` (as large as
+        // any command) and taking it out again cost more than decoding it.
+        if let hinge = WireFastPath.hinge(line.bindMemory(to: UInt8.self)) {
+            event(hinge, access: access, line: line, from: client, readNs: readNs, now: now, into: &out)
+            return
+        }
         let inbound: Inbound
         do {
-            inbound = try Wire.decode(line: line)
+            inbound = try Wire.decodeParsing(line: line)
         } catch {
             reject(error, from: client, at: now, into: &out)
             return
@@ -219,11 +225,7 @@ public struct DaemonCore {
         case .ignorable:
             return
         case .event(let envelope):
-            guard access == .publish else {
-                forbid("the \"\(envelope.event.name)\" event", field: "event", id: envelope.id, ts: envelope.ts, from: client, at: now, into: &out)
-                return
-            }
-            apply(envelope, line: line, from: client, readNs: readNs, now: now, into: &out)
+            event(envelope, access: access, line: line, from: client, readNs: readNs, now: now, into: &out)
         case .command(let command, let id):
             stats.commands += 1
             // Commands are flush points: every earlier event is applied and published.
@@ -242,6 +244,16 @@ public struct DaemonCore {
             stats.commands += 1
             reject(error, from: client, at: now, into: &out)
         }
+    }
+
+    /// An event line from a client with `access`: applied if it may publish.
+    mutating func event(_ envelope: EventEnvelope, access: AccessLevel, line: UnsafeRawBufferPointer, from client: Int, readNs: UInt64,
+                        now: UInt64, into out: inout DaemonActions) {
+        guard access == .publish else {
+            forbid("the \"\(envelope.event.name)\" event", field: "event", id: envelope.id, ts: envelope.ts, from: client, at: now, into: &out)
+            return
+        }
+        apply(envelope, line: line, from: client, readNs: readNs, now: now, into: &out)
     }
 
     mutating func reject(_ error: InputError, from client: Int, at now: UInt64, into out: inout DaemonActions) {
