@@ -78,6 +78,10 @@ public struct DaemonCore {
     public internal(set) var stats: DaemonStats
     public internal(set) var subscribers = Subscribers()
     public internal(set) var clients: [Int: Client] = [:]
+    /// Where in `clients` the client that sent the last line is: a burst's lines all come from
+    /// one client, and hashing its number per line cost as much as the rest of the lookup.
+    /// Cleared whenever a client comes or goes (an index outlives only changes of values).
+    private var lastSender: (client: Int, slot: Dictionary<Int, Client>.Index)?
     var scheduler: PublishScheduler
     /// The layouts of the settle window, for observations.
     public internal(set) var conformance: ConformanceTracker
@@ -150,6 +154,7 @@ public struct DaemonCore {
             out.write(client: client, from: start)
             return .none
         }
+        lastSender = nil
         clients[client] = Client(access: access, peer: peer)
         return access
     }
@@ -186,6 +191,7 @@ public struct DaemonCore {
 
     /// The client is gone (or going): it gets no more replies or pushes.
     public mutating func closed(client: Int) {
+        lastSender = nil
         clients[client] = nil
         subscribers.remove([], for: client)
     }
@@ -205,7 +211,14 @@ public struct DaemonCore {
     /// One line from a client (without its newline), read at `readNs`.
     public mutating func receive(line: UnsafeRawBufferPointer, from client: Int, readAt readNs: UInt64, now: UInt64,
                                  into out: inout DaemonActions) {
-        guard let slot = clients.index(forKey: client) else { return }
+        let slot: Dictionary<Int, Client>.Index
+        if let last = lastSender, last.client == client {
+            slot = last.slot
+        } else {
+            guard let found = clients.index(forKey: client) else { return }
+            slot = found
+            lastSender = (client, found)
+        }
         clients.values[slot].lines += 1
         let access = clients.values[slot].access
         // The high-rate event goes straight to `apply`: wrapping it in an `Inbound` (as large as
