@@ -240,11 +240,9 @@ public final class Daemon {
         let outcome = c.framer.feed(UnsafeRawBufferPointer(start: bytes, count: nread)) { line in
             self.core.receive(line: line, from: c.id, readAt: readNs, now: uv_hrtime(), into: &self.actions)
             self.core.lineHandled(at: uv_hrtime(), into: &self.actions)
-            // Event records alone wait for the end of the read (or the next other action).
-            if !self.actions.isEmpty, !self.actions.onlyEventRecords { self.perform() }
+            if !self.actions.isEmpty { self.perform() }
             return c.state == .open
         }
-        if !actions.isEmpty { perform() }
         if outcome == .ok, c.framer.partial.count < nread {
             // At least one whole line was handled: learn what a byte costs.
             readSizer.observe(bytes: nread, ns: uv_hrtime() &- readNs)

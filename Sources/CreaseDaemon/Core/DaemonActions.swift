@@ -71,16 +71,9 @@ public struct DaemonActions {
         }
     }
 
-    /// Whether every action so far is an event's trace record (`.record(.event)`): nothing a
-    /// client sees or the connection's state depends on, so the shell may let them gather
-    /// over a read and perform them, in order, with what comes next (a perform and a
-    /// `removeAll` per event were a tenth of a burst's instructions).
-    public private(set) var onlyEventRecords = true
-
     public mutating func removeAll() {
         list.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: bytes.capacity <= 1 << 20)
-        onlyEventRecords = true
     }
 
     /// Sends to `client` what was appended to `bytes` since `start`; joins the
@@ -92,13 +85,13 @@ public struct DaemonActions {
         if case .write(let last, let range)? = list.last, last == client, range.upperBound == start {
             list[list.count - 1] = .write(client: client, range: range.lowerBound..<end)
         } else {
-            append(.write(client: client, range: start..<end))
+            list.append(.write(client: client, range: start..<end))
         }
     }
 
     /// Sends `bytes[range]` (already encoded) to `client` too.
     mutating func write(client: Int, range: Range<Int>) {
-        append(.write(client: client, range: range))
+        list.append(.write(client: client, range: range))
     }
 
     /// Appends a line of bytes `bytes` and returns where it is.
@@ -108,13 +101,10 @@ public struct DaemonActions {
         return start..<bytes.count
     }
 
-    mutating func append(_ action: Action) {
-        if case .record(.event) = action {} else { onlyEventRecords = false }
-        list.append(action)
-    }
+    mutating func append(_ action: Action) { list.append(action) }
 
     mutating func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level <= logThreshold else { return }
-        append(.log(level, message()))
+        list.append(.log(level, message()))
     }
 }
