@@ -261,6 +261,11 @@ public final class Daemon {
         var i = 0
         // Performing may add actions (a trace reopen's answer): read the list afresh each time.
         while i < actions.list.count {
+            if let event = actions.eventRecord(at: i) {
+                record(event)
+                i += 1
+                continue
+            }
             switch actions.list[i] {
             case .write(let client, let range):
                 if let c = connections[client] {
@@ -291,10 +296,7 @@ public final class Daemon {
         guard let sink = trace.sink else { return }
         switch entry {
         case .event(let seq, let tNs, let client, let line, let layout, let digest):
-            actions.bytes.withUnsafeBytes { bytes in
-                sink.recordEvent(seq: seq, tNs: tNs, client: client, eventLine: UnsafeRawBufferPointer(rebasing: bytes[line]),
-                                 layoutLine: layout.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }, digest: digest)
-            }
+            record(DaemonActions.EventRecord(seq: seq, tNs: tNs, client: client, line: line, layout: layout, digest: digest))
         case .queued(let tNs):
             sink.eventsQueued(atNs: tNs) { core.engine }
         case .load(let tNs, let load):
@@ -307,6 +309,14 @@ public final class Daemon {
             actions.bytes.withUnsafeBytes {
                 sink.recordObservation(tNs: tNs, client: client, commandLine: UnsafeRawBufferPointer(rebasing: $0[line]), result: result)
             }
+        }
+    }
+
+    private func record(_ e: DaemonActions.EventRecord) {
+        guard let sink = trace.sink else { return }
+        actions.bytes.withUnsafeBytes { bytes in
+            sink.recordEvent(seq: e.seq, tNs: e.tNs, client: e.client, eventLine: UnsafeRawBufferPointer(rebasing: bytes[e.line]),
+                             layoutLine: e.layout.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }, digest: e.digest)
         }
     }
 

@@ -20,6 +20,24 @@ import Testing
                 .hasPrefix("{\"id\":1.5,"))
     }
 
+    @Test("the bounded-line encoder writes every number of digits as String(value) does")
+    func boundedDecimals() {
+        var values: [UInt64] = [0, UInt64.max, UInt64.max - 1]
+        var power: UInt64 = 1
+        for _ in 0..<20 {
+            values += [power - 1, power, power + 1, power &* 7 &+ 3]
+            power = power.multipliedReportingOverflow(by: 10).partialValue
+        }
+        for v in values {
+            let written = line { out in BoundedLine.append(to: &out, atMost: 20) { BoundedLine.putDecimal(v, &$0) } }
+            #expect(written == String(v))
+        }
+        for v in [0, -1, 42, -1_000_000_007, Int.min, Int.max] {
+            let written = line { out in BoundedLine.append(to: &out, atMost: 20) { BoundedLine.putDecimal(v, &$0) } }
+            #expect(written == String(v))
+        }
+    }
+
     @Test func errorsWithAndWithoutIdAndField() {
         #expect(line { Reply.appendError(InputError(.badValue, "no", field: "angle", id: .string("x")), to: &$0) }
                 == "{\"id\":\"x\",\"ok\":false,\"error\":{\"code\":\"badValue\",\"message\":\"no\",\"field\":\"angle\"}}\n")

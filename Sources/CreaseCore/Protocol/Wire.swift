@@ -13,8 +13,14 @@ public enum Inbound: Sendable {
 public enum Wire {
     /// Decodes one line (without its newline). Errors carry the message's id when it could be read.
     public static func decode(line: UnsafeRawBufferPointer) throws(InputError) -> Inbound {
+        if let hinge = WireFastPath.hinge(line.bindMemory(to: UInt8.self)) { return .event(hinge) }  // the high-rate event, without a JSONValue
+        return try decodeParsing(line: line)
+    }
+
+    /// What `decode` does with a line the hinge fast path leaves to the full parser: for a
+    /// caller that tried `WireFastPath.hinge` itself.
+    public static func decodeParsing(line: UnsafeRawBufferPointer) throws(InputError) -> Inbound {
         let bytes = line.bindMemory(to: UInt8.self)
-        if let hinge = WireFastPath.hinge(bytes) { return .event(hinge) }  // the high-rate event, without a JSONValue
         var start = 0
         while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
         if start == bytes.count || bytes[start] == UInt8(ascii: "#") { return .ignorable }

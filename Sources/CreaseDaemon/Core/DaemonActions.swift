@@ -52,6 +52,25 @@ public struct DaemonActions {
 
     public var isEmpty: Bool { list.isEmpty }
 
+    /// An event's trace record, the one action every traced event adds, in plain values.
+    public struct EventRecord {
+        public var seq: Int
+        public var tNs: UInt64
+        public var client: Int
+        public var line: Range<Int>
+        public var layout: Range<Int>?
+        public var digest: UInt64
+    }
+
+    /// The action at `i` when it is an event's trace record: read in place, where taking the
+    /// action out of the list copied (and later destroyed) the whole enum.
+    public func eventRecord(at i: Int) -> EventRecord? {
+        list.withUnsafeBufferPointer { actions in
+            guard case .record(.event(let seq, let tNs, let client, let line, let layout, let digest)) = actions[i] else { return nil }
+            return EventRecord(seq: seq, tNs: tNs, client: client, line: line, layout: layout, digest: digest)
+        }
+    }
+
     public mutating func removeAll() {
         list.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: bytes.capacity <= 1 << 20)

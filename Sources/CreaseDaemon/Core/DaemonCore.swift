@@ -78,6 +78,10 @@ public struct DaemonCore {
     public internal(set) var stats: DaemonStats
     public internal(set) var subscribers = Subscribers()
     public internal(set) var clients: [Int: Client] = [:]
+    /// Where in `clients` the client that sent the last line is: a burst's lines all come from
+    /// one client, and hashing its number per line cost as much as the rest of the lookup.
+    /// Cleared whenever a client comes or goes (an index outlives only changes of values).
+    private var lastSender: (client: Int, slot: Dictionary<Int, Client>.Index)?
     var scheduler: PublishScheduler
     /// The layouts of the settle window, for observations.
     public internal(set) var conformance: ConformanceTracker
@@ -150,6 +154,7 @@ public struct DaemonCore {
             out.write(client: client, from: start)
             return .none
         }
+        lastSender = nil
         clients[client] = Client(access: access, peer: peer)
         return access
     }
@@ -186,6 +191,7 @@ public struct DaemonCore {
 
     /// The client is gone (or going): it gets no more replies or pushes.
     public mutating func closed(client: Int) {
+        lastSender = nil
         clients[client] = nil
         subscribers.remove([], for: client)
     }
@@ -205,12 +211,25 @@ public struct DaemonCore {
     /// One line from a client (without its newline), read at `readNs`.
     public mutating func receive(line: UnsafeRawBufferPointer, from client: Int, readAt readNs: UInt64, now: UInt64,
                                  into out: inout DaemonActions) {
-        guard let slot = clients.index(forKey: client) else { return }
+        let slot: Dictionary<Int, Client>.Index
+        if let last = lastSender, last.client == client {
+            slot = last.slot
+        } else {
+            guard let found = clients.index(forKey: client) else { return }
+            slot = found
+            lastSender = (client, found)
+        }
         clients.values[slot].lines += 1
         let access = clients.values[slot].access
+        // The high-rate event goes straight to `apply`: wrapping it in an `Inbound` (as large as
+        // any command) and taking it out again cost more than decoding it.
+        if let hinge = WireFastPath.hinge(line.bindMemory(to: UInt8.self)) {
+            event(hinge, access: access, line: line, from: client, readNs: readNs, now: now, into: &out)
+            return
+        }
         let inbound: Inbound
         do {
-            inbound = try Wire.decode(line: line)
+            inbound = try Wire.decodeParsing(line: line)
         } catch {
             reject(error, from: client, at: now, into: &out)
             return
@@ -219,11 +238,7 @@ public struct DaemonCore {
         case .ignorable:
             return
         case .event(let envelope):
-            guard access == .publish else {
-                forbid("the \"\(envelope.event.name)\" event", field: "event", id: envelope.id, ts: envelope.ts, from: client, at: now, into: &out)
-                return
-            }
-            apply(envelope, line: line, from: client, readNs: readNs, now: now, into: &out)
+            event(envelope, access: access, line: line, from: client, readNs: readNs, now: now, into: &out)
         case .command(let command, let id):
             stats.commands += 1
             // Commands are flush points: every earlier event is applied and published.
@@ -242,6 +257,16 @@ public struct DaemonCore {
             stats.commands += 1
             reject(error, from: client, at: now, into: &out)
         }
+    }
+
+    /// An event line from a client with `access`: applied if it may publish.
+    mutating func event(_ envelope: EventEnvelope, access: AccessLevel, line: UnsafeRawBufferPointer, from client: Int, readNs: UInt64,
+                        now: UInt64, into out: inout DaemonActions) {
+        guard access == .publish else {
+            forbid("the \"\(envelope.event.name)\" event", field: "event", id: envelope.id, ts: envelope.ts, from: client, at: now, into: &out)
+            return
+        }
+        apply(envelope, line: line, from: client, readNs: readNs, now: now, into: &out)
     }
 
     mutating func reject(_ error: InputError, from client: Int, at now: UInt64, into out: inout DaemonActions) {
