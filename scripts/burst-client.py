@@ -13,13 +13,13 @@ import sys
 import threading
 
 
-def connect(path):
+def connect(path: str) -> socket.socket:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(path)
     return s
 
 
-def wait_for(s, marker):
+def wait_for(s: socket.socket, marker: bytes) -> None:
     buf = b''
     while marker not in buf:
         data = s.recv(65536)
@@ -28,28 +28,31 @@ def wait_for(s, marker):
         buf += data
 
 
-def drain(subscribers):
+def drain(subscribers: list[socket.socket]) -> None:
     sel = selectors.DefaultSelector()
     for s in subscribers:
         sel.register(s, selectors.EVENT_READ)
     open_count = len(subscribers)
     while open_count:
         for key, _ in sel.select():
-            if not key.fileobj.recv(1 << 20):
-                sel.unregister(key.fileobj)
+            sock = key.fileobj
+            assert isinstance(sock, socket.socket)
+            if not sock.recv(1 << 20):
+                sel.unregister(sock)
                 open_count -= 1
 
 
-def main():
+def main() -> None:
     path, events, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    subscribers = []
+    subscribers: list[socket.socket] = []
     for _ in range(count):
         s = connect(path)
         s.sendall(b'{"cmd":"subscribe","topics":["layout"],"id":"s"}\n')
         wait_for(s, b'"id":"s"')
         subscribers.append(s)
     threading.Thread(target=drain, args=(subscribers,), daemon=True).start()
-    data = open(events, 'rb').read()
+    with open(events, 'rb') as f:
+        data = f.read()
     publisher = connect(path)
     for offset in range(0, len(data), 65536):
         publisher.sendall(data[offset:offset + 65536])
