@@ -132,13 +132,13 @@ private func feed(_ framer: inout LineFramer, _ text: String, into lines: inout 
     @Test func readsShrinkWhenBytesGetExpensiveAndGrowBack() {
         var r = ReadSizer(budgetNs: 1_000_000)
         let start = r.size
-        #expect(start == 10_000)  // a quarter of 1 ms at the initial 25 ns/byte
+        #expect(start == Int(1_000_000 / ReadSizer.budgetShare / 25))  // its share of 1 ms at the initial 25 ns/byte
         // Relayouts at 20 us per 35-byte event: about 570 ns a byte.
         for _ in 0..<40 { r.observe(bytes: 875, ns: 500_000) }
         #expect(r.size < 500 && r.size >= ReadSizer.minimum)
         // Cheap hinge ticks again: 1 us per 30 bytes.
         for _ in 0..<40 { r.observe(bytes: 3000, ns: 100_000) }
-        #expect(r.size > 7000)
+        #expect(r.size > Int(1_000_000 / ReadSizer.budgetShare / 34))
         #expect(r.size <= ReadSizer.maximum)
     }
 
