@@ -389,6 +389,9 @@ private func flap(_ i: Int) -> String {
             usleep(50_000)
         }
         #expect(clients == 3, "sub, pub and the stats client; \(clients) counted")
+        // Swift may end a value's lifetime after its last use: `sub` must stay connected
+        // through the count above, not close when the loop last reads it.
+        withExtendedLifetime(sub) {}
         let growth = d.rssMiB - rssAfterWarmup
         #expect(growth < 8, "RSS grew \(growth) MiB over 250 rounds")
         try d.expectServing("disconnects")
