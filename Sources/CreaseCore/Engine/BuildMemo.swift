@@ -1,14 +1,15 @@
 /// What earlier builds fitted and derived, for later builds to reuse where the inputs
 /// are the same. `Engine` keeps one across relayouts; `Engine.fromScratch` builds
 /// without one.
-/// - Fits: the previous build's in order, and a pool of earlier ones. A fitter reads the reserved regions
-///   only through its band's largest free interval, so a bar whose band, free interval,
-///   entries and flags are what they were keeps its placement without fitting again; a
-///   horizontal bar that only moved up or down (bottom bars over the keyboard) keeps it
-///   moved to its band. A toggle of `reduceTransparency`, a Live Activity or PiP refit
-///   only the bars they reach.
+/// - Fits: the previous build's in order, and a pool of earlier ones. A fitter reads the
+///   reserved regions only through its band's largest free interval, so a bar whose band,
+///   free interval, entries and flags are ones a fit has seen keeps that placement without
+///   fitting again; a horizontal bar that only moved up or down (bottom bars over the
+///   keyboard) keeps it moved to its band. A Live Activity or PiP refits only the bars it
+///   reaches.
 /// - A screen's entries and item diagnostics, which depend on the manifest alone, and
-///   the badge notes of displaced items, which depend on the toolbar and the ids.
+///   the badge notes of displaced items, which depend on the toolbar and the ids (pooled).
+/// - Whether the build read `reduceTransparency`.
 struct BuildMemo: Sendable {
     struct Horizontal: Sendable {
         var input: HorizontalBarFitter.Input
