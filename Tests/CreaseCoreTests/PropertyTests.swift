@@ -193,6 +193,36 @@ import Testing
         #expect(raw.array() == json)
     }
 
+    /// The encoder reuses a bar's bytes when `Bar.sameContent` says the bar is unchanged; it
+    /// lists the fields by hand, so a field added to `Bar` and not to it would be missed.
+    @Test("Bar.sameContent compares every field that == compares")
+    func sameContentCoversEveryField() {
+        let bar = Bar(id: "s.navigation", container: "s", role: .navigation, axis: .horizontal, edge: .top,
+                      frame: Rect(x: 0, y: 54, w: 400, h: 44), background: false,
+                      items: [PlacedItem(id: "a", frame: Rect(x: 8, y: 56, w: 40, h: 40), shows: .symbol, badge: nil, tabs: nil)],
+                      overflow: ["b"], tabBar: nil)
+        var variants: [Bar] = []
+        func vary(_ change: (inout Bar) -> Void) { var b = bar; change(&b); variants.append(b) }
+        vary { $0.id = "t.navigation" }
+        vary { $0.container = "t" }
+        vary { $0.role = .toolbar }
+        vary { $0.axis = .vertical }
+        vary { $0.edge = .bottom }
+        vary { $0.frame.y = 55 }
+        vary { $0.background = true }
+        vary { $0.items[0].frame.x = 9 }
+        vary { $0.overflow = [] }
+        vary { $0.tabBar = .expanded }
+        #expect(variants.count == Mirror(reflecting: bar).children.count, "a variant per stored field of Bar")
+        withUnsafePointer(to: bar) { original in
+            #expect(bar.sameContent(as: original))
+            for v in variants {
+                #expect(v != bar)
+                #expect(!v.sameContent(as: original), "\(v)")
+            }
+        }
+    }
+
     /// `JSONWriter.hundredths` rounds as `(v * 100).rounded()` does, without calling libm:
     /// halves away from zero, including values whose product lands just beside a half.
     @Test("hundredths round as rounded() does")

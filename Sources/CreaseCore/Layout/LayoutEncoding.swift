@@ -384,26 +384,8 @@ struct RawWriter {
 
     @inline(__always) mutating func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
         reserve(n)
-        RawWriter.put(p, n, at: base + count)
+        BoundedLine.copy(p, n, to: base + count)
         count += n
-    }
-
-    /// Copies `n` bytes. Most are keys, ids and numbers under 64 bytes: those go a word at a
-    /// time (the last word overlapping), inline, without the call and dispatch of `memcpy`.
-    @inline(__always) static func put(_ p: UnsafePointer<UInt8>, _ n: Int, at dst: UnsafeMutablePointer<UInt8>) {
-        if n >= 8 && n <= 64 {
-            let from = UnsafeRawPointer(p), to = UnsafeMutableRawPointer(dst)
-            var i = 0
-            while i + 8 < n {
-                to.storeBytes(of: from.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
-                i += 8
-            }
-            to.storeBytes(of: from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self), toByteOffset: n - 8, as: UInt64.self)
-        } else if n < 8 {
-            for i in 0..<n { dst[i] = p[i] }
-        } else {
-            dst.update(from: p, count: n)
-        }
     }
 
     @inline(__always) mutating func literal(_ s: StaticString) { raw(s.utf8Start, s.utf8CodeUnitCount) }
@@ -434,7 +416,7 @@ struct RawWriter {
             var plain = true
             for b in utf8 { plain = plain && b >= 0x20 && b != 0x22 && b != 0x5C }
             guard plain else { return false }
-            if let from = utf8.baseAddress { RawWriter.put(from, utf8.count, at: p + 1) }
+            if let from = utf8.baseAddress { BoundedLine.copy(from, utf8.count, to: p + 1) }
             p[utf8.count + 1] = UInt8(ascii: "\"")
             count = start + utf8.count + 2
             return true
@@ -446,34 +428,12 @@ struct RawWriter {
     }
 
     mutating func int(_ v: Int) {
-        reserve(21)
-        if v < 0 { base[count] = UInt8(ascii: "-"); count += 1 }
-        count = RawWriter.putUnsigned(UInt(v.magnitude), at: base + count) - base
-    }
-
-    /// Writes the decimal digits of `v` at `p` (room for 20 is the caller's) and returns
-    /// the byte after them. Layout numbers are mostly under 10,000: those take no loop.
-    @inline(__always) private static func putUnsigned(_ v: UInt, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        if v < 10 {
-            p[0] = UInt8(truncatingIfNeeded: 48 &+ v)
-            return p + 1
+        reserve(20)
+        advance { p in
+            var p = p
+            BoundedLine.putDecimal(v, &p)
+            return p
         }
-        if v < 100 {
-            p[0] = UInt8(truncatingIfNeeded: 48 &+ v / 10); p[1] = UInt8(truncatingIfNeeded: 48 &+ v % 10)
-            return p + 2
-        }
-        if v < 1000 {
-            p[0] = UInt8(truncatingIfNeeded: 48 &+ v / 100); p[1] = UInt8(truncatingIfNeeded: 48 &+ v / 10 % 10)
-            p[2] = UInt8(truncatingIfNeeded: 48 &+ v % 10)
-            return p + 3
-        }
-        var digits = 4
-        var n = v / 10_000
-        while n > 0 { n /= 10; digits += 1 }
-        n = v
-        var i = digits - 1
-        while i >= 0 { p[i] = UInt8(truncatingIfNeeded: 48 &+ n % 10); n /= 10; i -= 1 }
-        return p + digits
     }
 
     /// A layout number, byte for byte as `JSONWriter.appendCenti`, with one capacity check.
@@ -508,7 +468,7 @@ struct RawWriter {
     }
 
     @inline(__always) static func putLiteral(_ s: StaticString, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        put(s.utf8Start, s.utf8CodeUnitCount, at: p)
+        BoundedLine.copy(s.utf8Start, s.utf8CodeUnitCount, to: p)
         return p + s.utf8CodeUnitCount
     }
 
@@ -520,7 +480,7 @@ struct RawWriter {
         let hundredths = JSONWriter.hundredths(v)
         if hundredths < 0 { p.pointee = UInt8(ascii: "-"); p += 1 }
         let magnitude = UInt(hundredths.magnitude)
-        p = RawWriter.putUnsigned(magnitude / 100, at: p)
+        BoundedLine.putDecimal(UInt64(magnitude / 100), &p)
         let fraction = magnitude % 100
         if fraction != 0 {
             p[0] = UInt8(ascii: ".")
@@ -536,7 +496,7 @@ struct RawWriter {
         var text: [UInt8] = []
         JSONWriter.appendCenti(v, to: &text)
         precondition(text.count <= centiRoom, "a number longer than the room reserved for it")
-        text.withUnsafeBufferPointer { put($0.baseAddress!, $0.count, at: p) }
+        text.withUnsafeBufferPointer { BoundedLine.copy($0.baseAddress!, $0.count, to: p) }
         return p + text.count
     }
 }
