@@ -40,6 +40,8 @@ import Testing
                 if case .keyboard(_, let h?) = CoreScenario.freshKeyboard(i) { h } else { -1 }
             })
             #expect(heights.count == 9 && !heights.contains(-1))
+            // --core-events names them: every driver is in the list, in the list's order.
+            #expect(drivers.map(\.name) == CoreScenario.driverNames.filter { name in drivers.contains { $0.name == name } })
         }
         #expect(CoreScenario.apps().map(\.name) == BuiltinApps.names + [LargeApp.name])
     }
@@ -165,6 +167,19 @@ import Testing
         #expect(try CommandRunner.run(["bench", "core", "--core-count", "0"]).status == 2)
         #expect(try CommandRunner.run(["bench", "core", "--reply", "x"]).status == 2)
         #expect(try CommandRunner.run(["bench", "rtt", "--rtt-placement", "same,nowhere"]).status == 2)
+        #expect(try CommandRunner.run(["bench", "core", "--core-events", "keyboard,fold"]).status == 2)
+    }
+
+    @Test("--core-events narrows the core scenario to those event drivers")
+    func coreEvents() throws {
+        let r = try CommandRunner.run(["bench", "core", "--quick", "--json", "--quiet", "--core-count", "20", "--core-apps", "tabs",
+                                       "--core-modes", "miss", "--core-events", "keyboard,push/pop"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let scenarios = try #require(json["scenarios"] as? [[String: Any]])
+        let detail = try #require(scenarios.first?["detail"] as? [[String: Any]])
+        let rows = try #require(detail.first?["distributions"] as? [[String: Any]])
+        #expect(rows.compactMap { $0["label"] as? String } == ["keyboard", "push", "pop"])
     }
 
     func checkQuantiles(_ d: [String: Any]) throws {

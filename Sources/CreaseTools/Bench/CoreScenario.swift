@@ -207,8 +207,13 @@ enum CoreScenario {
         precondition(bytes.first == UInt8(ascii: "{"), "a layout line starts with {")
     }
 
-    /// `apps` and `modes` narrow the run (nil: every app), e.g. to profile one case.
-    static func run(count: Int, apps names: [String]? = nil, modes: [Mode] = Mode.allCases, progress: Progress) throws -> ScenarioReport {
+    /// Every driver's name, in the order the scenario runs them (each app drives those that apply to it).
+    static let driverNames = ["hinge", "orientation", "keyboard", "pip", "liveActivities", "splitView", "layoutDirection",
+                              "reduceTransparency", "select", "push/pop", "present/dismiss", "inspector", "app"]
+
+    /// `apps`, `modes` and `events` (driver names) narrow the run (nil: all), e.g. to profile one case.
+    static func run(count: Int, apps names: [String]? = nil, modes: [Mode] = Mode.allCases, events: [String]? = nil,
+                    progress: Progress) throws -> ScenarioReport {
         let cases = apps().filter { names?.contains($0.name) ?? true }
         var report = ScenarioReport(name: "core")
         report.setup.append("in process, one thread; \(Format.grouped(count)) timed events per event type and mode; every event timed alone")
@@ -216,7 +221,8 @@ enum CoreScenario {
         report.setup.append("apps: " + cases.map { "\($0.name) (\($0.items) items, \($0.app.screens.count) screens)" }.joined(separator: ", "))
         var allRows: [String: [Mode: Distribution]] = [:]
         for (index, c) in cases.enumerated() {
-            let (drivers, notes) = drivers(for: c.app)
+            let (all, notes) = drivers(for: c.app)
+            let drivers = all.filter { events?.contains($0.name) ?? true }
             report.notes += notes.map { "\(c.name): \($0)" }
             var byMode: [(Mode, Measured)] = []
             for mode in modes {

@@ -11,7 +11,7 @@ enum BenchCommand {
 
     static let usage = """
         crease bench [SCENARIO...] [--json] [--svg FILE] [--quick] [--quiet]
-                 [--core-count N] [--core-apps NAME,...] [--core-modes MODE,...] [--rtt-count N] [--rtt-placement same,split,free] [--observe-count N]
+                 [--core-count N] [--core-apps NAME,...] [--core-modes MODE,...] [--core-events NAME,...] [--rtt-count N] [--rtt-placement same,split,free] [--observe-count N]
                  [--stream-seconds S] [--stream-subscribers N,N,...]
                  [--burst-events N] [--burst-subscribers N] [--memory-events N] [--memory-stream-seconds S]
                  [--replay-events N] [--replay-rounds N] [--trace FILE] [--budget-us N] [--daemon-arg ARG]...
@@ -21,6 +21,7 @@ enum BenchCommand {
           --quick          tiny counts: checks that everything runs, measures nothing worth quoting
           --core-apps      core on these apps only (built-in names and large; default all), e.g. to profile one
           --core-modes     core in these modes only: unchanged, hit, miss, scratch (default all)
+          --core-events    core with these event drivers only (default all): \(CoreScenario.driverNames.joined(separator: ", "))
           --rtt-placement  where rtt's client and servers run: same (one core), split (client on one,
                            servers on another), free (unpinned); default same,split
           --daemon-arg A   passes A to every creased the bench starts (e.g. --daemon-arg --no-trace)
@@ -37,6 +38,7 @@ enum BenchCommand {
         var coreCount = 10_000
         var coreApps: [String]?
         var coreModes = CoreScenario.Mode.allCases
+        var coreEvents: [String]?
         var rttCount = 20_000
         var rttPlacements: [Placement] = [.same, .split]
         var observeCount = 5_000
@@ -92,6 +94,13 @@ enum BenchCommand {
                     throw UsageError("--core-modes takes unchanged, hit, miss or scratch, separated by commas, not \"\(list)\"")
                 }
                 o.coreModes = CoreScenario.Mode.allCases.filter(modes.contains)
+            }
+            if let list = try args.option("--core-events") {
+                let names = list.split(separator: ",").map(String.init)
+                guard !names.isEmpty, names.allSatisfy(CoreScenario.driverNames.contains) else {
+                    throw UsageError("--core-events takes event drivers separated by commas (\(CoreScenario.driverNames.joined(separator: ", "))), not \"\(list)\"")
+                }
+                o.coreEvents = names
             }
             o.rttCount = try positive(args.int("--rtt-count"), "--rtt-count") ?? o.rttCount
             if let list = try args.option("--rtt-placement") {
@@ -181,7 +190,7 @@ enum BenchCommand {
             var scenario: ScenarioReport
             switch name {
             case "core":
-                scenario = try CoreScenario.run(count: o.coreCount, apps: o.coreApps, modes: o.coreModes, progress: progress)
+                scenario = try CoreScenario.run(count: o.coreCount, apps: o.coreApps, modes: o.coreModes, events: o.coreEvents, progress: progress)
             case "rtt":
                 scenario = try RTTScenario.run(count: o.rttCount, placements: o.rttPlacements, settings: settings!, progress: progress)
             case "observe":
