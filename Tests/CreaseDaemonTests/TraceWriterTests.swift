@@ -47,21 +47,30 @@ final class FakeDaemon {
         return try TraceWriter(context: context, options: options, directory: directory, files: files, clock: { [unowned self] in self.now })
     }
 
+    /// One event, a batch of its own.
     func send(_ event: Event, to sink: TraceWriter) throws {
-        let changed = try engine.apply(event)
-        now += 1_000_000
-        var w = JSONWriter()
-        event.write(to: &w, ts: Int64(now))
-        let layout = sink.recordsLayouts && changed ? engine.layoutJSON() : nil
-        w.bytes.withUnsafeBytes { line in
-            if let layout {
-                layout.withUnsafeBytes { sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: $0, digest: engine.digest) }
-            } else {
-                sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: nil, digest: engine.digest)
+        try send(batch: [event], gapNs: 1_000_000, to: sink)
+    }
+
+    /// Events read in one go and queued together: one batch, one hand-off. They are read
+    /// `gapNs` apart.
+    func send(batch events: [Event], gapNs: UInt64 = 10_000, to sink: TraceWriter) throws {
+        for event in events {
+            let changed = try engine.apply(event)
+            now += gapNs
+            var w = JSONWriter()
+            event.write(to: &w, ts: Int64(now))
+            let layout = sink.recordsLayouts && changed ? engine.layoutJSON() : nil
+            w.bytes.withUnsafeBytes { line in
+                if let layout {
+                    layout.withUnsafeBytes { sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: $0, digest: engine.digest) }
+                } else {
+                    sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: nil, digest: engine.digest)
+                }
             }
         }
         sink.eventsQueued(atNs: now + 1000) { engine }
-        sink.flush()   // each event is a batch of its own here
+        sink.flush()
     }
 
     func files() throws -> [String] {
@@ -162,6 +171,77 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
         #expect(outcome.eventsApplied + Int(lost) == hingeWalk.count + extra + 1)
         let text = String(decoding: file.bytes, as: UTF8.self)
         #expect(text.contains(#""gap":{"lost":"#) && text.contains("No space left on device"))
+    }
+
+    /// Records of one batch go to the queue under one lock, with the trace's health settled
+    /// once; a queue that passes its limit part way through still fails the trace at that
+    /// record: the rest of the batch is counted lost on the loop (with what was queued, which
+    /// the writer thread then counts lost), and a later probe's gap holds the state after the
+    /// last of them, so the file replays to the daemon's layout.
+    @Test func aBatchThatPassesTheQueueLimitPartWayLosesTheRestAndAGapResumes() throws {
+        let daemon = FakeDaemon()
+        var options = TraceWriterOptions()
+        options.fsync = .always
+        options.retryMs = 5
+        options.queueLimitBytes = 1_000   // about eight event records
+        let sink = try daemon.writer(options)
+        try daemon.send(hingeWalk[0], to: sink)
+        try waitUntil("the first record on disk") { sink.durableSeq == 1 }
+
+        // Forty events read 10 us apart: too close together for a probe inside the batch.
+        try daemon.send(batch: Array(hingeWalk[1...40]), to: sink)
+        let failing = try daemon.stats(sink)
+        guard case .number(let lostInBatch)? = failing["lost"] else { Issue.record("no lost count"); return }
+        #expect(lostInBatch > 0 && lostInBatch < 40, "the limit is passed part way through the batch")
+        #expect(failing["state"] == .string("failing"))
+        guard case .string(let error)? = failing["error"] else { Issue.record("no error"); return }
+        #expect(error.contains("bytes behind"))
+        try waitUntil("the lost records published as handled") { sink.durableSeq == 41 }
+
+        var extra = 0
+        try waitUntil("a probe to mark the gap") {
+            if try daemon.stats(sink)["gaps"] != .number(0) { return true }
+            try daemon.send(hingeWalk[41 + extra % 40], to: sink)
+            extra += 1
+            return false
+        }
+        // One at a time, each on disk before the next, so the queue stays under its limit.
+        for e in hingeWalk[81...] {
+            try daemon.send(e, to: sink)
+            try waitUntil("the event on disk") { sink.durableSeq == daemon.engine.seq }
+        }
+        sink.close()
+
+        let stats = try daemon.stats(sink)
+        guard case .number(let lost)? = stats["lost"] else { Issue.record("no lost count"); return }
+        #expect(lost >= lostInBatch)
+        #expect(stats["state"] == .string("writing"))
+        let paths = try daemon.files()
+        #expect(paths.count == 1)
+        let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: paths[0])!))
+        var cursor = file.cursor()
+        var eventSeqs: [Int] = []
+        var gapSeq: Int?
+        while let traced = try cursor.next() {
+            switch traced.record {
+            case .event(let e): eventSeqs.append(e.seq)
+            case .gap(let g) where gapSeq == nil: gapSeq = g.seq
+            default: break
+            }
+        }
+        // None of the batch's records after the limit is in the file, and events resume past the gap's seq.
+        let firstLost = 2 + 40 - Int(lostInBatch)
+        #expect(!eventSeqs.contains { (firstLost...41).contains($0) })
+        if let gapSeq {
+            #expect(gapSeq >= 41)
+            #expect(eventSeqs.filter { $0 > 1 }.allSatisfy { $0 > gapSeq || $0 < firstLost })
+        } else {
+            Issue.record("no gap record")
+        }
+        let outcome = try TraceReplay.run(file, verify: true)
+        #expect(outcome.divergence == nil)
+        #expect(outcome.engine.digest == daemon.engine.digest)
+        #expect(outcome.eventsApplied + Int(lost) == 1 + 40 + extra + (hingeWalk.count - 81))
     }
 
     @Test func rotationBySizeAndOnRequestStartsFilesThatEachReplayAlone() throws {
