@@ -93,9 +93,8 @@ public struct DaemonCore {
     /// `--trace-layouts`: an event that changes the layout hands the trace its layout line.
     public var traceLayouts = false
 
-    /// Events of the open batch: when each was read, for the latency histogram.
-    var batchReadNs: [UInt64] = []
-    /// The same events as the glitch checker takes them (their latency is set when the batch ends).
+    /// Events of the open batch as the glitch checker takes them (their latency is set when
+    /// the batch ends); each one's `t` is when it was read, less `startNs`.
     var batchEvents: [CheckedEvent] = []
     /// The glitch checks over what subscribers are sent: every applied event, every
     /// published layout (docs/glitches.md). Times are ns since the daemon started.
@@ -127,7 +126,6 @@ public struct DaemonCore {
         var options = GlitchOptions()
         options.budgetNs = config.budgetUs * 1000
         glitches = GlitchChecker(options: options, app: engine.app)
-        batchReadNs.reserveCapacity(1024)
         batchEvents.reserveCapacity(1024)
         batchAcks.reserveCapacity(1024)
         for g in glitches.check(layout: engine.layout, seq: engine.seq, t: 0, digest: engine.digest) { stats.glitches[g.kind.index] += 1 }
@@ -328,7 +326,6 @@ public struct DaemonCore {
             out.log(.notice, "client \(client) replaced the app with \"\(engine.appName)\" at seq \(seq)")
             glitches.use(app: engine.app)
         }
-        batchReadNs.append(readNs)
         batchEvents.append(CheckedEvent(seq: seq, t: readNs &- startNs, event: envelope.event, latencyNs: nil))
         if let id = envelope.id {
             batchAcks.append(Ack(client: client, id: id, seq: seq, changed: changed, digest: digest, readNs: readNs))
@@ -359,35 +356,35 @@ public struct DaemonCore {
         // changes cancel out (a keyboard up and down again) publishes nothing either.
         // The checker sees each event with its latency, then the layout if it is published.
         for i in batchEvents.indices {
-            batchEvents[i].latencyNs = now &- batchReadNs[i]
+            let latency = now &- (batchEvents[i].t &+ startNs)
+            stats.latency.record(latency)
+            batchEvents[i].latencyNs = latency
             report(glitches.check(event: batchEvents[i]), into: &out)
         }
-        batchEvents.removeAll(keepingCapacity: true)
+        let lastReadT = batchEvents.last?.t
+        batchEvents.empty()
         let published = batch.changed && engine.digest != lastPublishedDigest
         if published {
             publish(into: &out)
-            report(glitches.check(layout: engine.layout, seq: engine.seq, t: (batchReadNs.last ?? now) &- startNs, digest: engine.digest),
-                   into: &out)
+            report(glitches.check(layout: engine.layout, seq: engine.seq, t: lastReadT ?? (now &- startNs), digest: engine.digest), into: &out)
             stats.publishes += 1
         }
         // The events' records carry their latency, so they come before the batch record.
-        if tracing, !batchReadNs.isEmpty { out.append(.record(.queued(tNs: now))) }
+        if tracing, lastReadT != nil { out.append(.record(.queued(tNs: now))) }
         if published, batch.events > 1 {
             stats.batches += 1
             stats.batchedEvents += UInt64(batch.events)
             if tracing { out.append(.record(.batch(firstSeq: batch.firstSeq, lastSeq: batch.lastSeq))) }
         }
         if tracing { out.append(.flushTrace) }
-        for r in batchReadNs { stats.latency.record(now &- r) }
-        batchReadNs.removeAll(keepingCapacity: true)
         // The replies are the batch's last writes: on one core, the client they wake finds
         // the loop with nothing left to do but wait (work after the write measured no faster).
         if acksWaitForDisk {
             heldAcks.append(contentsOf: batchAcks)
         } else {
-            sendAcks(batchAcks[...], at: now, into: &out)
+            DaemonCore.sendAcks(batchAcks[...], clients: clients, at: now, into: &out)
         }
-        batchAcks.removeAll(keepingCapacity: true)
+        batchAcks.empty()
     }
 
     /// The trace's records up to `seq` are on disk (or counted lost): their replies go out.
@@ -398,7 +395,7 @@ public struct DaemonCore {
         guard !heldAcks.isEmpty else { return }
         let ready = heldAcks.prefix { $0.seq <= durableSeq && ($0.held?.observations ?? 0) <= durableObservations }
         guard !ready.isEmpty else { return }
-        sendAcks(ready, at: now, into: &out)
+        DaemonCore.sendAcks(ready, clients: clients, at: now, into: &out)
         heldAcks.removeFirst(ready.count)
     }
 
@@ -417,21 +414,24 @@ public struct DaemonCore {
         out.bytes.removeSubrange(start...)
     }
 
-    /// Each client's replies in one write, clients in the order of their first reply.
-    func sendAcks(_ acks: ArraySlice<Ack>, at now: UInt64, into out: inout DaemonActions) {
+    /// Each client's replies in one write, clients in the order of their first reply (to those
+    /// still in `clients`). Static: a method of the core, called from a mutating one, copied the
+    /// whole core per batch.
+    static func sendAcks(_ acks: ArraySlice<Ack>, clients: [Int: Client], at now: UInt64, into out: inout DaemonActions) {
         guard let first = acks.first else { return }
         if acks.allSatisfy({ $0.client == first.client }) {
-            appendAcks(acks, for: first.client, at: now, into: &out)
+            appendAcks(acks, for: first.client, clients: clients, at: now, into: &out)
             return
         }
         var done: [Int] = []
         for ack in acks where !done.contains(ack.client) {
             done.append(ack.client)
-            appendAcks(acks, for: ack.client, at: now, into: &out)
+            appendAcks(acks, for: ack.client, clients: clients, at: now, into: &out)
         }
     }
 
-    private func appendAcks(_ acks: ArraySlice<Ack>, for client: Int, at now: UInt64, into out: inout DaemonActions) {
+    private static func appendAcks(_ acks: ArraySlice<Ack>, for client: Int, clients: [Int: Client], at now: UInt64,
+                                   into out: inout DaemonActions) {
         guard clients.index(forKey: client) != nil else { return }
         let start = out.bytes.count
         for ack in acks where ack.client == client {
