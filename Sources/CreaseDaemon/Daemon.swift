@@ -41,7 +41,8 @@ public final class Daemon {
     /// One read buffer serves every connection; `readSizer` decides how much of it a read may fill.
     @exclusivity(unchecked) private var readSizer: ReadSizer
     private let readBuffer: ReadBuffer
-    private var connections: [Int: Connection] = [:]
+    /// Looked up per write: the runtime's exclusivity check cost as much as the lookup, and no access overlaps another.
+    @exclusivity(unchecked) private var connections: [Int: Connection] = [:]
     private var nextClientID = 1
     private var lastStatus = ""
 

@@ -31,7 +31,9 @@ public final class TraceWriter: TraceSink {
     private let origin: UInt64
     private let startSeconds: Int
     private let pid: Int32
-    private var part = 0
+    /// The file's number in the run (0 first): it moves on when the loop rotates or the
+    /// writer thread begins a file after a gap (`TraceQueue.part`).
+    @exclusivity(unchecked) private var part = 0
     @exclusivity(unchecked) private var fileBytes: UInt64
     private var fileStartT: UInt64 = 0
     /// The engine as the daemon last handed it (at start, load and reopen, and after a batch
@@ -197,7 +199,7 @@ public final class TraceWriter: TraceSink {
         outcome.probe = probeDue(t: lastT)
         queue.condition.unlock()
         staged.removeAll(keepingCapacity: staged.capacity <= 1 << 20)
-        stagedEvents.removeAll(keepingCapacity: true)
+        stagedEvents.empty()
         // The trace began failing in these records: a later probe's gap holds the state after them.
         if !health.isWriting { refreshState() }
         report(outcome, t: lastT)
@@ -343,7 +345,7 @@ public final class TraceWriter: TraceSink {
     /// reported (and fails it if the queue is past its limit), and says whether records go
     /// into the queue now (else they are counted lost). Once per batch of events.
     private func admit(_ q: TraceQueue, t: UInt64, _ outcome: inout HandOff) -> Bool {
-        if q.path != path { path = q.path; part += 1 }
+        if q.part != part { part = q.part; path = q.path }
         if q.queuedBytes > options.queueLimitBytes, !q.failing {
             q.fail("the writer thread is \(q.queuedBytes) bytes behind")
         }
@@ -414,6 +416,7 @@ public final class TraceWriter: TraceSink {
         queue.withLock { q in
             q.enqueue(.open(path: newPath, header: header, index: index, engine: engine, t: t))
             q.path = newPath
+            q.part = part
             // A new file while failing is a probe: it marks the gap if it opens, and records go after it.
             if case .writing = health {} else { health = .probing(epoch: q.failureEpoch) }
         }
@@ -445,6 +448,8 @@ final class TraceQueue: @unchecked Sendable {
     var finished = false
 
     @exclusivity(unchecked) var path: String
+    /// `path`'s number in the run: the loop compares it per batch, where comparing paths cost more.
+    @exclusivity(unchecked) var part = 0
     @exclusivity(unchecked) var failing = false
     var failureEpoch = 0
     var failureReason = ""
@@ -630,7 +635,12 @@ final class TraceWriterThread: @unchecked Sendable {
                 let part = Int(newPath.split(separator: "-").last?.split(separator: ".").first ?? "0") ?? 0
                 let lines = headerFor(engine, t, "gap", part, newPath)
                 open(path: newPath, header: lines.header, index: lines.index, engine: engine, t: t)
-                if fd >= 0 { queue.withLock { $0.path = newPath } }
+                if fd >= 0 {
+                    queue.withLock { q in
+                        q.path = newPath
+                        q.part = part
+                    }
+                }
                 return
             }
             markGap(engine: engine, t: t)
