@@ -80,8 +80,10 @@ public struct DaemonCore {
     public internal(set) var clients: [Int: Client] = [:]
     /// Where in `clients` the client that sent the last line is: a burst's lines all come from
     /// one client, and hashing its number per line cost as much as the rest of the lookup.
-    /// Cleared whenever a client comes or goes (an index outlives only changes of values).
-    private var lastSender: (client: Int, slot: Dictionary<Int, Client>.Index)?
+    /// Cleared whenever a client comes or goes (an index outlives only changes of values). Its
+    /// access level is kept beside it: reading it from the dictionary copied (and destroyed) the
+    /// whole `Client` per line.
+    private var lastSender: (client: Int, slot: Dictionary<Int, Client>.Index, access: AccessLevel)?
     var scheduler: PublishScheduler
     /// The layouts of the settle window, for observations.
     public internal(set) var conformance: ConformanceTracker
@@ -210,15 +212,17 @@ public struct DaemonCore {
     public mutating func receive(line: UnsafeRawBufferPointer, from client: Int, readAt readNs: UInt64, now: UInt64,
                                  into out: inout DaemonActions) {
         let slot: Dictionary<Int, Client>.Index
+        let access: AccessLevel
         if let last = lastSender, last.client == client {
             slot = last.slot
+            access = last.access
         } else {
             guard let found = clients.index(forKey: client) else { return }
             slot = found
-            lastSender = (client, found)
+            access = clients.values[found].access
+            lastSender = (client, found, access)
         }
         clients.values[slot].lines += 1
-        let access = clients.values[slot].access
         // The high-rate event goes straight to `apply`: wrapping it in an `Inbound` (as large as
         // any command) and taking it out again cost more than decoding it.
         if let hinge = WireFastPath.hinge(line.bindMemory(to: UInt8.self)) {
@@ -382,7 +386,7 @@ public struct DaemonCore {
         if acksWaitForDisk {
             heldAcks.append(contentsOf: batchAcks)
         } else {
-            DaemonCore.sendAcks(batchAcks[...], clients: clients, at: now, into: &out)
+            DaemonCore.sendAcks(batchAcks[...], clients: clients, lastSender: lastSender?.client, at: now, into: &out)
         }
         batchAcks.empty()
     }
@@ -395,7 +399,7 @@ public struct DaemonCore {
         guard !heldAcks.isEmpty else { return }
         let ready = heldAcks.prefix { $0.seq <= durableSeq && ($0.held?.observations ?? 0) <= durableObservations }
         guard !ready.isEmpty else { return }
-        DaemonCore.sendAcks(ready, clients: clients, at: now, into: &out)
+        DaemonCore.sendAcks(ready, clients: clients, lastSender: lastSender?.client, at: now, into: &out)
         heldAcks.removeFirst(ready.count)
     }
 
@@ -415,24 +419,24 @@ public struct DaemonCore {
     }
 
     /// Each client's replies in one write, clients in the order of their first reply (to those
-    /// still in `clients`). Static: a method of the core, called from a mutating one, copied the
-    /// whole core per batch.
-    static func sendAcks(_ acks: ArraySlice<Ack>, clients: [Int: Client], at now: UInt64, into out: inout DaemonActions) {
+    /// still in `clients`; `lastSender` is known to be, without a lookup). Static: a method of
+    /// the core, called from a mutating one, copied the whole core per batch.
+    static func sendAcks(_ acks: ArraySlice<Ack>, clients: [Int: Client], lastSender: Int?, at now: UInt64, into out: inout DaemonActions) {
         guard let first = acks.first else { return }
         if acks.allSatisfy({ $0.client == first.client }) {
-            appendAcks(acks, for: first.client, clients: clients, at: now, into: &out)
+            appendAcks(acks, for: first.client, clients: clients, lastSender: lastSender, at: now, into: &out)
             return
         }
         var done: [Int] = []
         for ack in acks where !done.contains(ack.client) {
             done.append(ack.client)
-            appendAcks(acks, for: ack.client, clients: clients, at: now, into: &out)
+            appendAcks(acks, for: ack.client, clients: clients, lastSender: lastSender, at: now, into: &out)
         }
     }
 
-    private static func appendAcks(_ acks: ArraySlice<Ack>, for client: Int, clients: [Int: Client], at now: UInt64,
+    private static func appendAcks(_ acks: ArraySlice<Ack>, for client: Int, clients: [Int: Client], lastSender: Int?, at now: UInt64,
                                    into out: inout DaemonActions) {
-        guard clients.index(forKey: client) != nil else { return }
+        guard client == lastSender || clients.index(forKey: client) != nil else { return }
         let start = out.bytes.count
         for ack in acks where ack.client == client {
             if let held = ack.held {

@@ -198,7 +198,8 @@ public final class TraceWriter: TraceSink {
         queue.encodedSeq = last.seq
         outcome.probe = probeDue(t: lastT)
         queue.condition.unlock()
-        staged.removeAll(keepingCapacity: staged.capacity <= 1 << 20)
+        // Staged lines are named by range, so they may stay a while: emptying the buffer per batch cost ~80 instructions.
+        if staged.count > TraceWriter.stagedBytesKept { staged.removeAll(keepingCapacity: staged.capacity <= 1 << 20) }
         stagedEvents.empty()
         // The trace began failing in these records: a later probe's gap holds the state after them.
         if !health.isWriting { refreshState() }
@@ -243,6 +244,9 @@ public final class TraceWriter: TraceSink {
     /// How long the writer gathers records before writing them (not under --fsync always):
     /// at most this much is lost to a kill -9, beyond what was being written.
     static let gatherSeconds = 0.005
+
+    /// Staged bytes past which the staging buffer is emptied after a batch (it is reused until then).
+    static let stagedBytesKept = 32 * 1024
 
     /// Queued bytes past which a record wakes the writer without waiting for a flush point.
     static let eagerWakeBytes = 256 << 10
