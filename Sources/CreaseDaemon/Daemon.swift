@@ -281,22 +281,26 @@ public final class Daemon {
         var i = 0
         // Performing may add actions (a trace reopen's answer): read the list afresh each time.
         while i < actions.list.count {
-            if let event = actions.eventRecord(at: i) {
-                record(event)
+            if let action = actions.frequent(at: i) {
+                switch action {
+                case .write(let client, let range):
+                    if let c = connection(client) {
+                        actions.bytes.withUnsafeBytes { c.send(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                    }
+                case .event(let event): record(event)
+                case .queued(let tNs): trace.sink?.eventsQueued(atNs: tNs) { core.engine }
+                case .flushTrace: trace.sink?.flush()
+                }
                 i += 1
                 continue
             }
             switch actions.list[i] {
-            case .write(let client, let range):
-                if let c = connection(client) {
-                    actions.bytes.withUnsafeBytes { c.send(UnsafeRawBufferPointer(rebasing: $0[range])) }
-                }
+            case .write, .flushTrace:
+                break   // performed above, as `frequent`
             case .closeAfterWrites(let client):
                 connections[client]?.closeAfterWrites()
             case .record(let entry):
                 record(entry)
-            case .flushTrace:
-                trace.sink?.flush()
             case .reopenTrace(let client, let id):
                 let path = reopenTrace(reason: "trace rotate")
                 core.traceReopened(path: path, client: client, id: id, into: &actions)

@@ -62,12 +62,26 @@ public struct DaemonActions {
         public var digest: UInt64
     }
 
-    /// The action at `i` when it is an event's trace record: read in place, where taking the
-    /// action out of the list copied (and later destroyed) the whole enum.
-    public func eventRecord(at i: Int) -> EventRecord? {
+    /// The actions every round trip performs, in plain values.
+    public enum Frequent {
+        case write(client: Int, range: Range<Int>)
+        case event(EventRecord)
+        case queued(tNs: UInt64)
+        case flushTrace
+    }
+
+    /// The action at `i` when it is one of the `Frequent` kinds: read in place, where taking
+    /// the action out of the list copied (and later destroyed) the whole enum.
+    public func frequent(at i: Int) -> Frequent? {
         list.withUnsafeBufferPointer { actions in
-            guard case .record(.event(let seq, let tNs, let client, let line, let layout, let digest)) = actions[i] else { return nil }
-            return EventRecord(seq: seq, tNs: tNs, client: client, line: line, layout: layout, digest: digest)
+            switch actions[i] {
+            case .write(let client, let range): .write(client: client, range: range)
+            case .record(.event(let seq, let tNs, let client, let line, let layout, let digest)):
+                .event(EventRecord(seq: seq, tNs: tNs, client: client, line: line, layout: layout, digest: digest))
+            case .record(.queued(let tNs)): .queued(tNs: tNs)
+            case .flushTrace: .flushTrace
+            default: nil
+            }
         }
     }
 

@@ -203,7 +203,7 @@ public final class TraceWriter: TraceSink {
         stagedEvents.empty()
         // The trace began failing in these records: a later probe's gap holds the state after them.
         if !health.isWriting { refreshState() }
-        report(outcome, t: lastT)
+        if outcome.calledFor { report(outcome, t: lastT) }
         // Rotations wait for the events' records, so a new file's header holds the state after the last of them.
         // A file begun by a command may carry a t later than events read in the same chunk.
         if options.rotateSeconds > 0, lastT > fileStartT, lastT - fileStartT >= options.rotateSeconds * 1_000_000_000 {
@@ -319,6 +319,9 @@ public final class TraceWriter: TraceSink {
         var recovered: Int?
         /// A probe is due: it carries `state` to the writer.
         var probe = false
+
+        /// Whether `report` has anything to do.
+        var calledFor: Bool { failure != nil || recovered != nil || probe }
     }
 
     /// Encodes one record (not an event's: those go in batches, `eventsQueued`) into the
