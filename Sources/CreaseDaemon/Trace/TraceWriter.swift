@@ -161,6 +161,7 @@ public final class TraceWriter: TraceSink {
         if !health.isWriting { refreshState() }
         var outcome = HandOff()
         let lastT = time(last.tNs)
+        let queue = self.queue
         queue.condition.lock()
         var kept = 0
         if admit(queue, t: time(first.tNs), &outcome) {
