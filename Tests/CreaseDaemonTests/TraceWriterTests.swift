@@ -30,6 +30,39 @@ final class FillingFileSystem: TraceFileSystem, @unchecked Sendable {
     func close(_ fd: Int32) { real.close(fd) }
 }
 
+/// A file system whose writes wait while `stalled` is set: a disk that stops answering for a while.
+final class StallingFileSystem: TraceFileSystem, @unchecked Sendable {
+    private let real = PosixTraceFileSystem()
+    private let condition = NSCondition()
+    private var isStalled = false
+    private var waiting = 0
+    var stalled: Bool {
+        get { condition.withLock { isStalled } }
+        set {
+            condition.withLock {
+                isStalled = newValue
+                condition.broadcast()
+            }
+        }
+    }
+    /// Writes waiting for the disk now.
+    var writesWaiting: Int { condition.withLock { waiting } }
+
+    func create(_ path: String) -> Result<Int32, TraceIOError> { real.create(path) }
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> TraceIOError? {
+        condition.withLock {
+            guard isStalled else { return }
+            waiting += 1
+            while isStalled { condition.wait() }
+            waiting -= 1
+        }
+        return real.write(fd, bytes)
+    }
+    func sync(_ fd: Int32) -> TraceIOError? { real.sync(fd) }
+    func truncate(_ fd: Int32, to length: Int) -> TraceIOError? { real.truncate(fd, to: length) }
+    func close(_ fd: Int32) { real.close(fd) }
+}
+
 /// Plays the daemon's part: applies events to an engine and tells the sink, as the loop does.
 final class FakeDaemon {
     var engine = Engine(profile: .builtin, app: BuiltinApps.app(named: "tabs")!)
@@ -175,38 +208,46 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
 
     /// Records of one batch go to the queue under one lock, with the trace's health settled
     /// once; a queue that passes its limit part way through still fails the trace at that
-    /// record: the rest of the batch is counted lost on the loop (with what was queued, which
-    /// the writer thread then counts lost), and a later probe's gap holds the state after the
-    /// last of them, so the file replays to the daemon's layout.
+    /// record: the rest of the batch is counted lost on the loop, what was queued is counted
+    /// lost by the writer thread, and a later probe's gap holds the state after the last of
+    /// them, so the file replays to the daemon's layout.
     @Test func aBatchThatPassesTheQueueLimitPartWayLosesTheRestAndAGapResumes() throws {
         let daemon = FakeDaemon()
+        let disk = StallingFileSystem()
         var options = TraceWriterOptions()
         options.fsync = .always
         options.retryMs = 5
         options.queueLimitBytes = 1_000   // about eight event records
-        let sink = try daemon.writer(options)
+        let sink = try daemon.writer(options, files: disk)
         try daemon.send(hingeWalk[0], to: sink)
         try waitUntil("the first record on disk") { sink.durableSeq == 1 }
 
+        // The disk stops answering while the writer thread writes the second record, so the
+        // thread touches nothing else until it is let go.
+        disk.stalled = true
+        defer { disk.stalled = false }   // never leave the writer thread waiting, whatever fails
+        try daemon.send(hingeWalk[1], to: sink)
+        try waitUntil("the writer thread to wait on the disk") { disk.writesWaiting == 1 }
         // Forty events read 10 us apart: too close together for a probe inside the batch.
-        try daemon.send(batch: Array(hingeWalk[1...40]), to: sink)
+        try daemon.send(batch: Array(hingeWalk[2...41]), to: sink)
         let failing = try daemon.stats(sink)
         guard case .number(let lostInBatch)? = failing["lost"] else { Issue.record("no lost count"); return }
         #expect(lostInBatch > 0 && lostInBatch < 40, "the limit is passed part way through the batch")
         #expect(failing["state"] == .string("failing"))
         guard case .string(let error)? = failing["error"] else { Issue.record("no error"); return }
         #expect(error.contains("bytes behind"))
-        try waitUntil("the lost records published as handled") { sink.durableSeq == 41 }
+        disk.stalled = false
+        try waitUntil("the lost records published as handled") { sink.durableSeq == 42 }
 
         var extra = 0
         try waitUntil("a probe to mark the gap") {
             if try daemon.stats(sink)["gaps"] != .number(0) { return true }
-            try daemon.send(hingeWalk[41 + extra % 40], to: sink)
+            try daemon.send(hingeWalk[42 + extra % 40], to: sink)
             extra += 1
             return false
         }
         // One at a time, each on disk before the next, so the queue stays under its limit.
-        for e in hingeWalk[81...] {
+        for e in hingeWalk[82...] {
             try daemon.send(e, to: sink)
             try waitUntil("the event on disk") { sink.durableSeq == daemon.engine.seq }
         }
@@ -214,7 +255,7 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
 
         let stats = try daemon.stats(sink)
         guard case .number(let lost)? = stats["lost"] else { Issue.record("no lost count"); return }
-        #expect(lost >= lostInBatch)
+        #expect(lost >= 40, "the batch's records past the limit, and those queued before it")
         #expect(stats["state"] == .string("writing"))
         let paths = try daemon.files()
         #expect(paths.count == 1)
@@ -229,19 +270,19 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
             default: break
             }
         }
-        // None of the batch's records after the limit is in the file, and events resume past the gap's seq.
-        let firstLost = 2 + 40 - Int(lostInBatch)
-        #expect(!eventSeqs.contains { (firstLost...41).contains($0) })
+        // The two records before the batch are in; none of the batch's; events resume past the gap's seq.
+        #expect(Array(eventSeqs.prefix(2)) == [1, 2])
+        #expect(!eventSeqs.contains { (3...42).contains($0) })
         if let gapSeq {
-            #expect(gapSeq >= 41)
-            #expect(eventSeqs.filter { $0 > 1 }.allSatisfy { $0 > gapSeq || $0 < firstLost })
+            #expect(gapSeq >= 42)
+            #expect(eventSeqs.dropFirst(2).allSatisfy { $0 > gapSeq })
         } else {
             Issue.record("no gap record")
         }
         let outcome = try TraceReplay.run(file, verify: true)
         #expect(outcome.divergence == nil)
         #expect(outcome.engine.digest == daemon.engine.digest)
-        #expect(outcome.eventsApplied + Int(lost) == 1 + 40 + extra + (hingeWalk.count - 81))
+        #expect(outcome.eventsApplied + Int(lost) == 2 + 40 + extra + (hingeWalk.count - 82))
     }
 
     @Test func rotationBySizeAndOnRequestStartsFilesThatEachReplayAlone() throws {
