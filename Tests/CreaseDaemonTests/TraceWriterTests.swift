@@ -106,6 +106,19 @@ final class FakeDaemon {
         sink.flush()
     }
 
+    /// Events keep coming, as they do to a daemon, one per poll from `events` (round and round),
+    /// until a probe has marked the gap: how many were sent.
+    func sendUntilGap(_ events: ArraySlice<Event>, to sink: TraceWriter) throws -> Int {
+        var sent = 0
+        try waitUntil("a probe to mark the gap") {
+            if try stats(sink)["gaps"] != .number(0) { return true }
+            try send(events[events.startIndex + sent % events.count], to: sink)
+            sent += 1
+            return false
+        }
+        return sent
+    }
+
     func files() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("creased-") }.sorted {
             // Part numbers sort numerically.
@@ -120,6 +133,16 @@ final class FakeDaemon {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
+}
+
+extension TraceWriterOptions {
+    /// `--fsync always`, and a failing trace probed every 5 ms: the failure tests' writer.
+    static func syncedRetryingFast() -> TraceWriterOptions {
+        var options = TraceWriterOptions()
+        options.fsync = .always
+        options.retryMs = 5
+        return options
+    }
 }
 
 let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
@@ -163,10 +186,7 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
     @Test func aFullDiskLosesRecordsCountsThemAndMarksTheGap() throws {
         let daemon = FakeDaemon()
         let disk = FillingFileSystem()
-        var options = TraceWriterOptions()
-        options.fsync = .always
-        options.retryMs = 5
-        let sink = try daemon.writer(options, files: disk)
+        let sink = try daemon.writer(.syncedRetryingFast(), files: disk)
         for e in hingeWalk[0..<40] { try daemon.send(e, to: sink) }
         try waitUntil("the first 40 records on disk") { sink.durableSeq == 40 }
 
@@ -179,13 +199,7 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
         // paused between the two, as on a loaded machine): the trace then fails again after
         // the events above, and only a later event's probe finds the disk free. Events keep
         // coming, as they do to a daemon, until a probe has marked the gap.
-        var extra = 0
-        try waitUntil("a probe to mark the gap") {
-            if try daemon.stats(sink)["gaps"] != .number(0) { return true }
-            try daemon.send(hingeWalk[extra % hingeWalk.count], to: sink)
-            extra += 1
-            return false
-        }
+        let extra = try daemon.sendUntilGap(hingeWalk[...], to: sink)
         try daemon.send(.orientation(.landscapeLeft), to: sink)
         sink.close()
 
@@ -214,9 +228,7 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
     @Test func aBatchThatPassesTheQueueLimitPartWayLosesTheRestAndAGapResumes() throws {
         let daemon = FakeDaemon()
         let disk = StallingFileSystem()
-        var options = TraceWriterOptions()
-        options.fsync = .always
-        options.retryMs = 5
+        var options = TraceWriterOptions.syncedRetryingFast()
         options.queueLimitBytes = 1_000   // about eight event records
         let sink = try daemon.writer(options, files: disk)
         try daemon.send(hingeWalk[0], to: sink)
@@ -239,13 +251,7 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
         disk.stalled = false
         try waitUntil("the lost records published as handled") { sink.durableSeq == 42 }
 
-        var extra = 0
-        try waitUntil("a probe to mark the gap") {
-            if try daemon.stats(sink)["gaps"] != .number(0) { return true }
-            try daemon.send(hingeWalk[42 + extra % 40], to: sink)
-            extra += 1
-            return false
-        }
+        let extra = try daemon.sendUntilGap(hingeWalk[42..<82], to: sink)
         // One at a time, each on disk before the next, so the queue stays under its limit.
         for e in hingeWalk[82...] {
             try daemon.send(e, to: sink)
