@@ -34,6 +34,20 @@ import Testing
         }
     }
 
+    @Test("digests are written as 16 lowercase hex digits, as String(radix: 16) pads them")
+    func hexDigits() {
+        var values: [UInt64] = [0, 1, 9, 10, 15, 16, 0xABCD_EF01_2345_6789, 0x9999_9999_AAAA_AAAA, .max, .max - 1, 1 << 63, 0xF0F0_0F0F_A5A5_5A5A]
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<2000 {
+            x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            values.append(x)
+        }
+        for v in values {
+            let plain = String(v, radix: 16)
+            #expect(Digest.hex(v) == String(repeating: "0", count: 16 - plain.count) + plain)
+        }
+    }
+
     @Test("version-1 traces' digest is standard FNV-1a 64")
     func fnv1a() {
         #expect(Digest.fnv1a([]) == 0xcbf2_9ce4_8422_2325)

@@ -20,6 +20,25 @@ import Testing
                 .hasPrefix("{\"id\":1.5,"))
     }
 
+    /// Whole-number ids take the one-copy path: every id is written as `appendValue` writes
+    /// it, at the edges of that path (0, -0, 1e15 - 1, 1e15, negatives, fractions) too.
+    @Test func eventAckWritesEveryIdAsTheGeneralEncoderDoes() {
+        let ids: [JSONValue] = [.number(0), .number(-0.0), .number(1), .number(99), .number(123_456_789), .number(999_999_999_999_999),
+                                .number(1e15), .number(9_007_199_254_740_993), .number(-1), .number(-42), .number(0.5), .number(7.25),
+                                .string("x"), .null, .bool(false), .array([.number(1)]), .object([("k", .number(2))])]
+        for id in ids {
+            for (seq, latencyNs) in [(0, UInt64(0)), (Int.max, UInt64.max), (12, UInt64(12_345))] {
+                var value: [UInt8] = []
+                Reply.appendValue(id, to: &value)
+                let fields = line { Reply.appendEventAck(id: .null, seq: seq, changed: seq == 12, digest: 0xF00D, latencyNs: latencyNs, to: &$0) }
+                    .dropFirst("{\"id\":null".count)
+                let expected = "{\"id\":" + String(decoding: value, as: UTF8.self) + fields
+                #expect(line { Reply.appendEventAck(id: id, seq: seq, changed: seq == 12, digest: 0xF00D, latencyNs: latencyNs, to: &$0) }
+                        == expected, "id \(id)")
+            }
+        }
+    }
+
     @Test("the bounded-line encoder writes every number of digits as String(value) does")
     func boundedDecimals() {
         var values: [UInt64] = [0, UInt64.max, UInt64.max - 1]

@@ -108,6 +108,28 @@ private func orientation(_ value: String, id: Int) -> String {
 }
 
 @Suite struct DaemonCoreTests {
+    /// The action list's bytes outlive `removeAll` until they pass `bytesKept` (emptying them
+    /// per call cost a round trip ~80 instructions): every write still names its own bytes,
+    /// never joins a write of an earlier call, and the buffer is emptied once past the threshold.
+    @Test func actionBytesStayUntilTheirThresholdAndEveryWriteNamesItsOwn() {
+        var actions = DaemonActions(logThreshold: .error)
+        var emptied = 0
+        for i in 0..<6000 {
+            let start = actions.bytes.count
+            actions.bytes.append(contentsOf: Array("reply \(i)\n".utf8))
+            actions.write(client: 1, from: start)
+            #expect(actions.list.count == 1)
+            guard case .write(1, let range)? = actions.list.last else { Issue.record("no write"); return }
+            #expect(String(decoding: actions.bytes[range], as: UTF8.self) == "reply \(i)\n")
+            actions.removeAll()
+            #expect(actions.isEmpty)
+            #expect(actions.bytes.count <= DaemonActions.bytesKept)
+            if actions.bytes.isEmpty { emptied += 1 }
+        }
+        #expect(emptied >= 1)
+        #expect(emptied < 10, "the bytes are emptied past the threshold, not per call")
+    }
+
     @Test func eventsOfOneIterationPublishOnceThenEveryReplyLeavesInOneWrite() {
         var d = CoreDriver()
         d.connect(1)

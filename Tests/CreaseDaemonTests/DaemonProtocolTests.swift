@@ -266,6 +266,9 @@ func readPushes(_ c: Client, topic: String = "layout", quiet: Double = 0.5) -> [
     @Test func sigintAndSighup() throws {
         let d = try DaemonProcess(arguments: ["--no-trace"])
         let c = try Client(d.socketPath)
+        // The socket accepts before the signal handlers are in; the line below is logged after them
+        // (a SIGHUP sent in between met its default action and ended the daemon on a loaded machine).
+        try waitUntil("the daemon's start-up line") { d.log().contains("listening on") }
         d.signal(SIGHUP)
         // SIGHUP reopens the trace (none here) and the daemon goes on.
         #expect(try c.request(#"{"cmd":"hello","id":1}"#)["ok"] == .bool(true))

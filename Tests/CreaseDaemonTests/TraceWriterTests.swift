@@ -30,6 +30,39 @@ final class FillingFileSystem: TraceFileSystem, @unchecked Sendable {
     func close(_ fd: Int32) { real.close(fd) }
 }
 
+/// A file system whose writes wait while `stalled` is set: a disk that stops answering for a while.
+final class StallingFileSystem: TraceFileSystem, @unchecked Sendable {
+    private let real = PosixTraceFileSystem()
+    private let condition = NSCondition()
+    private var isStalled = false
+    private var waiting = 0
+    var stalled: Bool {
+        get { condition.withLock { isStalled } }
+        set {
+            condition.withLock {
+                isStalled = newValue
+                condition.broadcast()
+            }
+        }
+    }
+    /// Writes waiting for the disk now.
+    var writesWaiting: Int { condition.withLock { waiting } }
+
+    func create(_ path: String) -> Result<Int32, TraceIOError> { real.create(path) }
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> TraceIOError? {
+        condition.withLock {
+            guard isStalled else { return }
+            waiting += 1
+            while isStalled { condition.wait() }
+            waiting -= 1
+        }
+        return real.write(fd, bytes)
+    }
+    func sync(_ fd: Int32) -> TraceIOError? { real.sync(fd) }
+    func truncate(_ fd: Int32, to length: Int) -> TraceIOError? { real.truncate(fd, to: length) }
+    func close(_ fd: Int32) { real.close(fd) }
+}
+
 /// Plays the daemon's part: applies events to an engine and tells the sink, as the loop does.
 final class FakeDaemon {
     var engine = Engine(profile: .builtin, app: BuiltinApps.app(named: "tabs")!)
@@ -47,21 +80,43 @@ final class FakeDaemon {
         return try TraceWriter(context: context, options: options, directory: directory, files: files, clock: { [unowned self] in self.now })
     }
 
+    /// One event, a batch of its own.
     func send(_ event: Event, to sink: TraceWriter) throws {
-        let changed = try engine.apply(event)
-        now += 1_000_000
-        var w = JSONWriter()
-        event.write(to: &w, ts: Int64(now))
-        let layout = sink.recordsLayouts && changed ? engine.layoutJSON() : nil
-        w.bytes.withUnsafeBytes { line in
-            if let layout {
-                layout.withUnsafeBytes { sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: $0, digest: engine.digest) }
-            } else {
-                sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: nil, digest: engine.digest)
+        try send(batch: [event], gapNs: 1_000_000, to: sink)
+    }
+
+    /// Events read in one go and queued together: one batch, one hand-off. They are read
+    /// `gapNs` apart.
+    func send(batch events: [Event], gapNs: UInt64 = 10_000, to sink: TraceWriter) throws {
+        for event in events {
+            let changed = try engine.apply(event)
+            now += gapNs
+            var w = JSONWriter()
+            event.write(to: &w, ts: Int64(now))
+            let layout = sink.recordsLayouts && changed ? engine.layoutJSON() : nil
+            w.bytes.withUnsafeBytes { line in
+                if let layout {
+                    layout.withUnsafeBytes { sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: $0, digest: engine.digest) }
+                } else {
+                    sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: nil, digest: engine.digest)
+                }
             }
         }
         sink.eventsQueued(atNs: now + 1000) { engine }
-        sink.flush()   // each event is a batch of its own here
+        sink.flush()
+    }
+
+    /// Events keep coming, as they do to a daemon, one per poll from `events` (round and round),
+    /// until a probe has marked the gap: how many were sent.
+    func sendUntilGap(_ events: ArraySlice<Event>, to sink: TraceWriter) throws -> Int {
+        var sent = 0
+        try waitUntil("a probe to mark the gap") {
+            if try stats(sink)["gaps"] != .number(0) { return true }
+            try send(events[events.startIndex + sent % events.count], to: sink)
+            sent += 1
+            return false
+        }
+        return sent
     }
 
     func files() throws -> [String] {
@@ -78,6 +133,16 @@ final class FakeDaemon {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
+}
+
+extension TraceWriterOptions {
+    /// `--fsync always`, and a failing trace probed every 5 ms: the failure tests' writer.
+    static func syncedRetryingFast() -> TraceWriterOptions {
+        var options = TraceWriterOptions()
+        options.fsync = .always
+        options.retryMs = 5
+        return options
+    }
 }
 
 let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
@@ -121,10 +186,7 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
     @Test func aFullDiskLosesRecordsCountsThemAndMarksTheGap() throws {
         let daemon = FakeDaemon()
         let disk = FillingFileSystem()
-        var options = TraceWriterOptions()
-        options.fsync = .always
-        options.retryMs = 5
-        let sink = try daemon.writer(options, files: disk)
+        let sink = try daemon.writer(.syncedRetryingFast(), files: disk)
         for e in hingeWalk[0..<40] { try daemon.send(e, to: sink) }
         try waitUntil("the first 40 records on disk") { sink.durableSeq == 40 }
 
@@ -137,13 +199,7 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
         // paused between the two, as on a loaded machine): the trace then fails again after
         // the events above, and only a later event's probe finds the disk free. Events keep
         // coming, as they do to a daemon, until a probe has marked the gap.
-        var extra = 0
-        try waitUntil("a probe to mark the gap") {
-            if try daemon.stats(sink)["gaps"] != .number(0) { return true }
-            try daemon.send(hingeWalk[extra % hingeWalk.count], to: sink)
-            extra += 1
-            return false
-        }
+        let extra = try daemon.sendUntilGap(hingeWalk[...], to: sink)
         try daemon.send(.orientation(.landscapeLeft), to: sink)
         sink.close()
 
@@ -162,6 +218,77 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
         #expect(outcome.eventsApplied + Int(lost) == hingeWalk.count + extra + 1)
         let text = String(decoding: file.bytes, as: UTF8.self)
         #expect(text.contains(#""gap":{"lost":"#) && text.contains("No space left on device"))
+    }
+
+    /// Records of one batch go to the queue under one lock, with the trace's health settled
+    /// once; a queue that passes its limit part way through still fails the trace at that
+    /// record: the rest of the batch is counted lost on the loop, what was queued is counted
+    /// lost by the writer thread, and a later probe's gap holds the state after the last of
+    /// them, so the file replays to the daemon's layout.
+    @Test func aBatchThatPassesTheQueueLimitPartWayLosesTheRestAndAGapResumes() throws {
+        let daemon = FakeDaemon()
+        let disk = StallingFileSystem()
+        var options = TraceWriterOptions.syncedRetryingFast()
+        options.queueLimitBytes = 1_000   // about eight event records
+        let sink = try daemon.writer(options, files: disk)
+        try daemon.send(hingeWalk[0], to: sink)
+        try waitUntil("the first record on disk") { sink.durableSeq == 1 }
+
+        // The disk stops answering while the writer thread writes the second record, so the
+        // thread touches nothing else until it is let go.
+        disk.stalled = true
+        defer { disk.stalled = false }   // never leave the writer thread waiting, whatever fails
+        try daemon.send(hingeWalk[1], to: sink)
+        try waitUntil("the writer thread to wait on the disk") { disk.writesWaiting == 1 }
+        // Forty events read 10 us apart: too close together for a probe inside the batch.
+        try daemon.send(batch: Array(hingeWalk[2...41]), to: sink)
+        let failing = try daemon.stats(sink)
+        guard case .number(let lostInBatch)? = failing["lost"] else { Issue.record("no lost count"); return }
+        #expect(lostInBatch > 0 && lostInBatch < 40, "the limit is passed part way through the batch")
+        #expect(failing["state"] == .string("failing"))
+        guard case .string(let error)? = failing["error"] else { Issue.record("no error"); return }
+        #expect(error.contains("bytes behind"))
+        disk.stalled = false
+        try waitUntil("the lost records published as handled") { sink.durableSeq == 42 }
+
+        let extra = try daemon.sendUntilGap(hingeWalk[42..<82], to: sink)
+        // One at a time, each on disk before the next, so the queue stays under its limit.
+        for e in hingeWalk[82...] {
+            try daemon.send(e, to: sink)
+            try waitUntil("the event on disk") { sink.durableSeq == daemon.engine.seq }
+        }
+        sink.close()
+
+        let stats = try daemon.stats(sink)
+        guard case .number(let lost)? = stats["lost"] else { Issue.record("no lost count"); return }
+        #expect(lost >= 40, "the batch's records past the limit, and those queued before it")
+        #expect(stats["state"] == .string("writing"))
+        let paths = try daemon.files()
+        #expect(paths.count == 1)
+        let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: paths[0])!))
+        var cursor = file.cursor()
+        var eventSeqs: [Int] = []
+        var gapSeq: Int?
+        while let traced = try cursor.next() {
+            switch traced.record {
+            case .event(let e): eventSeqs.append(e.seq)
+            case .gap(let g) where gapSeq == nil: gapSeq = g.seq
+            default: break
+            }
+        }
+        // The two records before the batch are in; none of the batch's; events resume past the gap's seq.
+        #expect(Array(eventSeqs.prefix(2)) == [1, 2])
+        #expect(!eventSeqs.contains { (3...42).contains($0) })
+        if let gapSeq {
+            #expect(gapSeq >= 42)
+            #expect(eventSeqs.dropFirst(2).allSatisfy { $0 > gapSeq })
+        } else {
+            Issue.record("no gap record")
+        }
+        let outcome = try TraceReplay.run(file, verify: true)
+        #expect(outcome.divergence == nil)
+        #expect(outcome.engine.digest == daemon.engine.digest)
+        #expect(outcome.eventsApplied + Int(lost) == 2 + 40 + extra + (hingeWalk.count - 82))
     }
 
     @Test func rotationBySizeAndOnRequestStartsFilesThatEachReplayAlone() throws {

@@ -69,12 +69,10 @@ enum BoundedLine {
             p += 2
             return
         }
-        var digits = 1
-        var bound: UInt64 = 10
-        while digits < 20, value >= bound {
-            digits += 1
-            bound &*= 10
-        }
+        // Digits from the bit length (log10 2 is about 1233 / 4096), corrected by one comparison:
+        // counting them up a power of ten at a time was a loop per digit.
+        let log = ((64 - value.leadingZeroBitCount) &* 1233) >> 12
+        let digits = value < powersOfTen[log] ? log : log + 1
         var v = value
         var i = digits
         while v >= 100 {
@@ -92,6 +90,9 @@ enum BoundedLine {
         }
         p += digits
     }
+
+    /// 10^0 to 10^19.
+    private static let powersOfTen: [UInt64] = (0...19).map { (0..<$0).reduce(UInt64(1)) { power, _ in power * 10 } }
 
     /// "00" to "99".
     private static let decimalPairs: StaticString =

@@ -5,29 +5,43 @@ public enum Reply {
     public static let protocolVersion = 1
 
     /// `{"id","ok":true,"seq","changed","digest","latencyUs"}`: the answer to an event with an id.
-    /// The hottest encoder: after the id, everything is written through one pointer
-    /// (`BoundedLine`) and appended in one copy.
+    /// The hottest encoder: written through one pointer (`BoundedLine`) and appended in one
+    /// copy, the id too when it is a whole number (the usual kind), as `appendValue` writes it.
     public static func appendEventAck(id: JSONValue, seq: Int, changed: Bool, digest: UInt64, latencyNs: UInt64,
                                       to out: inout [UInt8]) {
+        if case .number(let n) = id, n >= 0, n < 1e15, n == n.rounded() {
+            // {"id":<15>,"ok":true,…}\n
+            BoundedLine.append(to: &out, atMost: 144) { p in
+                BoundedLine.put("{\"id\":", &p)
+                BoundedLine.putDecimal(UInt64(n), &p)
+                putAckFields(seq: seq, changed: changed, digest: digest, latencyNs: latencyNs, &p)
+            }
+            return
+        }
         appendLiteral("{\"id\":", to: &out)
         appendValue(id, to: &out)
-        // ,"ok":true,"seq":<20>,"changed":false,"digest":"<16>","latencyUs":<20>.<1>}\n
         BoundedLine.append(to: &out, atMost: 120) { p in
-            BoundedLine.put(",\"ok\":true,\"seq\":", &p)
-            BoundedLine.putDecimal(UInt64(max(seq, 0)), &p)
-            BoundedLine.put(changed ? ",\"changed\":true,\"digest\":\"" : ",\"changed\":false,\"digest\":\"", &p)
-            BoundedLine.putHex(digest, &p)
-            BoundedLine.put("\",\"latencyUs\":", &p)
-            // Microseconds with one decimal, rounded half up: 12345 ns is 12.3.
-            let tenths = latencyNs / 100 + (latencyNs % 100 >= 50 ? 1 : 0)
-            BoundedLine.putDecimal(tenths / 10, &p)
-            if tenths % 10 != 0 {
-                p[0] = UInt8(ascii: ".")
-                p[1] = UInt8(48 + tenths % 10)
-                p += 2
-            }
-            BoundedLine.put("}\n", &p)
+            putAckFields(seq: seq, changed: changed, digest: digest, latencyNs: latencyNs, &p)
         }
+    }
+
+    /// `,"ok":true,"seq":<20>,"changed":false,"digest":"<16>","latencyUs":<20>.<1>}\n`: at most 120 bytes.
+    @inline(__always)
+    private static func putAckFields(seq: Int, changed: Bool, digest: UInt64, latencyNs: UInt64, _ p: inout UnsafeMutablePointer<UInt8>) {
+        BoundedLine.put(",\"ok\":true,\"seq\":", &p)
+        BoundedLine.putDecimal(UInt64(max(seq, 0)), &p)
+        BoundedLine.put(changed ? ",\"changed\":true,\"digest\":\"" : ",\"changed\":false,\"digest\":\"", &p)
+        BoundedLine.putHex(digest, &p)
+        BoundedLine.put("\",\"latencyUs\":", &p)
+        // Microseconds with one decimal, rounded half up: 12345 ns is 12.3.
+        let tenths = latencyNs / 100 + (latencyNs % 100 >= 50 ? 1 : 0)
+        BoundedLine.putDecimal(tenths / 10, &p)
+        if tenths % 10 != 0 {
+            p[0] = UInt8(ascii: ".")
+            p[1] = UInt8(48 + tenths % 10)
+            p += 2
+        }
+        BoundedLine.put("}\n", &p)
     }
 
     /// `{"id"?,"line"?,"ts"?,"ok":false,"error":{"code","message","field"?}}`: `line` is the

@@ -80,8 +80,10 @@ public struct DaemonCore {
     public internal(set) var clients: [Int: Client] = [:]
     /// Where in `clients` the client that sent the last line is: a burst's lines all come from
     /// one client, and hashing its number per line cost as much as the rest of the lookup.
-    /// Cleared whenever a client comes or goes (an index outlives only changes of values).
-    private var lastSender: (client: Int, slot: Dictionary<Int, Client>.Index)?
+    /// Cleared whenever a client comes or goes (an index outlives only changes of values). Its
+    /// access level is kept beside it: reading it from the dictionary copied (and destroyed) the
+    /// whole `Client` per line.
+    private var lastSender: (client: Int, slot: Dictionary<Int, Client>.Index, access: AccessLevel)?
     var scheduler: PublishScheduler
     /// The layouts of the settle window, for observations.
     public internal(set) var conformance: ConformanceTracker
@@ -93,9 +95,8 @@ public struct DaemonCore {
     /// `--trace-layouts`: an event that changes the layout hands the trace its layout line.
     public var traceLayouts = false
 
-    /// Events of the open batch: when each was read, for the latency histogram.
-    var batchReadNs: [UInt64] = []
-    /// The same events as the glitch checker takes them (their latency is set when the batch ends).
+    /// Events of the open batch as the glitch checker takes them (their latency is set when
+    /// the batch ends); each one's `t` is when it was read, less `startNs`.
     var batchEvents: [CheckedEvent] = []
     /// The glitch checks over what subscribers are sent: every applied event, every
     /// published layout (docs/glitches.md). Times are ns since the daemon started.
@@ -127,7 +128,6 @@ public struct DaemonCore {
         var options = GlitchOptions()
         options.budgetNs = config.budgetUs * 1000
         glitches = GlitchChecker(options: options, app: engine.app)
-        batchReadNs.reserveCapacity(1024)
         batchEvents.reserveCapacity(1024)
         batchAcks.reserveCapacity(1024)
         for g in glitches.check(layout: engine.layout, seq: engine.seq, t: 0, digest: engine.digest) { stats.glitches[g.kind.index] += 1 }
@@ -212,15 +212,17 @@ public struct DaemonCore {
     public mutating func receive(line: UnsafeRawBufferPointer, from client: Int, readAt readNs: UInt64, now: UInt64,
                                  into out: inout DaemonActions) {
         let slot: Dictionary<Int, Client>.Index
+        let access: AccessLevel
         if let last = lastSender, last.client == client {
             slot = last.slot
+            access = last.access
         } else {
             guard let found = clients.index(forKey: client) else { return }
             slot = found
-            lastSender = (client, found)
+            access = clients.values[found].access
+            lastSender = (client, found, access)
         }
         clients.values[slot].lines += 1
-        let access = clients.values[slot].access
         // The high-rate event goes straight to `apply`: wrapping it in an `Inbound` (as large as
         // any command) and taking it out again cost more than decoding it.
         if let hinge = WireFastPath.hinge(line.bindMemory(to: UInt8.self)) {
@@ -328,7 +330,6 @@ public struct DaemonCore {
             out.log(.notice, "client \(client) replaced the app with \"\(engine.appName)\" at seq \(seq)")
             glitches.use(app: engine.app)
         }
-        batchReadNs.append(readNs)
         batchEvents.append(CheckedEvent(seq: seq, t: readNs &- startNs, event: envelope.event, latencyNs: nil))
         if let id = envelope.id {
             batchAcks.append(Ack(client: client, id: id, seq: seq, changed: changed, digest: digest, readNs: readNs))
@@ -359,35 +360,35 @@ public struct DaemonCore {
         // changes cancel out (a keyboard up and down again) publishes nothing either.
         // The checker sees each event with its latency, then the layout if it is published.
         for i in batchEvents.indices {
-            batchEvents[i].latencyNs = now &- batchReadNs[i]
+            let latency = now &- (batchEvents[i].t &+ startNs)
+            stats.latency.record(latency)
+            batchEvents[i].latencyNs = latency
             report(glitches.check(event: batchEvents[i]), into: &out)
         }
-        batchEvents.removeAll(keepingCapacity: true)
+        let lastReadT = batchEvents.last?.t
+        batchEvents.empty()
         let published = batch.changed && engine.digest != lastPublishedDigest
         if published {
             publish(into: &out)
-            report(glitches.check(layout: engine.layout, seq: engine.seq, t: (batchReadNs.last ?? now) &- startNs, digest: engine.digest),
-                   into: &out)
+            report(glitches.check(layout: engine.layout, seq: engine.seq, t: lastReadT ?? (now &- startNs), digest: engine.digest), into: &out)
             stats.publishes += 1
         }
         // The events' records carry their latency, so they come before the batch record.
-        if tracing, !batchReadNs.isEmpty { out.append(.record(.queued(tNs: now))) }
+        if tracing, lastReadT != nil { out.append(.record(.queued(tNs: now))) }
         if published, batch.events > 1 {
             stats.batches += 1
             stats.batchedEvents += UInt64(batch.events)
             if tracing { out.append(.record(.batch(firstSeq: batch.firstSeq, lastSeq: batch.lastSeq))) }
         }
         if tracing { out.append(.flushTrace) }
-        for r in batchReadNs { stats.latency.record(now &- r) }
-        batchReadNs.removeAll(keepingCapacity: true)
         // The replies are the batch's last writes: on one core, the client they wake finds
         // the loop with nothing left to do but wait (work after the write measured no faster).
         if acksWaitForDisk {
             heldAcks.append(contentsOf: batchAcks)
         } else {
-            sendAcks(batchAcks[...], at: now, into: &out)
+            DaemonCore.sendAcks(batchAcks[...], clients: clients, lastSender: lastSender?.client, at: now, into: &out)
         }
-        batchAcks.removeAll(keepingCapacity: true)
+        batchAcks.empty()
     }
 
     /// The trace's records up to `seq` are on disk (or counted lost): their replies go out.
@@ -398,7 +399,7 @@ public struct DaemonCore {
         guard !heldAcks.isEmpty else { return }
         let ready = heldAcks.prefix { $0.seq <= durableSeq && ($0.held?.observations ?? 0) <= durableObservations }
         guard !ready.isEmpty else { return }
-        sendAcks(ready, at: now, into: &out)
+        DaemonCore.sendAcks(ready, clients: clients, lastSender: lastSender?.client, at: now, into: &out)
         heldAcks.removeFirst(ready.count)
     }
 
@@ -417,22 +418,25 @@ public struct DaemonCore {
         out.bytes.removeSubrange(start...)
     }
 
-    /// Each client's replies in one write, clients in the order of their first reply.
-    func sendAcks(_ acks: ArraySlice<Ack>, at now: UInt64, into out: inout DaemonActions) {
+    /// Each client's replies in one write, clients in the order of their first reply (to those
+    /// still in `clients`; `lastSender` is known to be, without a lookup). Static: a method of
+    /// the core, called from a mutating one, copied the whole core per batch.
+    static func sendAcks(_ acks: ArraySlice<Ack>, clients: [Int: Client], lastSender: Int?, at now: UInt64, into out: inout DaemonActions) {
         guard let first = acks.first else { return }
         if acks.allSatisfy({ $0.client == first.client }) {
-            appendAcks(acks, for: first.client, at: now, into: &out)
+            appendAcks(acks, for: first.client, clients: clients, lastSender: lastSender, at: now, into: &out)
             return
         }
         var done: [Int] = []
         for ack in acks where !done.contains(ack.client) {
             done.append(ack.client)
-            appendAcks(acks, for: ack.client, at: now, into: &out)
+            appendAcks(acks, for: ack.client, clients: clients, lastSender: lastSender, at: now, into: &out)
         }
     }
 
-    private func appendAcks(_ acks: ArraySlice<Ack>, for client: Int, at now: UInt64, into out: inout DaemonActions) {
-        guard clients.index(forKey: client) != nil else { return }
+    private static func appendAcks(_ acks: ArraySlice<Ack>, for client: Int, clients: [Int: Client], lastSender: Int?, at now: UInt64,
+                                   into out: inout DaemonActions) {
+        guard client == lastSender || clients.index(forKey: client) != nil else { return }
         let start = out.bytes.count
         for ack in acks where ack.client == client {
             if let held = ack.held {

@@ -31,7 +31,9 @@ public final class TraceWriter: TraceSink {
     private let origin: UInt64
     private let startSeconds: Int
     private let pid: Int32
-    private var part = 0
+    /// The file's number in the run (0 first): it moves on when the loop rotates or the
+    /// writer thread begins a file after a gap (`TraceQueue.part`).
+    @exclusivity(unchecked) private var part = 0
     @exclusivity(unchecked) private var fileBytes: UInt64
     private var fileStartT: UInt64 = 0
     /// The engine as the daemon last handed it (at start, load and reopen, and after a batch
@@ -142,10 +144,14 @@ public final class TraceWriter: TraceSink {
     public var recordsLayouts: Bool { options.layouts }
 
     /// The engine after these events is copied into `state` only when something will read
-    /// it: a gap record (while the trace is failing, before the records, as a probe among
+    /// it: a gap record (while the trace is failing, before the records, as a probe after
     /// them holds it) or a rotation's header.
+    ///
+    /// The whole batch is handed over under one lock, with the trace's health settled once
+    /// (and again only if the queue passes its limit part way): each record costs its encoding
+    /// into the queue's tail, and nothing else.
     public func eventsQueued(atNs queuedNs: UInt64, state engineNow: () -> Engine) {
-        guard let last = stagedEvents.last else { return }
+        guard let last = stagedEvents.last, let first = stagedEvents.first else { return }
         var refreshed = false
         func refreshState() {
             guard !refreshed else { return }
@@ -153,29 +159,60 @@ public final class TraceWriter: TraceSink {
             refreshed = true
         }
         if !health.isWriting { refreshState() }
-        for e in stagedEvents {
-            let t = time(e.tNs)
-            append(t: t, seq: e.seq) { out in
-                staged[e.line].withUnsafeBytes { line in
-                    TraceEncoding.appendEvent(seq: e.seq, t: t, client: e.client, event: line, digest: e.digest,
-                                              latencyNs: queuedNs >= e.tNs ? queuedNs - e.tNs : 0, to: &out)
+        var outcome = HandOff()
+        let lastT = time(last.tNs)
+        let queue = self.queue
+        queue.condition.lock()
+        var kept = 0
+        if admit(queue, t: time(first.tNs), &outcome) {
+            // Encoded into a local buffer swapped with the tail: appends to a local skip the
+            // class property's access on every token.
+            var tail: [UInt8] = []
+            swap(&tail, &queue.tail)
+            let before = tail.count
+            stagedEvents.withUnsafeBufferPointer { events in
+                staged.withUnsafeBytes { lines in
+                    for e in events {
+                        let t = time(e.tNs)
+                        // Only the queue passing its limit can change the trace's health while the lock is held.
+                        if queue.queuedBytes > options.queueLimitBytes, !queue.failing, !admit(queue, t: t, &outcome) { break }
+                        let start = tail.count
+                        TraceEncoding.appendEvent(seq: e.seq, t: t, client: e.client, event: UnsafeRawBufferPointer(rebasing: lines[e.line]),
+                                                  digest: e.digest, latencyNs: queuedNs >= e.tNs ? queuedNs - e.tNs : 0, to: &tail)
+                        if !e.layout.isEmpty { tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: lines[e.layout])) }
+                        queue.queuedBytes += tail.count - start
+                        kept += 1
+                    }
                 }
-                out.append(contentsOf: staged[e.layout])
             }
+            let added = tail.count - before
+            swap(&tail, &queue.tail)
+            queue.tailRecords += kept
+            fileBytes += UInt64(added)
+            wakeWriterIfDue(queue)
         }
-        staged.removeAll(keepingCapacity: staged.capacity <= 1 << 20)
-        stagedEvents.removeAll(keepingCapacity: true)
+        let lost = stagedEvents.count - kept
+        if lost > 0 {
+            queue.lostTotal += UInt64(lost)
+            queue.lostSinceGood += lost
+        }
+        queue.encodedSeq = last.seq
+        outcome.probe = probeDue(t: lastT)
+        queue.condition.unlock()
+        // Staged lines are named by range, so they may stay a while: emptying the buffer per batch cost ~80 instructions.
+        if staged.count > TraceWriter.stagedBytesKept { staged.removeAll(keepingCapacity: staged.capacity <= 1 << 20) }
+        stagedEvents.empty()
         // The trace began failing in these records: a later probe's gap holds the state after them.
         if !health.isWriting { refreshState() }
+        if outcome.calledFor { report(outcome, t: lastT) }
         // Rotations wait for the events' records, so a new file's header holds the state after the last of them.
         // A file begun by a command may carry a t later than events read in the same chunk.
-        let t = time(last.tNs)
-        if options.rotateSeconds > 0, t > fileStartT, t - fileStartT >= options.rotateSeconds * 1_000_000_000 {
+        if options.rotateSeconds > 0, lastT > fileStartT, lastT - fileStartT >= options.rotateSeconds * 1_000_000_000 {
             refreshState()
-            rotate(reason: "time", t: t)
+            rotate(reason: "time", t: lastT)
         } else if options.rotateBytes > 0, fileBytes >= options.rotateBytes {
             refreshState()
-            rotate(reason: "size", t: t)
+            rotate(reason: "size", t: lastT)
         }
     }
 
@@ -208,6 +245,9 @@ public final class TraceWriter: TraceSink {
     /// How long the writer gathers records before writing them (not under --fsync always):
     /// at most this much is lost to a kill -9, beyond what was being written.
     static let gatherSeconds = 0.005
+
+    /// Staged bytes past which the staging buffer is emptied after a batch (it is reused until then).
+    static let stagedBytesKept = 32 * 1024
 
     /// Queued bytes past which a record wakes the writer without waiting for a flush point.
     static let eagerWakeBytes = 256 << 10
@@ -272,61 +312,96 @@ public final class TraceWriter: TraceSink {
 
     // MARK: Loop side
 
-    /// Encodes a record into the queue, unless the trace is failing, in which case it is counted lost.
-    private func append(t: UInt64, seq: Int? = nil, observation: Bool = false, _ encode: (inout [UInt8]) -> Void) {
+    /// What a hand-off found under the lock, acted on after it.
+    private struct HandOff {
+        /// The trace began failing: why (logged once).
+        var failure: String?
+        /// The trace is writing again after this many lost records (logged).
+        var recovered: Int?
+        /// A probe is due: it carries `state` to the writer.
         var probe = false
-        var keep = true
-        var logFailure: String?
-        var logRecovery: Int?
-        queue.withLock { q in
-            if q.path != path { path = q.path; part += 1 }
-            if q.queuedBytes > options.queueLimitBytes, !q.failing {
-                q.fail("the writer thread is \(q.queuedBytes) bytes behind")
+
+        /// Whether `report` has anything to do.
+        var calledFor: Bool { failure != nil || recovered != nil || probe }
+    }
+
+    /// Encodes one record (not an event's: those go in batches, `eventsQueued`) into the
+    /// queue, unless the trace is failing, in which case it is counted lost.
+    private func append(t: UInt64, seq: Int? = nil, observation: Bool = false, _ encode: (inout [UInt8]) -> Void) {
+        var outcome = HandOff()
+        queue.condition.lock()
+        if admit(queue, t: t, &outcome) {
+            let before = queue.tail.count
+            encode(&queue.tail)
+            let added = queue.tail.count - before
+            queue.tailRecords += 1
+            queue.queuedBytes += added
+            fileBytes += UInt64(added)
+            wakeWriterIfDue(queue)
+        } else {
+            queue.lostTotal += 1
+            queue.lostSinceGood += 1
+        }
+        if let seq { queue.encodedSeq = seq }
+        if observation { queue.encodedObservations += 1 }
+        outcome.probe = probeDue(t: t)
+        queue.condition.unlock()
+        report(outcome, t: t)
+    }
+
+    /// Under the queue's lock: settles the trace's health with what the writer thread
+    /// reported (and fails it if the queue is past its limit), and says whether records go
+    /// into the queue now (else they are counted lost). Once per batch of events.
+    private func admit(_ q: TraceQueue, t: UInt64, _ outcome: inout HandOff) -> Bool {
+        if q.part != part { part = q.part; path = q.path }
+        if q.queuedBytes > options.queueLimitBytes, !q.failing {
+            q.fail("the writer thread is \(q.queuedBytes) bytes behind")
+        }
+        switch health {
+        case .writing:
+            if q.failing {
+                health = .failing(epoch: q.failureEpoch, lastProbeT: t)
+                outcome.failure = q.failureReason
             }
-            switch health {
-            case .writing:
-                if q.failing {
-                    health = .failing(epoch: q.failureEpoch, lastProbeT: t)
-                    logFailure = q.failureReason
-                }
-            case .failing(_, let lastProbeT):
-                if t &- lastProbeT >= options.retryMs * 1_000_000 { probe = true }
-            case .probing(let epoch):
-                if !q.failing {
-                    health = .writing
-                    logRecovery = q.lostAtRecovery
-                } else if q.failureEpoch != epoch {
-                    health = .failing(epoch: q.failureEpoch, lastProbeT: t)
-                }
-            }
-            if let seq { q.encodedSeq = seq }
-            if observation { q.encodedObservations += 1 }
-            if case .failing = health {
-                q.lostTotal += 1
-                q.lostSinceGood += 1
-                keep = false
-            }
-            if keep {
-                let before = q.tail.count
-                encode(&q.tail)
-                q.tailRecords += 1
-                let added = q.tail.count - before
-                q.queuedBytes += added
-                fileBytes += UInt64(added)
-                // Under --fsync always the writer is woken at flush points, where replies wait for it;
-                // otherwise by the first record it finds waiting, and then it gathers for a moment.
-                if q.writerWaiting, options.fsync != .always || q.tail.count >= TraceWriter.eagerWakeBytes {
-                    q.condition.signal()
-                }
+        case .failing:
+            break
+        case .probing(let epoch):
+            if !q.failing {
+                health = .writing
+                outcome.recovered = q.lostAtRecovery
+            } else if q.failureEpoch != epoch {
+                health = .failing(epoch: q.failureEpoch, lastProbeT: t)
             }
         }
-        if let reason = logFailure {
-            context.log.error("trace: cannot write \(path): \(reason); serving on, counting lost records in stats")
+        if case .failing = health { return false }
+        return true
+    }
+
+    /// Whether the trace has been failing without a probe for `retryMs`: the records
+    /// up to `t` are counted lost, so a probe now holds the state after them.
+    private func probeDue(t: UInt64) -> Bool {
+        guard case .failing(_, let lastProbeT) = health else { return false }
+        return t &- lastProbeT >= options.retryMs * 1_000_000
+    }
+
+    /// Under the queue's lock, after records went in. Under --fsync always the writer is woken
+    /// at flush points, where replies wait for it; otherwise by the first record it finds
+    /// waiting, and then it gathers for a moment.
+    private func wakeWriterIfDue(_ q: TraceQueue) {
+        if q.writerWaiting, options.fsync != .always || q.tail.count >= TraceWriter.eagerWakeBytes {
+            q.condition.signal()
         }
-        if let lost = logRecovery {
+    }
+
+    /// After the lock: the log lines and the probe a hand-off called for.
+    private func report(_ outcome: HandOff, t: UInt64) {
+        if let lost = outcome.recovered {
             context.log.notice("trace: writing again to \(path); \(lost) records lost, marked by a gap record")
         }
-        if probe {
+        if let reason = outcome.failure {
+            context.log.error("trace: cannot write \(path): \(reason); serving on, counting lost records in stats")
+        }
+        if outcome.probe {
             let engine = state
             let nextPath = "\(directory)/\(TraceFileName.make(startSeconds: startSeconds, pid: pid, part: part + 1))"
             queue.withLock { q in
@@ -349,6 +424,7 @@ public final class TraceWriter: TraceSink {
         queue.withLock { q in
             q.enqueue(.open(path: newPath, header: header, index: index, engine: engine, t: t))
             q.path = newPath
+            q.part = part
             // A new file while failing is a probe: it marks the gap if it opens, and records go after it.
             if case .writing = health {} else { health = .probing(epoch: q.failureEpoch) }
         }
@@ -380,6 +456,8 @@ final class TraceQueue: @unchecked Sendable {
     var finished = false
 
     @exclusivity(unchecked) var path: String
+    /// `path`'s number in the run: the loop compares it per batch, where comparing paths cost more.
+    @exclusivity(unchecked) var part = 0
     @exclusivity(unchecked) var failing = false
     var failureEpoch = 0
     var failureReason = ""
@@ -565,7 +643,12 @@ final class TraceWriterThread: @unchecked Sendable {
                 let part = Int(newPath.split(separator: "-").last?.split(separator: ".").first ?? "0") ?? 0
                 let lines = headerFor(engine, t, "gap", part, newPath)
                 open(path: newPath, header: lines.header, index: lines.index, engine: engine, t: t)
-                if fd >= 0 { queue.withLock { $0.path = newPath } }
+                if fd >= 0 {
+                    queue.withLock { q in
+                        q.path = newPath
+                        q.part = part
+                    }
+                }
                 return
             }
             markGap(engine: engine, t: t)
