@@ -96,11 +96,15 @@ public final class Daemon {
     public func run() throws(StartupError) {
         signal(SIGPIPE, SIG_IGN)
         signal(SIGXFSZ, SIG_IGN)  // past RLIMIT_FSIZE (LimitFSIZE=) a trace write fails like a full disk instead of killing us
-        // A parent may have left these blocked (a test runner, a supervisor); they stop the daemon.
+        // The socket accepts clients before the loop's signal handlers are in: until they are,
+        // these signals stay blocked (pending), so one sent by a client that has just connected
+        // is handled by the loop instead of meeting its default action (ending the daemon).
+        // They are unblocked below, also when a parent left them blocked (a test runner, a
+        // supervisor). The trace writer thread, started meanwhile, keeps them blocked: they go to the loop.
         var handled = sigset_t()
         sigemptyset(&handled)
         for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handled, s) }
-        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+        pthread_sigmask(SIG_BLOCK, &handled, nil)
         uv_loop_init(loop)
         log.attach(loop: loop)
         defer {
@@ -108,7 +112,10 @@ public final class Daemon {
             uv_run(loop, UV_RUN_NOWAIT)  // the log handle's close callback
             uv_loop_close(loop)
         }
-        try listen()
+        do { try listen() } catch {
+            pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+            throw error
+        }
         core.config.socketActivated = activated
 
         if options.trace, let factory = traceFactory {
@@ -139,6 +146,7 @@ public final class Daemon {
             self.endIteration()
             self.reopenTrace(reason: "SIGHUP")
         })
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         check = UVCheck(loop: loop) { [unowned self] in self.endIteration() }
 
         if let ms = NotifyMessage.watchdogIntervalMs(environment: environment, pid: getpid()) {
