@@ -29,28 +29,33 @@ extension Layout {
     }
 }
 
-/// Encodes layouts, re-encoding only what changed since the layout it encoded last: each
-/// top-level member and each bar whose value equals the last one's is copied from the last
-/// body; the rest is written anew. One event usually moves one bar or one region, so the
-/// rest of the body is a copy. A fresh encoder writes everything, which is what
+/// Encodes layouts, re-encoding only what changed since the layout it encoded last. Each
+/// top-level member and each bar of the last body is a slot: its bytes, and where each of
+/// its layout numbers (the geometry) begins and ends. A member or bar whose shape (all but
+/// its numbers) equals the last one's is patched: the last bytes are copied and only the
+/// numbers that changed are written in between, so a bar that moved (the bottom bars over
+/// the keyboard: every item's y changes) costs a few copies and numbers, with no quoting.
+/// What changed shape is written anew. A fresh encoder writes everything, which is what
 /// `Layout.encodeBody` (and so `Engine.fromScratch`) does: the property tests compare the two.
 struct LayoutEncoder: Sendable {
-    /// The layout encoded last (`hasLast`), kept non-optional so that comparing with it
-    /// reads it in place (binding an optional copied the whole layout for each comparison).
-    private var last = LayoutEncoder.nothing
-    private var hasLast = false
-    private var lastBody: [UInt8] = []
+    /// The last layout, its bytes and its numbers' places; shared by copies of the encoder
+    /// until one of them encodes.
+    private var storage = EncoderStorage()
     /// Where each member (`Member`, in order, without the comma before it) and each bar of
-    /// `last` is in `lastBody`.
-    private var memberRanges: [Range<Int>] = []
-    private var barRanges: [Range<Int>] = []
-    /// The next encoding's ranges, written while the last ones are read, then swapped in:
+    /// the last layout is in the last body.
+    private var memberSlots: [Slot] = []
+    private var barSlots: [Slot] = []
+    /// The next encoding's slots, written while the last ones are read, then swapped in:
     /// no arrays allocated per encoding.
-    private var nextMemberRanges: [Range<Int>] = []
-    private var nextBarRanges: [Range<Int>] = []
-    /// The writer's storage, kept from one encoding to the next (a copy of the encoder
-    /// that encodes gets storage of its own).
-    private var scratch = WriterStorage(capacity: 4096)
+    private var nextMemberSlots: [Slot] = []
+    private var nextBarSlots: [Slot] = []
+
+    /// A member's or a bar's bytes in a body, and the index of its first number's mark.
+    struct Slot {
+        var start: Int
+        var end: Int
+        var firstMark: Int
+    }
 
     /// The top-level members, in their canonical order.
     enum Member: Int, CaseIterable {
@@ -61,102 +66,235 @@ struct LayoutEncoder: Sendable {
         static let ordered = Member.allCases
     }
 
-    private static let nothing = Layout(
-        device: DeviceInfo(pose: .closed, display: .outer, orientation: .portrait, layoutDirection: .ltr, width: 0, height: 0,
-                           sizeClass: SizeClassPair(horizontal: .compact, vertical: .compact), window: .zero),
-        barAxis: .horizontal, verticalBarEdge: nil, verticalBarSide: nil, safeArea: Insets(), layoutMargins: Insets(),
-        regions: [], bars: [], columns: [], sheet: nil, inspector: nil, custom: [], floating: [], diagnostics: [])
-
     mutating func encode(_ layout: Layout) -> [UInt8] {
-        if !isKnownUniquelyReferenced(&scratch) { scratch = WriterStorage(capacity: scratch.capacity) }
-        var w = RawWriter(storage: scratch.base, capacity: scratch.capacity)
-        defer { scratch.adopt(w) }
-        var members = nextMemberRanges, bars = nextBarRanges
-        nextMemberRanges = []
-        nextBarRanges = []
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        let kept = storage
+        var w = kept.writer()
+        var members = nextMemberSlots, bars = nextBarSlots
+        nextMemberSlots = []
+        nextBarSlots = []
         members.removeAll(keepingCapacity: true)
         bars.removeAll(keepingCapacity: true)
+        let last = UnsafePointer(kept.last)
+        var patch = Patch(old: kept.lastBytes, oldMarks: kept.lastMarks)
         for member in Member.ordered {
             if member != .device { w.byte(UInt8(ascii: ",")) }
-            let start = w.count
+            let start = w.count, firstMark = w.markCount
             if member == .bars {
                 w.literal(#""bars":["#)
                 // Through buffer pointers: reading bars out of the arrays copied each one (and
                 // retained its strings and arrays) to compare or write it.
-                let oldBars = hasLast ? last.bars : []
                 layout.bars.withUnsafeBufferPointer { newBars in
-                    oldBars.withUnsafeBufferPointer { oldBars in
+                    (kept.hasLast ? last.pointee.bars : []).withUnsafeBufferPointer { oldBars in
                         for i in newBars.indices {
                             if i > 0 { w.byte(UInt8(ascii: ",")) }
-                            let barStart = w.count
+                            let barStart = w.count, barMark = w.markCount
                             let bar = newBars.baseAddress! + i
-                            if let j = LayoutEncoder.sameBar(as: bar, at: i, in: oldBars) {
-                                w.copy(lastBody, barRanges[j])
+                            if let j = LayoutEncoder.match(bar, at: i, in: oldBars), Bar.sameShape(oldBars.baseAddress! + j, bar) {
+                                patch.begin(barSlots[j])
+                                Bar.patch(oldBars.baseAddress! + j, bar, &patch, &w)
+                                patch.finish(&w)
                             } else {
                                 bar.pointee.write(&w)
                             }
-                            bars.append(barStart..<w.count)
+                            bars.append(Slot(start: barStart, end: w.count, firstMark: barMark))
                         }
                     }
                 }
                 w.byte(UInt8(ascii: "]"))
-            } else if hasLast, member.same(layout, last) {
-                w.copy(lastBody, memberRanges[member.rawValue])
+            } else if kept.hasLast, member.sameShape(layout, last) {
+                patch.begin(memberSlots[member.rawValue])
+                member.patch(last, layout, &patch, &w)
+                patch.finish(&w)
             } else {
                 layout.write(member, &w)
             }
-            members.append(start..<w.count)
+            members.append(Slot(start: start, end: w.count, firstMark: firstMark))
         }
         let body = w.array()
-        last = layout
-        hasLast = true
-        lastBody = body
-        nextMemberRanges = memberRanges
-        nextBarRanges = barRanges
-        memberRanges = members
-        barRanges = bars
+        kept.keep(w, of: layout)
+        nextMemberSlots = memberSlots
+        nextBarSlots = barSlots
+        memberSlots = members
+        barSlots = bars
         return body
     }
 
-    /// Which of the last layout's bars equals this one: the one at the same position, or
-    /// the one with the same id.
-    private static func sameBar(as bar: UnsafePointer<Bar>, at i: Int, in old: UnsafeBufferPointer<Bar>) -> Int? {
+    /// Which of the last layout's bars this one continues: the one at the same position
+    /// if it has the same id, else the one with the same id.
+    private static func match(_ bar: UnsafePointer<Bar>, at i: Int, in old: UnsafeBufferPointer<Bar>) -> Int? {
         guard let first = old.baseAddress else { return nil }
-        if i < old.count, (first + i).pointee.sameContent(as: bar) { return i }
-        for j in old.indices where (first + j).pointee.id == bar.pointee.id {
-            return (first + j).pointee.sameContent(as: bar) ? j : nil
-        }
+        if i < old.count, (first + i).pointee.id == bar.pointee.id { return i }
+        for j in old.indices where (first + j).pointee.id == bar.pointee.id { return j }
         return nil
     }
 }
 
+/// Rewrites a slot of the last body into the writer: copies its bytes and carries its
+/// numbers' marks (shifted to where they land) up to each number that changed, writes that
+/// number, and goes on after its old text. Numbers are visited in the order they were
+/// written; equal numbers print equal text (0 and -0 both print 0; NaN is never equal, so
+/// it is written again).
+struct Patch {
+    private let old: UnsafePointer<UInt8>
+    private let oldMarks: UnsafePointer<Int>
+    /// The first old byte not yet copied, and where the slot ends.
+    private var cursor = 0, end = 0
+    /// The next old number's mark, and the first one not yet carried to the new marks.
+    private var mark = 0, pending = 0
+
+    init(old: UnsafePointer<UInt8>, oldMarks: UnsafePointer<Int>) {
+        self.old = old
+        self.oldMarks = oldMarks
+    }
+
+    mutating func begin(_ slot: LayoutEncoder.Slot) {
+        cursor = slot.start
+        end = slot.end
+        mark = slot.firstMark
+        pending = slot.firstMark
+    }
+
+    @inline(__always) mutating func number(_ was: Double, _ now: Double, _ w: inout RawWriter) {
+        if was != now { rewrite(now, &w) }
+        mark += 2
+    }
+
+    @inline(__always) mutating func rect(_ was: Rect, _ now: Rect, _ w: inout RawWriter) {
+        number(was.x, now.x, &w)
+        number(was.y, now.y, &w)
+        number(was.w, now.w, &w)
+        number(was.h, now.h, &w)
+    }
+
+    @inline(__always) mutating func insets(_ was: Insets, _ now: Insets, _ w: inout RawWriter) {
+        number(was.top, now.top, &w)
+        number(was.leading, now.leading, &w)
+        number(was.bottom, now.bottom, &w)
+        number(was.trailing, now.trailing, &w)
+    }
+
+    /// Numbers known to be unchanged (their values are the same storage).
+    mutating func skip(numbers n: Int) { mark += 2 * n }
+
+    private mutating func rewrite(_ now: Double, _ w: inout RawWriter) {
+        carry(upTo: oldMarks[mark], &w)
+        w.centi(now)
+        cursor = oldMarks[mark + 1]
+        pending = mark + 2
+    }
+
+    private mutating func carry(upTo stop: Int, _ w: inout RawWriter) {
+        w.carryMarks(oldMarks + pending, count: mark - pending, shift: w.count - cursor)
+        w.raw(old + cursor, stop - cursor)
+    }
+
+    mutating func finish(_ w: inout RawWriter) { carry(upTo: end, &w) }
+}
+
 extension Bar {
-    /// `==`, field by field, reading the other bar in place: the synthesized `==`, inlined
-    /// in the encoder, copied both bars (retaining their strings and arrays) to compare them.
-    func sameContent(as o: UnsafePointer<Bar>) -> Bool {
-        id == o.pointee.id && frame == o.pointee.frame && items == o.pointee.items && overflow == o.pointee.overflow
-            && background == o.pointee.background && container == o.pointee.container && role == o.pointee.role
-            && axis == o.pointee.axis && edge == o.pointee.edge && tabBar == o.pointee.tabBar
+    /// Equal but for frames (the bar's and its items'): `Bar.patch` writes those. Fields
+    /// listed by hand, read in place (the synthesized `==` copied both bars to compare).
+    static func sameShape(_ a: UnsafePointer<Bar>, _ b: UnsafePointer<Bar>) -> Bool {
+        a.pointee.id == b.pointee.id && a.pointee.container == b.pointee.container && a.pointee.role == b.pointee.role
+            && a.pointee.axis == b.pointee.axis && a.pointee.edge == b.pointee.edge && a.pointee.background == b.pointee.background
+            && a.pointee.tabBar == b.pointee.tabBar && a.pointee.overflow == b.pointee.overflow
+            && eachPair(a.pointee.items, b.pointee.items) { x, y in
+                x.pointee.id == y.pointee.id && x.pointee.shows == y.pointee.shows && x.pointee.badge == y.pointee.badge
+                    && x.pointee.tabs == y.pointee.tabs
+            }
+    }
+
+    /// The numbers of a bar of the same shape, in the order `write` writes them.
+    static func patch(_ was: UnsafePointer<Bar>, _ now: UnsafePointer<Bar>, _ p: inout Patch, _ w: inout RawWriter) {
+        p.rect(was.pointee.frame, now.pointee.frame, &w)
+        pairs(was.pointee.items, now.pointee.items, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+    }
+}
+
+/// Whether two arrays have the same count and `same` holds for each pair, read in place;
+/// true at once for the same storage (what the builder reused).
+@inline(__always)
+private func eachPair<T>(_ a: [T], _ b: [T], _ same: (UnsafePointer<T>, UnsafePointer<T>) -> Bool) -> Bool {
+    a.withUnsafeBufferPointer { x in
+        b.withUnsafeBufferPointer { y in
+            guard x.count == y.count else { return false }
+            guard x.baseAddress != y.baseAddress, let xs = x.baseAddress, let ys = y.baseAddress else { return true }
+            for i in 0..<x.count where !same(xs + i, ys + i) { return false }
+            return true
+        }
+    }
+}
+
+/// Patches the numbers of each pair of elements of two arrays of the same shape (four per
+/// element); the same storage holds the same numbers.
+@inline(__always)
+private func pairs<T>(_ a: [T], _ b: [T], _ p: inout Patch, _ numbers: (UnsafePointer<T>, UnsafePointer<T>, inout Patch) -> Void) {
+    a.withUnsafeBufferPointer { x in
+        b.withUnsafeBufferPointer { y in
+            guard x.baseAddress != y.baseAddress, let xs = x.baseAddress, let ys = y.baseAddress else {
+                p.skip(numbers: 4 * x.count)
+                return
+            }
+            for i in 0..<x.count { numbers(xs + i, ys + i, &p) }
+        }
     }
 }
 
 extension LayoutEncoder.Member {
-    func same(_ a: borrowing Layout, _ b: borrowing Layout) -> Bool {
+    /// Equal but for numbers, which `patch` writes.
+    func sameShape(_ a: borrowing Layout, _ old: UnsafePointer<Layout>) -> Bool {
         switch self {
-        case .device: a.device == b.device
-        case .barAxis: a.barAxis == b.barAxis
-        case .verticalBarEdge: a.verticalBarEdge == b.verticalBarEdge
-        case .verticalBarSide: a.verticalBarSide == b.verticalBarSide
-        case .safeArea: a.safeArea == b.safeArea
-        case .layoutMargins: a.layoutMargins == b.layoutMargins
-        case .regions: a.regions == b.regions
-        case .bars: a.bars == b.bars
-        case .columns: a.columns == b.columns
-        case .sheet: a.sheet == b.sheet
-        case .inspector: a.inspector == b.inspector
-        case .custom: a.custom == b.custom
-        case .floating: a.floating == b.floating
-        case .diagnostics: a.diagnostics == b.diagnostics
+        case .device:
+            a.device.pose == old.pointee.device.pose && a.device.display == old.pointee.device.display && a.device.orientation == old.pointee.device.orientation
+                && a.device.layoutDirection == old.pointee.device.layoutDirection && a.device.sizeClass == old.pointee.device.sizeClass
+        case .barAxis: a.barAxis == old.pointee.barAxis
+        case .verticalBarEdge: a.verticalBarEdge == old.pointee.verticalBarEdge
+        case .verticalBarSide: a.verticalBarSide == old.pointee.verticalBarSide
+        case .safeArea, .layoutMargins: true
+        case .regions: eachPair(a.regions, old.pointee.regions) { $0.pointee.kind == $1.pointee.kind }
+        case .bars: false
+        case .columns:
+            eachPair(a.columns, old.pointee.columns) { x, y in
+                x.pointee.id == y.pointee.id && x.pointee.sizeClass == y.pointee.sizeClass && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge
+            }
+        case .sheet:
+            switch (a.sheet, old.pointee.sheet) {
+            case (nil, nil): true
+            case let (x?, y?): x.id == y.id && x.placement == y.placement && x.axis == y.axis
+            default: false
+            }
+        case .inspector:
+            switch (a.inspector, old.pointee.inspector) {
+            case (nil, nil): true
+            case let (x?, y?): x.presentation == y.presentation
+            default: false
+            }
+        case .custom:
+            eachPair(a.custom, old.pointee.custom) { x, y in
+                x.pointee.id == y.pointee.id && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge && x.pointee.collides == y.pointee.collides
+            }
+        case .floating: eachPair(a.floating, old.pointee.floating) { $0.pointee.id == $1.pointee.id }
+        case .diagnostics: a.diagnostics == old.pointee.diagnostics
+        }
+    }
+
+    /// The numbers of a member of the same shape, in the order `Layout.write` writes them.
+    func patch(_ old: UnsafePointer<Layout>, _ now: borrowing Layout, _ p: inout Patch, _ w: inout RawWriter) {
+        switch self {
+        case .device:
+            p.number(old.pointee.device.width, now.device.width, &w)
+            p.number(old.pointee.device.height, now.device.height, &w)
+            p.rect(old.pointee.device.window, now.device.window, &w)
+        case .safeArea: p.insets(old.pointee.safeArea, now.safeArea, &w)
+        case .layoutMargins: p.insets(old.pointee.layoutMargins, now.layoutMargins, &w)
+        case .regions: pairs(old.pointee.regions, now.regions, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+        case .columns: pairs(old.pointee.columns, now.columns, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+        case .sheet: if let x = old.pointee.sheet, let y = now.sheet { p.rect(x.frame, y.frame, &w) }
+        case .inspector: if let x = old.pointee.inspector, let y = now.inspector { p.rect(x.frame, y.frame, &w) }
+        case .custom: pairs(old.pointee.custom, now.custom, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+        case .floating: pairs(old.pointee.floating, now.floating, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+        case .barAxis, .verticalBarEdge, .verticalBarSide, .bars, .diagnostics: break
         }
     }
 }
@@ -258,17 +396,7 @@ extension Rect {
 }
 
 extension Insets {
-    fileprivate func write(_ w: inout RawWriter) {
-        w.reserve(4 * RawWriter.centiRoom + 42)
-        w.advance { p in
-            var p = RawWriter.putLiteral(#"{"top":"#, at: p); p = RawWriter.putCenti(top, at: p)
-            p = RawWriter.putLiteral(#","leading":"#, at: p); p = RawWriter.putCenti(leading, at: p)
-            p = RawWriter.putLiteral(#","bottom":"#, at: p); p = RawWriter.putCenti(bottom, at: p)
-            p = RawWriter.putLiteral(#","trailing":"#, at: p); p = RawWriter.putCenti(trailing, at: p)
-            p.pointee = UInt8(ascii: "}")
-            return p + 1
-        }
-    }
+    fileprivate func write(_ w: inout RawWriter) { w.insets(self) }
 }
 
 extension SizeClassPair {
@@ -322,41 +450,110 @@ extension Bar {
     }
 }
 
-/// Storage a `RawWriter` writes into, kept across encodings by `LayoutEncoder`.
-final class WriterStorage: @unchecked Sendable {
-    private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var capacity: Int
+/// What a `LayoutEncoder` keeps from one encoding to the next: the last layout, its bytes
+/// and its numbers' marks, and the buffers the next encoding writes into (the two pairs of
+/// buffers swap after each encoding: nothing is allocated per encoding but the body).
+final class EncoderStorage: @unchecked Sendable {
+    private var bytes: UnsafeMutablePointer<UInt8>
+    private var byteCapacity: Int
+    private var marks: UnsafeMutablePointer<Int>
+    private var markCapacity: Int
+    private(set) var lastBytes: UnsafeMutablePointer<UInt8>
+    private var lastByteCapacity: Int
+    private var lastByteCount = 0
+    private(set) var lastMarks: UnsafeMutablePointer<Int>
+    private var lastMarkCapacity: Int
+    private var lastMarkCount = 0
+    /// The layout encoded last, when `hasLast` (in place: comparing with it copies nothing).
+    let last: UnsafeMutablePointer<Layout>
+    private(set) var hasLast = false
 
-    init(capacity: Int) {
-        base = .allocate(capacity: capacity)
-        self.capacity = capacity
+    init(byteCapacity: Int = 4096, markCapacity: Int = 256) {
+        bytes = .allocate(capacity: byteCapacity)
+        lastBytes = .allocate(capacity: byteCapacity)
+        self.byteCapacity = byteCapacity
+        lastByteCapacity = byteCapacity
+        marks = .allocate(capacity: markCapacity)
+        lastMarks = .allocate(capacity: markCapacity)
+        self.markCapacity = markCapacity
+        lastMarkCapacity = markCapacity
+        last = .allocate(capacity: 1)
+        last.initialize(to: EncoderStorage.nothing)
     }
 
-    /// Takes the writer's storage back (it may have grown into a new allocation).
-    func adopt(_ w: RawWriter) {
-        base = w.base
-        capacity = w.capacity
+    private static let nothing = Layout(
+        device: DeviceInfo(pose: .closed, display: .outer, orientation: .portrait, layoutDirection: .ltr, width: 0, height: 0,
+                           sizeClass: SizeClassPair(horizontal: .compact, vertical: .compact), window: .zero),
+        barAxis: .horizontal, verticalBarEdge: nil, verticalBarSide: nil, safeArea: Insets(), layoutMargins: Insets(),
+        regions: [], bars: [], columns: [], sheet: nil, inspector: nil, custom: [], floating: [], diagnostics: [])
+
+    /// Storage of its own for a copy of the encoder, with the same last encoding.
+    func copy() -> EncoderStorage {
+        let c = EncoderStorage(byteCapacity: max(byteCapacity, lastByteCapacity), markCapacity: max(markCapacity, lastMarkCapacity))
+        c.lastBytes.update(from: lastBytes, count: lastByteCount)
+        c.lastByteCount = lastByteCount
+        c.lastMarks.update(from: lastMarks, count: lastMarkCount)
+        c.lastMarkCount = lastMarkCount
+        c.last.pointee = last.pointee
+        c.hasLast = hasLast
+        return c
     }
 
-    deinit { base.deallocate() }
+    /// A writer into the next encoding's buffers, marking numbers.
+    func writer() -> RawWriter {
+        RawWriter(storage: bytes, capacity: byteCapacity, marks: marks, markCapacity: markCapacity)
+    }
+
+    /// Keeps what `w` wrote (it may have grown into new buffers) as the last encoding, of
+    /// `layout`, and lends the last encoding's buffers to the next writer.
+    func keep(_ w: RawWriter, of layout: Layout) {
+        bytes = lastBytes
+        byteCapacity = lastByteCapacity
+        lastBytes = w.base
+        lastByteCapacity = w.capacity
+        lastByteCount = w.count
+        marks = lastMarks
+        markCapacity = lastMarkCapacity
+        lastMarks = w.marks!
+        lastMarkCapacity = w.markCapacity
+        lastMarkCount = w.markCount
+        last.pointee = layout
+        hasLast = true
+    }
+
+    deinit {
+        bytes.deallocate()
+        lastBytes.deallocate()
+        marks.deallocate()
+        lastMarks.deallocate()
+        last.deinitialize(count: 1)
+        last.deallocate()
+    }
 }
 
 /// Writes bytes into raw storage, growing it by doubling: no per-token uniqueness or
 /// capacity checks of an Array. Its storage is allocated by `init(capacity:)` and freed
-/// by `free()`, or lent by a `WriterStorage`, which takes it back with `adopt`.
+/// by `free()`, or lent by an `EncoderStorage`, which takes it back with `keep`. A writer
+/// lent marks storage also marks where each layout number it writes begins and ends (two
+/// offsets per number, in `marks`), for `Patch`.
 struct RawWriter {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private(set) var capacity: Int
+    private(set) var marks: UnsafeMutablePointer<Int>?
+    private(set) var markCount = 0
+    private(set) var markCapacity = 0
 
     init(capacity: Int) {
         base = .allocate(capacity: capacity)
         self.capacity = capacity
     }
 
-    init(storage: UnsafeMutablePointer<UInt8>, capacity: Int) {
+    init(storage: UnsafeMutablePointer<UInt8>, capacity: Int, marks: UnsafeMutablePointer<Int>, markCapacity: Int) {
         base = storage
         self.capacity = capacity
+        self.marks = marks
+        self.markCapacity = markCapacity
     }
 
     func free() { base.deallocate() }
@@ -374,6 +571,29 @@ struct RawWriter {
         base.deallocate()
         base = fresh
         capacity = bigger
+    }
+
+    /// Room for `n` marks (two per number), when this writer marks.
+    @inline(__always) mutating func reserveMarks(_ n: Int) {
+        if marks != nil, markCount + n > markCapacity { growMarks(to: markCount + n) }
+    }
+
+    @inline(never) private mutating func growMarks(to needed: Int) {
+        let bigger = max(needed, markCapacity * 2)
+        let fresh = UnsafeMutablePointer<Int>.allocate(capacity: bigger)
+        fresh.update(from: marks!, count: markCount)
+        marks!.deallocate()
+        marks = fresh
+        markCapacity = bigger
+    }
+
+    /// Marks of numbers copied from an earlier body, `shift` bytes further on here.
+    @inline(__always) mutating func carryMarks(_ from: UnsafePointer<Int>, count n: Int, shift: Int) {
+        guard n > 0 else { return }
+        reserveMarks(n)
+        let to = marks! + markCount
+        for i in 0..<n { to[i] = from[i] &+ shift }
+        markCount += n
     }
 
     @inline(__always) mutating func byte(_ b: UInt8) {
@@ -399,10 +619,6 @@ struct RawWriter {
         raw(s.utf8Start, s.utf8CodeUnitCount)
         base[count] = UInt8(ascii: "\"")
         count += 1
-    }
-
-    mutating func copy(_ bytes: [UInt8], _ range: Range<Int>) {
-        bytes.withUnsafeBufferPointer { raw($0.baseAddress! + range.lowerBound, range.count) }
     }
 
     /// A quoted JSON string, escaped as `JSONWriter` escapes; most (ids) need no escape.
@@ -439,7 +655,20 @@ struct RawWriter {
     /// A layout number, byte for byte as `JSONWriter.appendCenti`, with one capacity check.
     mutating func centi(_ v: Double) {
         reserve(RawWriter.centiRoom)
-        count = RawWriter.putCenti(v, at: base + count) - base
+        reserveMarks(2)
+        count = number(v, at: base + count) - base
+    }
+
+    /// Writes a layout number at `p` (room for it and its marks is the caller's), marks it
+    /// when this writer marks, and returns the byte after it.
+    @inline(__always) mutating func number(_ v: Double, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        let end = RawWriter.putCenti(v, at: p)
+        if let m = marks {
+            m[markCount] = p - base
+            m[markCount + 1] = end - base
+            markCount += 2
+        }
+        return end
     }
 
     /// Room `putCenti` may need: "-", 11 digits, ".", 2 digits on the fast path; the slow
@@ -449,14 +678,25 @@ struct RawWriter {
     /// A frame, with one capacity check for all of it.
     mutating func rect(_ r: Rect) {
         reserve(4 * RawWriter.centiRoom + 21)
-        advance { p in
-            var p = RawWriter.putLiteral(#"{"x":"#, at: p); p = RawWriter.putCenti(r.x, at: p)
-            p = RawWriter.putLiteral(#","y":"#, at: p); p = RawWriter.putCenti(r.y, at: p)
-            p = RawWriter.putLiteral(#","w":"#, at: p); p = RawWriter.putCenti(r.w, at: p)
-            p = RawWriter.putLiteral(#","h":"#, at: p); p = RawWriter.putCenti(r.h, at: p)
-            p.pointee = UInt8(ascii: "}")
-            return p + 1
-        }
+        reserveMarks(8)
+        var p = RawWriter.putLiteral(#"{"x":"#, at: base + count); p = number(r.x, at: p)
+        p = RawWriter.putLiteral(#","y":"#, at: p); p = number(r.y, at: p)
+        p = RawWriter.putLiteral(#","w":"#, at: p); p = number(r.w, at: p)
+        p = RawWriter.putLiteral(#","h":"#, at: p); p = number(r.h, at: p)
+        p.pointee = UInt8(ascii: "}")
+        count = p + 1 - base
+    }
+
+    /// Insets, with one capacity check for all of them.
+    mutating func insets(_ i: Insets) {
+        reserve(4 * RawWriter.centiRoom + 42)
+        reserveMarks(8)
+        var p = RawWriter.putLiteral(#"{"top":"#, at: base + count); p = number(i.top, at: p)
+        p = RawWriter.putLiteral(#","leading":"#, at: p); p = number(i.leading, at: p)
+        p = RawWriter.putLiteral(#","bottom":"#, at: p); p = number(i.bottom, at: p)
+        p = RawWriter.putLiteral(#","trailing":"#, at: p); p = number(i.trailing, at: p)
+        p.pointee = UInt8(ascii: "}")
+        count = p + 1 - base
     }
 
     /// Writes at the end with `body` (which returns the byte after what it wrote), within
