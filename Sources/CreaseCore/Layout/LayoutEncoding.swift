@@ -76,41 +76,55 @@ struct LayoutEncoder: Sendable {
         members.removeAll(keepingCapacity: true)
         bars.removeAll(keepingCapacity: true)
         let last = UnsafePointer(kept.last)
+        let hasLast = kept.hasLast
         var patch = Patch(old: kept.lastBytes, oldMarks: kept.lastMarks)
+        // Slots are numbered in the order of the last body: members before the bars, the
+        // bars, members after them. A slot patched right after its predecessor there
+        // continues the same copy (the bytes between them are the same separator).
+        let oldBarCount = hasLast ? last.pointee.bars.count : 0
         for member in Member.ordered {
-            if member != .device { w.byte(UInt8(ascii: ",")) }
-            let start = w.count, firstMark = w.markCount
             if member == .bars {
-                w.literal(#""bars":["#)
                 // Through buffer pointers: reading bars out of the arrays copied each one (and
                 // retained its strings and arrays) to compare or write it.
                 layout.bars.withUnsafeBufferPointer { newBars in
-                    (kept.hasLast ? last.pointee.bars : []).withUnsafeBufferPointer { oldBars in
+                    (hasLast ? last.pointee.bars : []).withUnsafeBufferPointer { oldBars in
                         for i in newBars.indices {
-                            if i > 0 { w.byte(UInt8(ascii: ",")) }
-                            let barStart = w.count, barMark = w.markCount
+                            let separator: StaticString = i == 0 ? #","bars":["# : ","
                             let bar = newBars.baseAddress! + i
                             if let j = LayoutEncoder.match(bar, at: i, in: oldBars), Bar.sameShape(oldBars.baseAddress! + j, bar) {
-                                patch.begin(barSlots[j])
+                                var slot = patch.begin(barSlots[j], order: Member.bars.rawValue + j, after: separator, &w)
                                 Bar.patch(oldBars.baseAddress! + j, bar, &patch, &w)
-                                patch.finish(&w)
+                                slot.end = patch.landing(barSlots[j].end, w)
+                                bars.append(slot)
                             } else {
+                                patch.flush(&w)
+                                w.literal(separator)
+                                let start = w.count, firstMark = w.markCount
                                 bar.pointee.write(&w)
+                                bars.append(Slot(start: start, end: w.count, firstMark: firstMark))
                             }
-                            bars.append(Slot(start: barStart, end: w.count, firstMark: barMark))
                         }
                     }
                 }
-                w.byte(UInt8(ascii: "]"))
-            } else if kept.hasLast, member.sameShape(layout, last) {
-                patch.begin(memberSlots[member.rawValue])
-                member.patch(last, layout, &patch, &w)
-                patch.finish(&w)
-            } else {
-                layout.write(member, &w)
+                members.append(Slot(start: 0, end: 0, firstMark: 0))   // bars have slots of their own
+                continue
             }
-            members.append(Slot(start: start, end: w.count, firstMark: firstMark))
+            let separator: StaticString = member == .device ? "" : member != .columns ? "," : layout.bars.isEmpty ? #","bars":[],"# : "],"
+            if hasLast, member.sameShape(layout, last) {
+                let order = member.rawValue < Member.bars.rawValue ? member.rawValue : member.rawValue - 1 + oldBarCount
+                var slot = patch.begin(memberSlots[member.rawValue], order: order, after: separator, &w)
+                member.patch(last, layout, &patch, &w)
+                slot.end = patch.landing(memberSlots[member.rawValue].end, w)
+                members.append(slot)
+            } else {
+                patch.flush(&w)
+                w.literal(separator)
+                let start = w.count, firstMark = w.markCount
+                layout.write(member, &w)
+                members.append(Slot(start: start, end: w.count, firstMark: firstMark))
+            }
         }
+        patch.flush(&w)
         let body = w.array()
         kept.keep(w, of: layout)
         nextMemberSlots = memberSlots
@@ -130,29 +144,46 @@ struct LayoutEncoder: Sendable {
     }
 }
 
-/// Rewrites a slot of the last body into the writer: copies its bytes and carries its
+/// Rewrites slots of the last body into the writer: copies their bytes and carries their
 /// numbers' marks (shifted to where they land) up to each number that changed, writes that
-/// number, and goes on after its old text. Numbers are visited in the order they were
-/// written; equal numbers print equal text (0 and -0 both print 0; NaN is never equal, so
-/// it is written again).
+/// number, and goes on after its old text. Slots patched one after the other as they lay
+/// in the last body make one copy. Numbers are visited in the order they were written;
+/// equal numbers print equal text (0 and -0 both print 0; NaN is never equal, so it is
+/// written again).
 struct Patch {
     private let old: UnsafePointer<UInt8>
     private let oldMarks: UnsafePointer<Int>
-    /// The first old byte not yet copied, and where the slot ends.
+    /// Whether old bytes from `cursor` to `end` are still to be copied.
+    private var open = false
+    /// The first old byte not yet copied, and where the slots patched so far end.
     private var cursor = 0, end = 0
     /// The next old number's mark, and the first one not yet carried to the new marks.
     private var mark = 0, pending = 0
+    /// The order (in the last body) of the slot that would continue the open copy.
+    private var next = -1
 
     init(old: UnsafePointer<UInt8>, oldMarks: UnsafePointer<Int>) {
         self.old = old
         self.oldMarks = oldMarks
     }
 
-    mutating func begin(_ slot: LayoutEncoder.Slot) {
-        cursor = slot.start
+    /// Where an old byte not yet copied lands in the new body.
+    @inline(__always) func landing(_ x: Int, _ w: RawWriter) -> Int { w.count + x - cursor }
+
+    /// Starts patching `slot`, the one at `order` in the last body, which `separator`
+    /// precedes in the new body; returns its slot in the new body (its end is the caller's).
+    mutating func begin(_ slot: LayoutEncoder.Slot, order: Int, after separator: StaticString, _ w: inout RawWriter) -> LayoutEncoder.Slot {
+        if !open || order != next {
+            flush(&w)
+            w.literal(separator)
+            cursor = slot.start
+            mark = slot.firstMark
+            pending = slot.firstMark
+            open = true
+        }
+        next = order + 1
         end = slot.end
-        mark = slot.firstMark
-        pending = slot.firstMark
+        return LayoutEncoder.Slot(start: landing(slot.start, w), end: 0, firstMark: w.markCount + slot.firstMark - pending)
     }
 
     @inline(__always) mutating func number(_ was: Double, _ now: Double, _ w: inout RawWriter) {
@@ -178,8 +209,8 @@ struct Patch {
     mutating func skip(numbers n: Int) { mark += 2 * n }
 
     private mutating func rewrite(_ now: Double, _ w: inout RawWriter) {
-        carry(upTo: oldMarks[mark], &w)
-        w.centi(now)
+        let start = oldMarks[mark]
+        w.splice(old + cursor, count: start - cursor, marks: oldMarks + pending, markCount: mark - pending, shift: w.count - cursor, then: now)
         cursor = oldMarks[mark + 1]
         pending = mark + 2
     }
@@ -187,9 +218,16 @@ struct Patch {
     private mutating func carry(upTo stop: Int, _ w: inout RawWriter) {
         w.carryMarks(oldMarks + pending, count: mark - pending, shift: w.count - cursor)
         w.raw(old + cursor, stop - cursor)
+        cursor = stop
+        pending = mark
     }
 
-    mutating func finish(_ w: inout RawWriter) { carry(upTo: end, &w) }
+    /// Copies what is still to be copied.
+    mutating func flush(_ w: inout RawWriter) {
+        guard open else { return }
+        carry(upTo: end, &w)
+        open = false
+    }
 }
 
 extension Bar {
@@ -275,7 +313,10 @@ extension LayoutEncoder.Member {
                 x.pointee.id == y.pointee.id && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge && x.pointee.collides == y.pointee.collides
             }
         case .floating: eachPair(a.floating, old.pointee.floating) { $0.pointee.id == $1.pointee.id }
-        case .diagnostics: a.diagnostics == old.pointee.diagnostics
+        case .diagnostics:
+            eachPair(a.diagnostics, old.pointee.diagnostics) { x, y in
+                x.pointee.code == y.pointee.code && x.pointee.subject == y.pointee.subject && x.pointee.message == y.pointee.message
+            }
         }
     }
 
@@ -594,6 +635,19 @@ struct RawWriter {
         let to = marks! + markCount
         for i in 0..<n { to[i] = from[i] &+ shift }
         markCount += n
+    }
+
+    /// A patch's step with one capacity check: `n` bytes of an earlier body and the marks
+    /// of the numbers among them (`shift` bytes further on here), then a number.
+    @inline(__always) mutating func splice(_ bytes: UnsafePointer<UInt8>, count n: Int, marks from: UnsafePointer<Int>, markCount k: Int,
+                                           shift: Int, then v: Double) {
+        reserve(n + RawWriter.centiRoom)
+        reserveMarks(k + 2)
+        let to = marks! + markCount
+        for i in 0..<k { to[i] = from[i] &+ shift }
+        markCount += k
+        BoundedLine.copy(bytes, n, to: base + count)
+        count = number(v, at: base + count + n) - base
     }
 
     @inline(__always) mutating func byte(_ b: UInt8) {
