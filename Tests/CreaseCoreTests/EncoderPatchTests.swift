@@ -124,10 +124,10 @@ import Testing
 
     @Test("quoting escapes a byte that needs it at every position of an 8-byte word")
     func quotingAtEveryPosition() {
-        let specials: [Character] = ["\"", "\\", "\n", "\t", "\u{1}", "\u{1F}", " ", "!", "#", "[", "]", "\u{7F}", "é", "✓"]
+        let specials: [Character] = ["\"", "\\", "\n", "\t", "\r", "\u{1}", "\u{1F}", " ", "!", "#", "[", "]", "\u{7F}", "é", "✓"]
         var raw = RawWriter(capacity: 1)
         defer { raw.free() }
-        var json: [UInt8] = []
+        var json: [UInt8] = [], reference: [UInt8] = []
         for length in 0..<26 {
             for at in 0..<max(length, 1) {
                 for c in specials {
@@ -135,9 +135,32 @@ import Testing
                     if length > 0 { s = String(s.prefix(at)) + String(c) + String(s.dropFirst(at + 1)) }
                     raw.quoted(s)
                     JSONWriter.appendQuoted(s, to: &json)
+                    reference += EncoderPatchTests.quotedByHand(s)
                 }
             }
         }
         #expect(raw.array() == json)
+        #expect(json == reference)
     }
+
+    /// JSON quoting written out byte by byte, apart from the writers it checks.
+    static func quotedByHand(_ s: String) -> [UInt8] {
+        var out: [UInt8] = [0x22]
+        for b in s.utf8 {
+            switch b {
+            case 0x22: out += Array(#"\""#.utf8)
+            case 0x5C: out += Array(#"\\"#.utf8)
+            case 0x0A: out += Array(#"\n"#.utf8)
+            case 0x0D: out += Array(#"\r"#.utf8)
+            case 0x09: out += Array(#"\t"#.utf8)
+            case 0..<0x20: out += Array("\\u00".utf8) + Array(String(b, radix: 16).leftPadded(to: 2).utf8)
+            default: out.append(b)
+            }
+        }
+        return out + [0x22]
+    }
+}
+
+private extension String {
+    func leftPadded(to n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
 }

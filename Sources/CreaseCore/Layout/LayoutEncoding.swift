@@ -676,25 +676,30 @@ struct RawWriter {
     }
 
     /// A quoted JSON string, escaped as `JSONWriter` escapes; most (ids) need no escape.
-    /// Copied and checked in one pass; only a string that needs an escape is written again.
     mutating func quoted(_ s: String) {
-        let done: Bool? = s.utf8.withContiguousStorageIfAvailable { utf8 in
-            reserve(utf8.count + 2)
-            let start = count
-            let p = base + count
-            p.pointee = UInt8(ascii: "\"")
-            var plain = true
-            for b in utf8 { plain = plain && b >= 0x20 && b != 0x22 && b != 0x5C }
-            guard plain else { return false }
-            if let from = utf8.baseAddress { BoundedLine.copy(from, utf8.count, to: p + 1) }
-            p[utf8.count + 1] = UInt8(ascii: "\"")
-            count = start + utf8.count + 2
-            return true
+        if s.utf8.withContiguousStorageIfAvailable({ quoted($0) }) == nil {
+            var contiguous = s
+            contiguous.withUTF8 { quoted($0) }
         }
-        if done == true { return }
-        var escaped: [UInt8] = []
-        JSONWriter.appendQuoted(s, to: &escaped)
-        escaped.withUnsafeBufferPointer { raw($0.baseAddress!, $0.count) }
+    }
+
+    /// Copies the run that needs no escape in one go (found a word at a time), then
+    /// escapes the rest byte by byte, with one capacity check for the worst case.
+    mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let n = utf8.count
+        let plain = JSONWriter.firstEscape(utf8)
+        reserve(n + 2 + 5 * (n - plain))
+        var p = base + count
+        p.pointee = UInt8(ascii: "\"")
+        p += 1
+        if let from = utf8.baseAddress { BoundedLine.copy(from, plain, to: p) }
+        p += plain
+        for i in plain..<n {
+            let b = utf8[i]
+            if JSONWriter.needsEscape(b) { p = JSONWriter.putEscaped(b, at: p) } else { p.pointee = b; p += 1 }
+        }
+        p.pointee = UInt8(ascii: "\"")
+        count = p + 1 - base
     }
 
     mutating func int(_ v: Int) {
