@@ -38,17 +38,9 @@ extension Layout {
 /// What changed shape is written anew. A fresh encoder writes everything, which is what
 /// `Layout.encodeBody` (and so `Engine.fromScratch`) does: the property tests compare the two.
 struct LayoutEncoder: Sendable {
-    /// The last layout, its bytes and its numbers' places; shared by copies of the encoder
-    /// until one of them encodes.
+    /// The last layout, its bytes, its numbers' places and its slots; shared by copies of
+    /// the encoder until one of them encodes.
     private var storage = EncoderStorage()
-    /// Where each member (`Member`, in order, without the comma before it) and each bar of
-    /// the last layout is in the last body.
-    private var memberSlots: [Slot] = []
-    private var barSlots: [Slot] = []
-    /// The next encoding's slots, written while the last ones are read, then swapped in:
-    /// no arrays allocated per encoding.
-    private var nextMemberSlots: [Slot] = []
-    private var nextBarSlots: [Slot] = []
 
     /// A member's or a bar's bytes in a body, and the index of its first number's mark.
     struct Slot {
@@ -70,11 +62,12 @@ struct LayoutEncoder: Sendable {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
         let kept = storage
         var w = kept.writer()
-        var members = nextMemberSlots, bars = nextBarSlots
-        nextMemberSlots = []
-        nextBarSlots = []
-        members.removeAll(keepingCapacity: true)
-        bars.removeAll(keepingCapacity: true)
+        // Where each member (`Member`, in order, without the separator before it) and each
+        // bar is in the last body, and in the new one.
+        let memberSlots = kept.lastMemberSlots, barSlots = kept.lastBarSlots
+        var members = kept.memberSlots, bars = kept.barSlots
+        members.removeAll()
+        bars.removeAll()
         let last = UnsafePointer(kept.last)
         let hasLast = kept.hasLast
         var patch = Patch(old: kept.lastBytes, oldMarks: kept.lastMarks)
@@ -110,11 +103,8 @@ struct LayoutEncoder: Sendable {
                 continue
             }
             let separator: StaticString = member == .device ? "" : member != .columns ? "," : layout.bars.isEmpty ? #","bars":[],"# : "],"
-            if hasLast, member.sameShape(layout, last) {
-                let order = member.rawValue < Member.bars.rawValue ? member.rawValue : member.rawValue - 1 + oldBarCount
-                var slot = patch.begin(memberSlots[member.rawValue], order: order, after: separator, &w)
-                member.patch(last, layout, &patch, &w)
-                slot.end = patch.landing(memberSlots[member.rawValue].end, w)
+            let order = member.rawValue < Member.bars.rawValue ? member.rawValue : member.rawValue - 1 + oldBarCount
+            if hasLast, let slot = member.patch(last, layout, from: memberSlots[member.rawValue], order: order, after: separator, &patch, &w) {
                 members.append(slot)
             } else {
                 patch.flush(&w)
@@ -126,11 +116,7 @@ struct LayoutEncoder: Sendable {
         }
         patch.flush(&w)
         let body = w.array()
-        kept.keep(w, of: layout)
-        nextMemberSlots = memberSlots
-        nextBarSlots = barSlots
-        memberSlots = members
-        barSlots = bars
+        kept.keep(w, members, bars, of: layout)
         return body
     }
 
@@ -168,7 +154,7 @@ struct Patch {
     }
 
     /// Where an old byte not yet copied lands in the new body.
-    @inline(__always) func landing(_ x: Int, _ w: RawWriter) -> Int { w.count + x - cursor }
+    @inline(__always) func landing(_ x: Int, _ w: RawWriter) -> Int { w.count &+ x &- cursor }
 
     /// Starts patching `slot`, the one at `order` in the last body, which `separator`
     /// precedes in the new body; returns its slot in the new body (its end is the caller's).
@@ -188,7 +174,7 @@ struct Patch {
 
     @inline(__always) mutating func number(_ was: Double, _ now: Double, _ w: inout RawWriter) {
         if was != now { rewrite(now, &w) }
-        mark += 2
+        mark &+= 2
     }
 
     @inline(__always) mutating func rect(_ was: Rect, _ now: Rect, _ w: inout RawWriter) {
@@ -206,17 +192,17 @@ struct Patch {
     }
 
     /// Numbers known to be unchanged (their values are the same storage).
-    mutating func skip(numbers n: Int) { mark += 2 * n }
+    mutating func skip(numbers n: Int) { mark &+= 2 &* n }
 
     private mutating func rewrite(_ now: Double, _ w: inout RawWriter) {
         let start = oldMarks[mark]
-        w.splice(old + cursor, count: start - cursor, marks: oldMarks + pending, markCount: mark - pending, shift: w.count - cursor, then: now)
-        cursor = oldMarks[mark + 1]
-        pending = mark + 2
+        w.splice(old + cursor, count: start &- cursor, marks: oldMarks + pending, markCount: mark &- pending, shift: w.count &- cursor, then: now)
+        cursor = oldMarks[mark &+ 1]
+        pending = mark &+ 2
     }
 
     private mutating func carry(upTo stop: Int, _ w: inout RawWriter) {
-        w.carryMarks(oldMarks + pending, count: mark - pending, shift: w.count - cursor)
+        w.carryMarks(oldMarks + pending, count: mark &- pending, shift: w.count &- cursor)
         w.raw(old + cursor, stop - cursor)
         cursor = stop
         pending = mark
@@ -280,8 +266,19 @@ private func pairs<T>(_ a: [T], _ b: [T], _ p: inout Patch, _ numbers: (UnsafePo
 }
 
 extension LayoutEncoder.Member {
-    /// Equal but for numbers, which `patch` writes.
-    func sameShape(_ a: borrowing Layout, _ old: UnsafePointer<Layout>) -> Bool {
+    /// Patches this member from its slot in the last body when its shape is unchanged, and
+    /// returns its slot in the new body; nil (nothing written) when it must be written anew.
+    func patch(_ old: UnsafePointer<Layout>, _ now: borrowing Layout, from slot: LayoutEncoder.Slot, order: Int,
+               after separator: StaticString, _ p: inout Patch, _ w: inout RawWriter) -> LayoutEncoder.Slot? {
+        guard sameShape(now, old) else { return nil }
+        var patched = p.begin(slot, order: order, after: separator, &w)
+        numbers(old, now, &p, &w)
+        patched.end = p.landing(slot.end, w)
+        return patched
+    }
+
+    /// Equal but for numbers, which `numbers` writes.
+    @inline(__always) private func sameShape(_ a: borrowing Layout, _ old: UnsafePointer<Layout>) -> Bool {
         switch self {
         case .device:
             a.device.pose == old.pointee.device.pose && a.device.display == old.pointee.device.display && a.device.orientation == old.pointee.device.orientation
@@ -321,7 +318,7 @@ extension LayoutEncoder.Member {
     }
 
     /// The numbers of a member of the same shape, in the order `Layout.write` writes them.
-    func patch(_ old: UnsafePointer<Layout>, _ now: borrowing Layout, _ p: inout Patch, _ w: inout RawWriter) {
+    @inline(__always) private func numbers(_ old: UnsafePointer<Layout>, _ now: borrowing Layout, _ p: inout Patch, _ w: inout RawWriter) {
         switch self {
         case .device:
             p.number(old.pointee.device.width, now.device.width, &w)
@@ -508,6 +505,11 @@ final class EncoderStorage: @unchecked Sendable {
     /// The layout encoded last, when `hasLast` (in place: comparing with it copies nothing).
     let last: UnsafeMutablePointer<Layout>
     private(set) var hasLast = false
+    /// The last body's slots, and lists for the next encoding's (they swap like the buffers).
+    private(set) var lastMemberSlots = SlotList(capacity: LayoutEncoder.Member.ordered.count)
+    private(set) var lastBarSlots = SlotList(capacity: 16)
+    private(set) var memberSlots = SlotList(capacity: LayoutEncoder.Member.ordered.count)
+    private(set) var barSlots = SlotList(capacity: 16)
 
     init(byteCapacity: Int = 4096, markCapacity: Int = 256) {
         bytes = .allocate(capacity: byteCapacity)
@@ -537,6 +539,8 @@ final class EncoderStorage: @unchecked Sendable {
         c.lastMarkCount = lastMarkCount
         c.last.pointee = last.pointee
         c.hasLast = hasLast
+        c.lastMemberSlots.append(contentsOf: lastMemberSlots)
+        c.lastBarSlots.append(contentsOf: lastBarSlots)
         return c
     }
 
@@ -547,7 +551,11 @@ final class EncoderStorage: @unchecked Sendable {
 
     /// Keeps what `w` wrote (it may have grown into new buffers) as the last encoding, of
     /// `layout`, and lends the last encoding's buffers to the next writer.
-    func keep(_ w: RawWriter, of layout: Layout) {
+    func keep(_ w: RawWriter, _ members: SlotList, _ bars: SlotList, of layout: Layout) {
+        memberSlots = lastMemberSlots
+        barSlots = lastBarSlots
+        lastMemberSlots = members
+        lastBarSlots = bars
         bytes = lastBytes
         byteCapacity = lastByteCapacity
         lastBytes = w.base
@@ -569,7 +577,47 @@ final class EncoderStorage: @unchecked Sendable {
         lastMarks.deallocate()
         last.deinitialize(count: 1)
         last.deallocate()
+        for list in [lastMemberSlots, lastBarSlots, memberSlots, barSlots] { list.free() }
     }
+}
+
+/// A growable list of slots in raw storage (no uniqueness check per append), owned by an
+/// `EncoderStorage`.
+struct SlotList {
+    private var base: UnsafeMutablePointer<LayoutEncoder.Slot>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    subscript(i: Int) -> LayoutEncoder.Slot { base[i] }
+
+    @inline(__always) mutating func append(_ slot: LayoutEncoder.Slot) {
+        if count == capacity { grow(to: capacity * 2) }
+        base[count] = slot
+        count += 1
+    }
+
+    mutating func append(contentsOf other: SlotList) {
+        if count + other.count > capacity { grow(to: count + other.count) }
+        (base + count).update(from: other.base, count: other.count)
+        count += other.count
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    @inline(never) private mutating func grow(to bigger: Int) {
+        let fresh = UnsafeMutablePointer<LayoutEncoder.Slot>.allocate(capacity: bigger)
+        fresh.update(from: base, count: count)
+        base.deallocate()
+        base = fresh
+        capacity = bigger
+    }
+
+    func free() { base.deallocate() }
 }
 
 /// Writes bytes into raw storage, growing it by doubling: no per-token uniqueness or
@@ -602,7 +650,7 @@ struct RawWriter {
     func array() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
     @inline(__always) mutating func reserve(_ n: Int) {
-        if count + n > capacity { grow(to: count + n) }
+        if count &+ n > capacity { grow(to: count &+ n) }
     }
 
     @inline(never) private mutating func grow(to needed: Int) {
@@ -616,7 +664,7 @@ struct RawWriter {
 
     /// Room for `n` marks (two per number), when this writer marks.
     @inline(__always) mutating func reserveMarks(_ n: Int) {
-        if marks != nil, markCount + n > markCapacity { growMarks(to: markCount + n) }
+        if marks != nil, markCount &+ n > markCapacity { growMarks(to: markCount &+ n) }
     }
 
     @inline(never) private mutating func growMarks(to needed: Int) {
@@ -634,20 +682,20 @@ struct RawWriter {
         reserveMarks(n)
         let to = marks! + markCount
         for i in 0..<n { to[i] = from[i] &+ shift }
-        markCount += n
+        markCount &+= n
     }
 
     /// A patch's step with one capacity check: `n` bytes of an earlier body and the marks
     /// of the numbers among them (`shift` bytes further on here), then a number.
     @inline(__always) mutating func splice(_ bytes: UnsafePointer<UInt8>, count n: Int, marks from: UnsafePointer<Int>, markCount k: Int,
                                            shift: Int, then v: Double) {
-        reserve(n + RawWriter.centiRoom)
-        reserveMarks(k + 2)
+        reserve(n &+ RawWriter.centiRoom)
+        reserveMarks(k &+ 2)
         let to = marks! + markCount
         for i in 0..<k { to[i] = from[i] &+ shift }
-        markCount += k
+        markCount &+= k
         BoundedLine.copy(bytes, n, to: base + count)
-        count = number(v, at: base + count + n) - base
+        count = number(v, at: base + (count &+ n)) - base
     }
 
     @inline(__always) mutating func byte(_ b: UInt8) {
@@ -724,8 +772,8 @@ struct RawWriter {
         let end = RawWriter.putCenti(v, at: p)
         if let m = marks {
             m[markCount] = p - base
-            m[markCount + 1] = end - base
-            markCount += 2
+            m[markCount &+ 1] = end - base
+            markCount &+= 2
         }
         return end
     }
