@@ -107,6 +107,29 @@ import Testing
         }
     }
 
+    @Test("a bar that leaves and comes back moved or reshaped encodes as fresh")
+    func returningBarEqualsFresh() {
+        let full = Engine(profile: .builtin, app: builtin("tabs")).layout
+        var encoder = LayoutEncoder()
+        var returning = full
+        var m = Mutator(rng: SplitMix64(seed: 5))
+        for round in 0..<40 {
+            // Every other bar leaves, then comes back moved, sometimes with a badge changed.
+            var without = returning
+            without.bars = returning.bars.enumerated().filter { $0.offset % 2 == round % 2 }.map(\.element)
+            // Diagnostics leave and come back too, the same or one fewer.
+            without.diagnostics = Array(returning.diagnostics.dropFirst(1 + round % 2))
+            if round % 3 == 2, !returning.diagnostics.isEmpty { returning.diagnostics.removeLast() }
+            #expect(encoder.encode(without) == without.encodeBody(), "round \(round), without")
+            for b in returning.bars.indices {
+                m.move(&returning.bars[b].frame)
+                for i in returning.bars[b].items.indices { m.move(&returning.bars[b].items[i].frame) }
+                if round % 5 == 4, !returning.bars[b].items.isEmpty { returning.bars[b].items[0].badge = round }
+            }
+            #expect(encoder.encode(returning) == returning.encodeBody(), "round \(round), back")
+        }
+    }
+
     @Test("copies of an encoder go on from the same last encoding independently")
     func copiedEncodersAreIndependent() {
         let base = Engine(profile: .builtin, app: builtin("tabs")).layout
@@ -138,6 +161,12 @@ import Testing
                     reference += EncoderPatchTests.quotedByHand(s)
                 }
             }
+        }
+        // Several escapes: adjacent, spread over words, at both ends.
+        for s in ["\"\"", "\\\n\u{1}", "a\"b\\c\nd\u{1}e", String(repeating: "\"x", count: 20), "\t" + String(repeating: "y", count: 17) + "\r"] {
+            raw.quoted(s)
+            JSONWriter.appendQuoted(s, to: &json)
+            reference += EncoderPatchTests.quotedByHand(s)
         }
         #expect(raw.array() == json)
         #expect(json == reference)

@@ -75,12 +75,14 @@ struct LayoutEncoder: Sendable {
         // bars, members after them. A slot patched right after its predecessor there
         // continues the same copy (the bytes between them are the same separator).
         let oldBarCount = hasLast ? last.pointee.bars.count : 0
+        var diagnosticsLeft = false
         for member in Member.ordered {
             if member == .bars {
                 // Through buffer pointers: reading bars out of the arrays copied each one (and
                 // retained its strings and arrays) to compare or write it.
                 layout.bars.withUnsafeBufferPointer { newBars in
                     (hasLast ? last.pointee.bars : []).withUnsafeBufferPointer { oldBars in
+                        var patched: UInt64 = 0   // the last bars (the first 64) patched into this body
                         for i in newBars.indices {
                             let separator: StaticString = i == 0 ? #","bars":["# : ","
                             let bar = newBars.baseAddress! + i
@@ -89,6 +91,9 @@ struct LayoutEncoder: Sendable {
                                 Bar.patch(oldBars.baseAddress! + j, bar, &patch, &w)
                                 slot.end = patch.landing(barSlots[j].end, w)
                                 bars.append(slot)
+                                if j < 64 { patched |= 1 << UInt64(j) }
+                            } else if let slot = kept.recentBars.patch(bar, after: separator, &patch, &w) {
+                                bars.append(slot)
                             } else {
                                 patch.flush(&w)
                                 w.literal(separator)
@@ -96,6 +101,10 @@ struct LayoutEncoder: Sendable {
                                 bar.pointee.write(&w)
                                 bars.append(Slot(start: start, end: w.count, firstMark: firstMark))
                             }
+                        }
+                        // A bar that leaves (a screen pushed over, a sheet dismissed) often comes back.
+                        for j in oldBars.indices where j < 64 && patched & (1 << UInt64(j)) == 0 {
+                            kept.recentBars.keep(oldBars[j], slot: barSlots[j], of: kept.lastBytes, marks: kept.lastMarks)
                         }
                     }
                 }
@@ -106,7 +115,11 @@ struct LayoutEncoder: Sendable {
             let order = member.rawValue < Member.bars.rawValue ? member.rawValue : member.rawValue - 1 + oldBarCount
             if hasLast, let slot = member.patch(last, layout, from: memberSlots[member.rawValue], order: order, after: separator, &patch, &w) {
                 members.append(slot)
+            } else if member == .diagnostics, hasLast, let slot = kept.recentDiagnostics.copy(layout.diagnostics, after: separator, &patch, &w) {
+                diagnosticsLeft = true
+                members.append(slot)
             } else {
+                if member == .diagnostics { diagnosticsLeft = hasLast }
                 patch.flush(&w)
                 w.literal(separator)
                 let start = w.count, firstMark = w.markCount
@@ -115,6 +128,10 @@ struct LayoutEncoder: Sendable {
             }
         }
         patch.flush(&w)
+        if diagnosticsLeft {
+            // Diagnostics follow the screens shown: those of a screen popped come back.
+            kept.recentDiagnostics.keep(last.pointee.diagnostics, slot: memberSlots[Member.diagnostics.rawValue], of: kept.lastBytes)
+        }
         let body = w.array()
         kept.keep(w, members, bars, of: layout)
         return body
@@ -507,6 +524,9 @@ final class EncoderStorage: @unchecked Sendable {
     /// The layout encoded last, when `hasLast` (in place: comparing with it copies nothing).
     let last: UnsafeMutablePointer<Layout>
     @exclusivity(unchecked) private(set) var hasLast = false
+    /// Bars and diagnostics that left the layout lately, with their encodings.
+    @exclusivity(unchecked) var recentBars = RecentBars()
+    @exclusivity(unchecked) var recentDiagnostics = RecentDiagnostics()
     /// The last body's slots, and lists for the next encoding's (they swap like the buffers).
     @exclusivity(unchecked) private(set) var lastMemberSlots = SlotList(capacity: LayoutEncoder.Member.ordered.count)
     @exclusivity(unchecked) private(set) var lastBarSlots = SlotList(capacity: 16)
@@ -541,6 +561,8 @@ final class EncoderStorage: @unchecked Sendable {
         c.lastMarkCount = lastMarkCount
         c.last.pointee = last.pointee
         c.hasLast = hasLast
+        c.recentBars = recentBars
+        c.recentDiagnostics = recentDiagnostics
         c.lastMemberSlots.append(contentsOf: lastMemberSlots)
         c.lastBarSlots.append(contentsOf: lastBarSlots)
         return c
@@ -580,6 +602,75 @@ final class EncoderStorage: @unchecked Sendable {
         last.deinitialize(count: 1)
         last.deallocate()
         for list in [lastMemberSlots, lastBarSlots, memberSlots, barSlots] { list.free() }
+    }
+}
+
+/// The last few bars that left the layout, each with its encoding and its numbers' marks
+/// (from the start of its bytes): a bar that comes back in the same shape is patched from
+/// them instead of written anew. Searched linearly by id; the oldest goes first.
+struct RecentBars {
+    private var bars: [Bar] = []
+    private var encodings: [(bytes: [UInt8], marks: [Int])] = []
+    static let capacity = 8
+
+    /// Keeps a bar of the last body (its bytes from `slot` in `body`).
+    mutating func keep(_ bar: Bar, slot: LayoutEncoder.Slot, of body: UnsafePointer<UInt8>, marks: UnsafePointer<Int>) {
+        let numbers = 4 * (1 + bar.items.count)
+        let bytes = Array(UnsafeBufferPointer(start: body + slot.start, count: slot.end - slot.start))
+        let rebased = (0..<2 * numbers).map { marks[slot.firstMark + $0] - slot.start }
+        if let k = bars.firstIndex(where: { $0.id == bar.id }) {
+            bars.remove(at: k)
+            encodings.remove(at: k)
+        } else if bars.count == RecentBars.capacity {
+            bars.removeFirst()
+            encodings.removeFirst()
+        }
+        bars.append(bar)
+        encodings.append((bytes, rebased))
+    }
+
+    /// Writes `bar` patched from a kept bar of the same id and shape (after `separator`,
+    /// once `main` is flushed) and returns its slot; nil when none is kept.
+    func patch(_ bar: UnsafePointer<Bar>, after separator: StaticString, _ main: inout Patch, _ w: inout RawWriter) -> LayoutEncoder.Slot? {
+        bars.withUnsafeBufferPointer { kept in
+            guard let k = kept.indices.first(where: { (kept.baseAddress! + $0).pointee.id == bar.pointee.id }),
+                  Bar.sameShape(kept.baseAddress! + k, bar) else { return nil }
+            main.flush(&w)
+            return encodings[k].bytes.withUnsafeBufferPointer { bytes in
+                encodings[k].marks.withUnsafeBufferPointer { marks in
+                    var p = Patch(old: bytes.baseAddress!, oldMarks: marks.baseAddress!)
+                    var slot = p.begin(LayoutEncoder.Slot(start: 0, end: bytes.count, firstMark: 0), order: -1, after: separator, &w)
+                    Bar.patch(kept.baseAddress! + k, bar, &p, &w)
+                    slot.end = p.landing(bytes.count, w)
+                    p.flush(&w)
+                    return slot
+                }
+            }
+        }
+    }
+}
+
+/// The last few diagnostics arrays that left the layout, with their encodings: equal ones
+/// are copied instead of quoted anew. Searched linearly; the oldest goes first.
+struct RecentDiagnostics {
+    private var kept: [(diagnostics: [Diagnostic], bytes: [UInt8])] = []
+    static let capacity = 4
+
+    /// Keeps the last body's diagnostics (their bytes from `slot` in `body`).
+    mutating func keep(_ diagnostics: [Diagnostic], slot: LayoutEncoder.Slot, of body: UnsafePointer<UInt8>) {
+        if kept.count == RecentDiagnostics.capacity { kept.removeFirst() }
+        kept.append((diagnostics, Array(UnsafeBufferPointer(start: body + slot.start, count: slot.end - slot.start))))
+    }
+
+    /// Copies the encoding of diagnostics equal to `diagnostics` (after `separator`, once
+    /// `main` is flushed) and returns its slot; nil when none is kept.
+    func copy(_ diagnostics: [Diagnostic], after separator: StaticString, _ main: inout Patch, _ w: inout RawWriter) -> LayoutEncoder.Slot? {
+        guard let k = kept.indices.last(where: { kept[$0].diagnostics == diagnostics }) else { return nil }
+        main.flush(&w)
+        w.literal(separator)
+        let start = w.count
+        kept[k].bytes.withUnsafeBufferPointer { w.raw($0.baseAddress!, $0.count) }
+        return LayoutEncoder.Slot(start: start, end: w.count, firstMark: w.markCount)
     }
 }
 
@@ -733,20 +824,26 @@ struct RawWriter {
         }
     }
 
-    /// Copies the run that needs no escape in one go (found a word at a time), then
-    /// escapes the rest byte by byte, with one capacity check for the worst case.
+    /// Copies each run that needs no escape in one go (found a word at a time) and escapes
+    /// the byte after it, with one capacity check for the worst case.
     mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) {
         let n = utf8.count
-        let plain = JSONWriter.firstEscape(utf8)
+        var plain = JSONWriter.firstEscape(utf8)
         reserve(n + 2 + 5 * (n - plain))
         var p = base + count
         p.pointee = UInt8(ascii: "\"")
         p += 1
-        if let from = utf8.baseAddress { BoundedLine.copy(from, plain, to: p) }
-        p += plain
-        for i in plain..<n {
-            let b = utf8[i]
-            if JSONWriter.needsEscape(b) { p = JSONWriter.putEscaped(b, at: p) } else { p.pointee = b; p += 1 }
+        if let from = utf8.baseAddress {
+            var i = 0
+            while true {
+                BoundedLine.copy(from + i, plain, to: p)
+                p += plain
+                i += plain
+                guard i < n else { break }
+                p = JSONWriter.putEscaped(from[i], at: p)
+                i += 1
+                plain = JSONWriter.firstEscape(UnsafeBufferPointer(start: from + i, count: n - i))
+            }
         }
         p.pointee = UInt8(ascii: "\"")
         count = p + 1 - base
