@@ -615,6 +615,8 @@ struct RecentBars {
 
     /// Keeps a bar of the last body (its bytes from `slot` in `body`).
     mutating func keep(_ bar: Bar, slot: LayoutEncoder.Slot, of body: UnsafePointer<UInt8>, marks: UnsafePointer<Int>) {
+        // Back and forth between two screens keeps the same bars: compared, not copied again.
+        if bars.contains(where: { $0 == bar }) { return }
         let numbers = 4 * (1 + bar.items.count)
         let bytes = Array(UnsafeBufferPointer(start: body + slot.start, count: slot.end - slot.start))
         let rebased = (0..<2 * numbers).map { marks[slot.firstMark + $0] - slot.start }
@@ -658,6 +660,8 @@ struct RecentDiagnostics {
 
     /// Keeps the last body's diagnostics (their bytes from `slot` in `body`).
     mutating func keep(_ diagnostics: [Diagnostic], slot: LayoutEncoder.Slot, of body: UnsafePointer<UInt8>) {
+        // Back and forth between two screens keeps the same two: compared, not copied again.
+        if kept.contains(where: { $0.diagnostics == diagnostics }) { return }
         if kept.count == RecentDiagnostics.capacity { kept.removeFirst() }
         kept.append((diagnostics, Array(UnsafeBufferPointer(start: body + slot.start, count: slot.end - slot.start))))
     }
