@@ -49,10 +49,11 @@ struct LayoutEncoder: Sendable {
         var firstMark: Int
     }
 
-    /// The top-level members, in their canonical order.
+    /// The top-level members, in their canonical order; `head` is the first six (device,
+    /// barAxis, verticalBarEdge, verticalBarSide, safeArea, layoutMargins), one slot: they
+    /// change together or not at all, and a slot each cost more than their comparison.
     enum Member: Int, CaseIterable {
-        case device, barAxis, verticalBarEdge, verticalBarSide, safeArea, layoutMargins, regions, bars,
-             columns, sheet, inspector, custom, floating, diagnostics
+        case head, regions, bars, columns, sheet, inspector, custom, floating, diagnostics
 
         /// In order, once (`allCases` makes a new array at every use).
         static let ordered = Member.allCases
@@ -111,7 +112,7 @@ struct LayoutEncoder: Sendable {
                 members.append(Slot(start: 0, end: 0, firstMark: 0))   // bars have slots of their own
                 continue
             }
-            let separator: StaticString = member == .device ? "" : member != .columns ? "," : layout.bars.isEmpty ? #","bars":[],"# : "],"
+            let separator: StaticString = member == .head ? "" : member != .columns ? "," : layout.bars.isEmpty ? #","bars":[],"# : "],"
             let order = member.rawValue < Member.bars.rawValue ? member.rawValue : member.rawValue - 1 + oldBarCount
             if hasLast, let slot = member.patch(last, layout, from: memberSlots[member.rawValue], order: order, after: separator, &patch, &w) {
                 members.append(slot)
@@ -297,13 +298,10 @@ extension LayoutEncoder.Member {
     /// Equal but for numbers, which `numbers` writes.
     @inline(__always) private func sameShape(_ a: borrowing Layout, _ old: UnsafePointer<Layout>) -> Bool {
         switch self {
-        case .device:
+        case .head:
             a.device.pose == old.pointee.device.pose && a.device.display == old.pointee.device.display && a.device.orientation == old.pointee.device.orientation
                 && a.device.layoutDirection == old.pointee.device.layoutDirection && a.device.sizeClass == old.pointee.device.sizeClass
-        case .barAxis: a.barAxis == old.pointee.barAxis
-        case .verticalBarEdge: a.verticalBarEdge == old.pointee.verticalBarEdge
-        case .verticalBarSide: a.verticalBarSide == old.pointee.verticalBarSide
-        case .safeArea, .layoutMargins: true
+                && a.barAxis == old.pointee.barAxis && a.verticalBarEdge == old.pointee.verticalBarEdge && a.verticalBarSide == old.pointee.verticalBarSide
         case .regions: eachPair(a.regions, old.pointee.regions) { $0.pointee.kind == $1.pointee.kind }
         case .bars: false
         case .columns:
@@ -337,19 +335,19 @@ extension LayoutEncoder.Member {
     /// The numbers of a member of the same shape, in the order `Layout.write` writes them.
     @inline(__always) private func numbers(_ old: UnsafePointer<Layout>, _ now: borrowing Layout, _ p: inout Patch, _ w: inout RawWriter) {
         switch self {
-        case .device:
+        case .head:
             p.number(old.pointee.device.width, now.device.width, &w)
             p.number(old.pointee.device.height, now.device.height, &w)
             p.rect(old.pointee.device.window, now.device.window, &w)
-        case .safeArea: p.insets(old.pointee.safeArea, now.safeArea, &w)
-        case .layoutMargins: p.insets(old.pointee.layoutMargins, now.layoutMargins, &w)
+            p.insets(old.pointee.safeArea, now.safeArea, &w)
+            p.insets(old.pointee.layoutMargins, now.layoutMargins, &w)
         case .regions: pairs(old.pointee.regions, now.regions, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
         case .columns: pairs(old.pointee.columns, now.columns, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
         case .sheet: if let x = old.pointee.sheet, let y = now.sheet { p.rect(x.frame, y.frame, &w) }
         case .inspector: if let x = old.pointee.inspector, let y = now.inspector { p.rect(x.frame, y.frame, &w) }
         case .custom: pairs(old.pointee.custom, now.custom, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
         case .floating: pairs(old.pointee.floating, now.floating, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
-        case .barAxis, .verticalBarEdge, .verticalBarSide, .bars, .diagnostics: break
+        case .bars, .diagnostics: break
         }
     }
 }
@@ -358,12 +356,13 @@ extension Layout {
     /// One top-level member as `"key":value` (its leading comma is the caller's).
     fileprivate func write(_ member: LayoutEncoder.Member, _ w: inout RawWriter) {
         switch member {
-        case .device: w.literal(#""device":"#); device.write(&w)
-        case .barAxis: w.literal(#""barAxis":"#); w.name(barAxis.jsonName)
-        case .verticalBarEdge: w.literal(#""verticalBarEdge":"#); w.name(verticalBarEdge?.jsonName)
-        case .verticalBarSide: w.literal(#""verticalBarSide":"#); w.name(verticalBarSide?.jsonName)
-        case .safeArea: w.literal(#""safeArea":"#); safeArea.write(&w)
-        case .layoutMargins: w.literal(#""layoutMargins":"#); layoutMargins.write(&w)
+        case .head:
+            w.literal(#""device":"#); device.write(&w)
+            w.literal(#","barAxis":"#); w.name(barAxis.jsonName)
+            w.literal(#","verticalBarEdge":"#); w.name(verticalBarEdge?.jsonName)
+            w.literal(#","verticalBarSide":"#); w.name(verticalBarSide?.jsonName)
+            w.literal(#","safeArea":"#); safeArea.write(&w)
+            w.literal(#","layoutMargins":"#); layoutMargins.write(&w)
         case .regions:
             w.literal(#""regions":["#)
             for (i, r) in regions.enumerated() {
