@@ -886,24 +886,24 @@ struct RawWriter {
 
     /// A frame, with one capacity check for all of it.
     mutating func rect(_ r: Rect) {
-        reserve(4 * RawWriter.centiRoom + 21)
-        reserveMarks(8)
-        var p = RawWriter.putLiteral(#"{"x":"#, at: base + count); p = number(r.x, at: p)
-        p = RawWriter.putLiteral(#","y":"#, at: p); p = number(r.y, at: p)
-        p = RawWriter.putLiteral(#","w":"#, at: p); p = number(r.w, at: p)
-        p = RawWriter.putLiteral(#","h":"#, at: p); p = number(r.h, at: p)
-        p.pointee = UInt8(ascii: "}")
-        count = p + 1 - base
+        fourNumbers(#"{"x":"#, r.x, #","y":"#, r.y, #","w":"#, r.w, #","h":"#, r.h)
     }
 
     /// Insets, with one capacity check for all of them.
     mutating func insets(_ i: Insets) {
-        reserve(4 * RawWriter.centiRoom + 42)
+        fourNumbers(#"{"top":"#, i.top, #","leading":"#, i.leading, #","bottom":"#, i.bottom, #","trailing":"#, i.trailing)
+    }
+
+    /// An object of four numbers, each after its key's literal (the first with the brace).
+    @inline(__always)
+    private mutating func fourNumbers(_ k0: StaticString, _ v0: Double, _ k1: StaticString, _ v1: Double,
+                                      _ k2: StaticString, _ v2: Double, _ k3: StaticString, _ v3: Double) {
+        reserve(4 * RawWriter.centiRoom + k0.utf8CodeUnitCount + k1.utf8CodeUnitCount + k2.utf8CodeUnitCount + k3.utf8CodeUnitCount + 1)
         reserveMarks(8)
-        var p = RawWriter.putLiteral(#"{"top":"#, at: base + count); p = number(i.top, at: p)
-        p = RawWriter.putLiteral(#","leading":"#, at: p); p = number(i.leading, at: p)
-        p = RawWriter.putLiteral(#","bottom":"#, at: p); p = number(i.bottom, at: p)
-        p = RawWriter.putLiteral(#","trailing":"#, at: p); p = number(i.trailing, at: p)
+        var p = RawWriter.putLiteral(k0, at: base + count); p = number(v0, at: p)
+        p = RawWriter.putLiteral(k1, at: p); p = number(v1, at: p)
+        p = RawWriter.putLiteral(k2, at: p); p = number(v2, at: p)
+        p = RawWriter.putLiteral(k3, at: p); p = number(v3, at: p)
         p.pointee = UInt8(ascii: "}")
         count = p + 1 - base
     }
