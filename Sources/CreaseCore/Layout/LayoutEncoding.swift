@@ -5,8 +5,14 @@ extension Layout {
     /// The canonical body: every member but `seq` and `digest`, from `"device"` to the
     /// end of `"diagnostics"` (no braces). The digest is taken over these bytes.
     public func encodeBody() -> [UInt8] {
-        var encoder = LayoutEncoder()
-        return encoder.encode(self)
+        // Written straight, without an encoder's storage: nothing is kept for a next layout.
+        var w = RawWriter(capacity: 4096)
+        defer { w.free() }
+        for member in LayoutEncoder.Member.ordered {
+            if member != .head { w.byte(UInt8(ascii: ",")) }
+            write(member, &w)
+        }
+        return w.array()
     }
 
     /// The full layout line: `{"seq":N,"digest":"…",` + body + `}`.
@@ -35,8 +41,8 @@ extension Layout {
 /// its numbers) equals the last one's is patched: the last bytes are copied and only the
 /// numbers that changed are written in between, so a bar that moved (the bottom bars over
 /// the keyboard: every item's y changes) costs a few copies and numbers, with no quoting.
-/// What changed shape is written anew. A fresh encoder writes everything, which is what
-/// `Layout.encodeBody` (and so `Engine.fromScratch`) does: the property tests compare the two.
+/// What changed shape is written anew, as `Layout.encodeBody` (and so `Engine.fromScratch`)
+/// writes everything: the property tests compare the two.
 struct LayoutEncoder: Sendable {
     /// The last layout, its bytes, its numbers' places and its slots; shared by copies of
     /// the encoder until one of them encodes.
