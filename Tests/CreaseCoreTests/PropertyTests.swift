@@ -193,32 +193,42 @@ import Testing
         #expect(raw.array() == json)
     }
 
-    /// The encoder reuses a bar's bytes when `Bar.sameContent` says the bar is unchanged; it
-    /// lists the fields by hand, so a field added to `Bar` and not to it would be missed.
-    @Test("Bar.sameContent compares every field that == compares")
-    func sameContentCoversEveryField() {
+    /// The encoder patches a bar's last bytes (writing only its frames' numbers) when
+    /// `Bar.sameShape` says all else is unchanged; it lists the fields by hand, so a field
+    /// added to `Bar` or `PlacedItem` and not to it would be missed.
+    @Test("Bar.sameShape compares every field that == compares but frames")
+    func sameShapeCoversEveryField() {
         let bar = Bar(id: "s.navigation", container: "s", role: .navigation, axis: .horizontal, edge: .top,
                       frame: Rect(x: 0, y: 54, w: 400, h: 44), background: false,
                       items: [PlacedItem(id: "a", frame: Rect(x: 8, y: 56, w: 40, h: 40), shows: .symbol, badge: nil, tabs: nil)],
                       overflow: ["b"], tabBar: nil)
-        var variants: [Bar] = []
-        func vary(_ change: (inout Bar) -> Void) { var b = bar; change(&b); variants.append(b) }
+        var reshaped: [Bar] = []
+        func vary(_ change: (inout Bar) -> Void) { var b = bar; change(&b); reshaped.append(b) }
         vary { $0.id = "t.navigation" }
         vary { $0.container = "t" }
         vary { $0.role = .toolbar }
         vary { $0.axis = .vertical }
         vary { $0.edge = .bottom }
-        vary { $0.frame.y = 55 }
         vary { $0.background = true }
-        vary { $0.items[0].frame.x = 9 }
+        vary { $0.items.append($0.items[0]) }
         vary { $0.overflow = [] }
         vary { $0.tabBar = .expanded }
-        #expect(variants.count == Mirror(reflecting: bar).children.count, "a variant per stored field of Bar")
+        let barFields = reshaped.count + 1   // and the frame
+        vary { $0.items[0].id = "c" }
+        vary { $0.items[0].shows = .title }
+        vary { $0.items[0].badge = 1 }
+        vary { $0.items[0].tabs = ["x"] }
+        let itemFields = reshaped.count - barFields + 2   // and the count (above) and the frame
+        #expect(barFields == Mirror(reflecting: bar).children.count, "a variant per stored field of Bar")
+        #expect(itemFields == Mirror(reflecting: bar.items[0]).children.count, "a variant per stored field of PlacedItem")
+        var moved = bar
+        moved.frame.y = 55
+        moved.items[0].frame.x = 9
         withUnsafePointer(to: bar) { original in
-            #expect(bar.sameContent(as: original))
-            for v in variants {
+            withUnsafePointer(to: moved) { #expect(Bar.sameShape(original, $0)) }
+            for v in reshaped {
                 #expect(v != bar)
-                #expect(!v.sameContent(as: original), "\(v)")
+                withUnsafePointer(to: v) { #expect(!Bar.sameShape(original, $0), "\(v)") }
             }
         }
     }

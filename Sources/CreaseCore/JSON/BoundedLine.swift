@@ -54,9 +54,9 @@ enum BoundedLine {
     /// At most 20 bytes.
     @inline(__always)
     static func putDecimal(_ value: UInt64, _ p: inout UnsafeMutablePointer<UInt8>) {
-        // Digits counted by comparison and written two per division: a trace record has four
-        // numbers, and a division per digit, twice, was a sixth of its encoding. Layout
-        // numbers are mostly under 100: those take no loop.
+        // Digits written two per division: a trace record has four numbers, and a division per
+        // digit, twice, was a sixth of its encoding. Layout numbers are mostly under 10,000:
+        // those take no loop.
         let pairs = decimalPairs.utf8Start
         if value < 10 {
             p[0] = UInt8(truncatingIfNeeded: 48 &+ value)
@@ -66,6 +66,22 @@ enum BoundedLine {
         if value < 100 {
             p[0] = pairs[Int(value) &* 2]
             p[1] = pairs[Int(value) &* 2 + 1]
+            p += 2
+            return
+        }
+        if value < 10_000 {
+            // Most layout numbers' whole parts: two pairs, or a digit and a pair.
+            let high = Int(value / 100) &* 2, low = Int(value % 100) &* 2
+            if value < 1000 {
+                p[0] = pairs[high + 1]
+                p += 1
+            } else {
+                p[0] = pairs[high]
+                p[1] = pairs[high + 1]
+                p += 2
+            }
+            p[0] = pairs[low]
+            p[1] = pairs[low + 1]
             p += 2
             return
         }

@@ -140,24 +140,64 @@ public struct JSONWriter: Sendable {
     /// strings (ids, enum names) need no escape and are copied in one go.
     static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var runStart = 0
-        for i in 0..<utf8.count {
+        for i in firstEscape(utf8)..<utf8.count {
             let b = utf8[i]
-            guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
+            guard needsEscape(b) else { continue }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
             runStart = i + 1
-            // Byte by byte: an array literal per escape allocated an array each time.
-            out.append(0x5C)
-            switch b {
-            case 0x22, 0x5C: out.append(b)
-            case 0x0A: out.append(0x6E)
-            case 0x0D: out.append(0x72)
-            case 0x09: out.append(0x74)
-            default:
-                out.append(0x75); out.append(0x30); out.append(0x30)
-                out.append(Digest.hexDigit(b >> 4)); out.append(Digest.hexDigit(b))
-            }
+            BoundedLine.append(to: &out, atMost: 6) { $0 = putEscaped(b, at: $0) }
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+    }
+
+    @inline(__always) static func needsEscape(_ b: UInt8) -> Bool { b < 0x20 || b == 0x22 || b == 0x5C }
+
+    /// Writes the escape of a byte that needs one at `q` (at most 6 bytes) and returns the
+    /// byte after it.
+    @inline(__always)
+    static func putEscaped(_ b: UInt8, at q: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        q[0] = 0x5C
+        switch b {
+        case 0x22, 0x5C: q[1] = b
+        case 0x0A: q[1] = 0x6E
+        case 0x0D: q[1] = 0x72
+        case 0x09: q[1] = 0x74
+        default:
+            q[1] = 0x75; q[2] = 0x30; q[3] = 0x30
+            q[4] = Digest.hexDigit(b >> 4); q[5] = Digest.hexDigit(b)
+            return q + 6
+        }
+        return q + 2
+    }
+
+    /// The index of the first byte that needs an escape (or the count), eight bytes at a
+    /// time: ids are short, but diagnostics' messages run to a hundred bytes and more.
+    @inline(__always)
+    static func firstEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let p = utf8.baseAddress else { return 0 }
+        let n = utf8.count
+        let raw = UnsafeRawPointer(p)
+        var i = 0
+        while i + 8 <= n {
+            let hits = escapeHits(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+            // The lowest flagged byte always needs an escape (a borrow only flags bytes after it).
+            if hits != 0 { return i + hits.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        while i < n, !needsEscape(p[i]) { i += 1 }
+        return i
+    }
+
+    /// The high bit of each byte of `x` (first byte lowest) that is a control character,
+    /// a quote or a backslash; bytes after a flagged one may be flagged wrongly.
+    @inline(__always)
+    static func escapeHits(_ x: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = x ^ (0x22 &* ones), backslash = x ^ (0x5C &* ones)
+        let control = (x &- 0x20 &* ones) & ~x
+        let isQuote = (quote &- ones) & ~quote
+        let isBackslash = (backslash &- ones) & ~backslash
+        return (control | isQuote | isBackslash) & highs
     }
 
     /// A layout number: quantized to 1/100 and printed without trailing zeros. For these

@@ -5,8 +5,14 @@ extension Layout {
     /// The canonical body: every member but `seq` and `digest`, from `"device"` to the
     /// end of `"diagnostics"` (no braces). The digest is taken over these bytes.
     public func encodeBody() -> [UInt8] {
-        var encoder = LayoutEncoder()
-        return encoder.encode(self)
+        // Written straight, without an encoder's storage: nothing is kept for a next layout.
+        var w = RawWriter(capacity: 4096)
+        defer { w.free() }
+        for member in LayoutEncoder.Member.ordered {
+            if member != .head { w.byte(UInt8(ascii: ",")) }
+            write(member, &w)
+        }
+        return w.array()
     }
 
     /// The full layout line: `{"seq":N,"digest":"…",` + body + `}`.
@@ -29,134 +35,325 @@ extension Layout {
     }
 }
 
-/// Encodes layouts, re-encoding only what changed since the layout it encoded last: each
-/// top-level member and each bar whose value equals the last one's is copied from the last
-/// body; the rest is written anew. One event usually moves one bar or one region, so the
-/// rest of the body is a copy. A fresh encoder writes everything, which is what
-/// `Layout.encodeBody` (and so `Engine.fromScratch`) does: the property tests compare the two.
+/// Encodes layouts, re-encoding only what changed since the layout it encoded last. Each
+/// top-level member and each bar of the last body is a slot: its bytes, and where each of
+/// its layout numbers (the geometry) begins and ends. A member or bar whose shape (all but
+/// its numbers) equals the last one's is patched: the last bytes are copied and only the
+/// numbers that changed are written in between, so a bar that moved (the bottom bars over
+/// the keyboard: every item's y changes) costs a few copies and numbers, with no quoting.
+/// What changed shape is written anew, as `Layout.encodeBody` (and so `Engine.fromScratch`)
+/// writes everything: the property tests compare the two.
 struct LayoutEncoder: Sendable {
-    /// The layout encoded last (`hasLast`), kept non-optional so that comparing with it
-    /// reads it in place (binding an optional copied the whole layout for each comparison).
-    private var last = LayoutEncoder.nothing
-    private var hasLast = false
-    private var lastBody: [UInt8] = []
-    /// Where each member (`Member`, in order, without the comma before it) and each bar of
-    /// `last` is in `lastBody`.
-    private var memberRanges: [Range<Int>] = []
-    private var barRanges: [Range<Int>] = []
-    /// The next encoding's ranges, written while the last ones are read, then swapped in:
-    /// no arrays allocated per encoding.
-    private var nextMemberRanges: [Range<Int>] = []
-    private var nextBarRanges: [Range<Int>] = []
-    /// The writer's storage, kept from one encoding to the next (a copy of the encoder
-    /// that encodes gets storage of its own).
-    private var scratch = WriterStorage(capacity: 4096)
+    /// The last layout, its bytes, its numbers' places and its slots; shared by copies of
+    /// the encoder until one of them encodes.
+    private var storage = EncoderStorage()
 
-    /// The top-level members, in their canonical order.
+    /// A member's or a bar's bytes in a body, and the index of its first number's mark.
+    struct Slot {
+        var start: Int
+        var end: Int
+        var firstMark: Int
+    }
+
+    /// The top-level members, in their canonical order; `head` is the first six (device,
+    /// barAxis, verticalBarEdge, verticalBarSide, safeArea, layoutMargins), one slot: they
+    /// change together or not at all, and a slot each cost more than their comparison.
     enum Member: Int, CaseIterable {
-        case device, barAxis, verticalBarEdge, verticalBarSide, safeArea, layoutMargins, regions, bars,
-             columns, sheet, inspector, custom, floating, diagnostics
+        case head, regions, bars, columns, sheet, inspector, custom, floating, diagnostics
 
         /// In order, once (`allCases` makes a new array at every use).
         static let ordered = Member.allCases
     }
 
-    private static let nothing = Layout(
-        device: DeviceInfo(pose: .closed, display: .outer, orientation: .portrait, layoutDirection: .ltr, width: 0, height: 0,
-                           sizeClass: SizeClassPair(horizontal: .compact, vertical: .compact), window: .zero),
-        barAxis: .horizontal, verticalBarEdge: nil, verticalBarSide: nil, safeArea: Insets(), layoutMargins: Insets(),
-        regions: [], bars: [], columns: [], sheet: nil, inspector: nil, custom: [], floating: [], diagnostics: [])
-
     mutating func encode(_ layout: Layout) -> [UInt8] {
-        if !isKnownUniquelyReferenced(&scratch) { scratch = WriterStorage(capacity: scratch.capacity) }
-        var w = RawWriter(storage: scratch.base, capacity: scratch.capacity)
-        defer { scratch.adopt(w) }
-        var members = nextMemberRanges, bars = nextBarRanges
-        nextMemberRanges = []
-        nextBarRanges = []
-        members.removeAll(keepingCapacity: true)
-        bars.removeAll(keepingCapacity: true)
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        let kept = storage
+        var w = kept.writer()
+        // Where each member (`Member`, in order, without the separator before it) and each
+        // bar is in the last body, and in the new one.
+        let memberSlots = kept.lastMemberSlots, barSlots = kept.lastBarSlots
+        var members = kept.memberSlots, bars = kept.barSlots
+        members.removeAll()
+        bars.removeAll()
+        let last = UnsafePointer(kept.last)
+        let hasLast = kept.hasLast
+        var patch = Patch(old: kept.lastBytes, oldMarks: kept.lastMarks)
+        // Slots are numbered in the order of the last body: members before the bars, the
+        // bars, members after them. A slot patched right after its predecessor there
+        // continues the same copy (the bytes between them are the same separator).
+        let oldBarCount = hasLast ? last.pointee.bars.count : 0
+        var diagnosticsLeft = false
         for member in Member.ordered {
-            if member != .device { w.byte(UInt8(ascii: ",")) }
-            let start = w.count
             if member == .bars {
-                w.literal(#""bars":["#)
                 // Through buffer pointers: reading bars out of the arrays copied each one (and
                 // retained its strings and arrays) to compare or write it.
-                let oldBars = hasLast ? last.bars : []
                 layout.bars.withUnsafeBufferPointer { newBars in
-                    oldBars.withUnsafeBufferPointer { oldBars in
+                    (hasLast ? last.pointee.bars : []).withUnsafeBufferPointer { oldBars in
+                        var patched: UInt64 = 0   // the last bars (the first 64) patched into this body
                         for i in newBars.indices {
-                            if i > 0 { w.byte(UInt8(ascii: ",")) }
-                            let barStart = w.count
+                            let separator: StaticString = i == 0 ? #","bars":["# : ","
                             let bar = newBars.baseAddress! + i
-                            if let j = LayoutEncoder.sameBar(as: bar, at: i, in: oldBars) {
-                                w.copy(lastBody, barRanges[j])
+                            if let j = LayoutEncoder.match(bar, at: i, in: oldBars), Bar.sameShape(oldBars.baseAddress! + j, bar) {
+                                var slot = patch.begin(barSlots[j], order: Member.bars.rawValue + j, after: separator, &w)
+                                Bar.patch(oldBars.baseAddress! + j, bar, &patch, &w)
+                                slot.end = patch.landing(barSlots[j].end, w)
+                                bars.append(slot)
+                                if j < 64 { patched |= 1 << UInt64(j) }
+                            } else if let slot = kept.recentBars.patch(bar, after: separator, &patch, &w) {
+                                bars.append(slot)
                             } else {
+                                patch.flush(&w)
+                                w.literal(separator)
+                                let start = w.count, firstMark = w.markCount
                                 bar.pointee.write(&w)
+                                bars.append(Slot(start: start, end: w.count, firstMark: firstMark))
                             }
-                            bars.append(barStart..<w.count)
+                        }
+                        // A bar that leaves (a screen pushed over, a sheet dismissed) often comes back.
+                        for j in oldBars.indices where j < 64 && patched & (1 << UInt64(j)) == 0 {
+                            kept.recentBars.keep(oldBars[j], slot: barSlots[j], of: kept.lastBytes, marks: kept.lastMarks)
                         }
                     }
                 }
-                w.byte(UInt8(ascii: "]"))
-            } else if hasLast, member.same(layout, last) {
-                w.copy(lastBody, memberRanges[member.rawValue])
-            } else {
-                layout.write(member, &w)
+                members.append(Slot(start: 0, end: 0, firstMark: 0))   // bars have slots of their own
+                continue
             }
-            members.append(start..<w.count)
+            let separator: StaticString = member == .head ? "" : member != .columns ? "," : layout.bars.isEmpty ? #","bars":[],"# : "],"
+            let order = member.rawValue < Member.bars.rawValue ? member.rawValue : member.rawValue - 1 + oldBarCount
+            if hasLast, let slot = member.patch(last, layout, from: memberSlots[member.rawValue], order: order, after: separator, &patch, &w) {
+                members.append(slot)
+            } else if member == .diagnostics, hasLast, let slot = kept.recentDiagnostics.copy(layout.diagnostics, after: separator, &patch, &w) {
+                diagnosticsLeft = true
+                members.append(slot)
+            } else {
+                if member == .diagnostics { diagnosticsLeft = hasLast }
+                patch.flush(&w)
+                w.literal(separator)
+                let start = w.count, firstMark = w.markCount
+                layout.write(member, &w)
+                members.append(Slot(start: start, end: w.count, firstMark: firstMark))
+            }
+        }
+        patch.flush(&w)
+        if diagnosticsLeft {
+            // Diagnostics follow the screens shown: those of a screen popped come back.
+            kept.recentDiagnostics.keep(last.pointee.diagnostics, slot: memberSlots[Member.diagnostics.rawValue], of: kept.lastBytes)
         }
         let body = w.array()
-        last = layout
-        hasLast = true
-        lastBody = body
-        nextMemberRanges = memberRanges
-        nextBarRanges = barRanges
-        memberRanges = members
-        barRanges = bars
+        kept.keep(w, members, bars, of: layout)
         return body
     }
 
-    /// Which of the last layout's bars equals this one: the one at the same position, or
-    /// the one with the same id.
-    private static func sameBar(as bar: UnsafePointer<Bar>, at i: Int, in old: UnsafeBufferPointer<Bar>) -> Int? {
+    /// Which of the last layout's bars this one continues: the one at the same position
+    /// if it has the same id, else the one with the same id.
+    private static func match(_ bar: UnsafePointer<Bar>, at i: Int, in old: UnsafeBufferPointer<Bar>) -> Int? {
         guard let first = old.baseAddress else { return nil }
-        if i < old.count, (first + i).pointee.sameContent(as: bar) { return i }
-        for j in old.indices where (first + j).pointee.id == bar.pointee.id {
-            return (first + j).pointee.sameContent(as: bar) ? j : nil
-        }
+        if i < old.count, (first + i).pointee.id == bar.pointee.id { return i }
+        for j in old.indices where (first + j).pointee.id == bar.pointee.id { return j }
         return nil
     }
 }
 
+/// Rewrites slots of the last body into the writer: copies their bytes and carries their
+/// numbers' marks (shifted to where they land) up to each number that changed, writes that
+/// number, and goes on after its old text. Slots patched one after the other as they lay
+/// in the last body make one copy. Numbers are visited in the order they were written;
+/// equal numbers print equal text (0 and -0 both print 0; NaN is never equal, so it is
+/// written again).
+struct Patch {
+    private let old: UnsafePointer<UInt8>
+    private let oldMarks: UnsafePointer<Int>
+    /// Whether old bytes from `cursor` to `end` are still to be copied.
+    private var open = false
+    /// The first old byte not yet copied, and where the slots patched so far end.
+    private var cursor = 0, end = 0
+    /// The next old number's mark, and the first one not yet carried to the new marks.
+    private var mark = 0, pending = 0
+    /// The order (in the last body) of the slot that would continue the open copy.
+    private var next = -1
+
+    init(old: UnsafePointer<UInt8>, oldMarks: UnsafePointer<Int>) {
+        self.old = old
+        self.oldMarks = oldMarks
+    }
+
+    /// Where an old byte not yet copied lands in the new body.
+    @inline(__always) func landing(_ x: Int, _ w: RawWriter) -> Int { w.count &+ x &- cursor }
+
+    /// Starts patching `slot`, the one at `order` in the last body, which `separator`
+    /// precedes in the new body; returns its slot in the new body (its end is the caller's).
+    mutating func begin(_ slot: LayoutEncoder.Slot, order: Int, after separator: StaticString, _ w: inout RawWriter) -> LayoutEncoder.Slot {
+        if !open || order != next {
+            flush(&w)
+            w.literal(separator)
+            cursor = slot.start
+            mark = slot.firstMark
+            pending = slot.firstMark
+            open = true
+        }
+        next = order + 1
+        end = slot.end
+        return LayoutEncoder.Slot(start: landing(slot.start, w), end: 0, firstMark: w.markCount + slot.firstMark - pending)
+    }
+
+    @inline(__always) mutating func number(_ was: Double, _ now: Double, _ w: inout RawWriter) {
+        if was != now { rewrite(now, &w) }
+        mark &+= 2
+    }
+
+    @inline(__always) mutating func rect(_ was: Rect, _ now: Rect, _ w: inout RawWriter) {
+        number(was.x, now.x, &w)
+        number(was.y, now.y, &w)
+        number(was.w, now.w, &w)
+        number(was.h, now.h, &w)
+    }
+
+    @inline(__always) mutating func insets(_ was: Insets, _ now: Insets, _ w: inout RawWriter) {
+        number(was.top, now.top, &w)
+        number(was.leading, now.leading, &w)
+        number(was.bottom, now.bottom, &w)
+        number(was.trailing, now.trailing, &w)
+    }
+
+    /// Numbers known to be unchanged (their values are the same storage).
+    mutating func skip(numbers n: Int) { mark &+= 2 &* n }
+
+    private mutating func rewrite(_ now: Double, _ w: inout RawWriter) {
+        let start = oldMarks[mark]
+        w.splice(old + cursor, count: start &- cursor, marks: oldMarks + pending, markCount: mark &- pending, shift: w.count &- cursor, then: now)
+        cursor = oldMarks[mark &+ 1]
+        pending = mark &+ 2
+    }
+
+    private mutating func carry(upTo stop: Int, _ w: inout RawWriter) {
+        w.carryMarks(oldMarks + pending, count: mark &- pending, shift: w.count &- cursor)
+        w.raw(old + cursor, stop - cursor)
+        cursor = stop
+        pending = mark
+    }
+
+    /// Copies what is still to be copied.
+    mutating func flush(_ w: inout RawWriter) {
+        guard open else { return }
+        carry(upTo: end, &w)
+        open = false
+    }
+}
+
 extension Bar {
-    /// `==`, field by field, reading the other bar in place: the synthesized `==`, inlined
-    /// in the encoder, copied both bars (retaining their strings and arrays) to compare them.
-    func sameContent(as o: UnsafePointer<Bar>) -> Bool {
-        id == o.pointee.id && frame == o.pointee.frame && items == o.pointee.items && overflow == o.pointee.overflow
-            && background == o.pointee.background && container == o.pointee.container && role == o.pointee.role
-            && axis == o.pointee.axis && edge == o.pointee.edge && tabBar == o.pointee.tabBar
+    /// Equal but for frames (the bar's and its items'): `Bar.patch` writes those. Fields
+    /// listed by hand, read in place (the synthesized `==` copied both bars to compare).
+    static func sameShape(_ a: UnsafePointer<Bar>, _ b: UnsafePointer<Bar>) -> Bool {
+        a.pointee.id == b.pointee.id && a.pointee.container == b.pointee.container && a.pointee.role == b.pointee.role
+            && a.pointee.axis == b.pointee.axis && a.pointee.edge == b.pointee.edge && a.pointee.background == b.pointee.background
+            && a.pointee.tabBar == b.pointee.tabBar && a.pointee.overflow == b.pointee.overflow
+            && eachPair(a.pointee.items, b.pointee.items) { x, y in
+                x.pointee.id == y.pointee.id && x.pointee.shows == y.pointee.shows && x.pointee.badge == y.pointee.badge
+                    && x.pointee.tabs == y.pointee.tabs
+            }
+    }
+
+    /// The numbers of a bar of the same shape, in the order `write` writes them.
+    static func patch(_ was: UnsafePointer<Bar>, _ now: UnsafePointer<Bar>, _ p: inout Patch, _ w: inout RawWriter) {
+        p.rect(was.pointee.frame, now.pointee.frame, &w)
+        pairs(was.pointee.items, now.pointee.items, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+    }
+}
+
+/// Whether two arrays have the same count and `same` holds for each pair, read in place;
+/// true at once for the same storage (what the builder reused).
+@inline(__always)
+private func eachPair<T>(_ a: [T], _ b: [T], _ same: (UnsafePointer<T>, UnsafePointer<T>) -> Bool) -> Bool {
+    a.withUnsafeBufferPointer { x in
+        b.withUnsafeBufferPointer { y in
+            guard x.count == y.count else { return false }
+            guard x.baseAddress != y.baseAddress, let xs = x.baseAddress, let ys = y.baseAddress else { return true }
+            for i in 0..<x.count where !same(xs + i, ys + i) { return false }
+            return true
+        }
+    }
+}
+
+/// Patches the numbers of each pair of elements of two arrays of the same shape (four per
+/// element); the same storage holds the same numbers.
+@inline(__always)
+private func pairs<T>(_ a: [T], _ b: [T], _ p: inout Patch, _ numbers: (UnsafePointer<T>, UnsafePointer<T>, inout Patch) -> Void) {
+    a.withUnsafeBufferPointer { x in
+        b.withUnsafeBufferPointer { y in
+            guard x.baseAddress != y.baseAddress, let xs = x.baseAddress, let ys = y.baseAddress else {
+                p.skip(numbers: 4 * x.count)
+                return
+            }
+            for i in 0..<x.count { numbers(xs + i, ys + i, &p) }
+        }
     }
 }
 
 extension LayoutEncoder.Member {
-    func same(_ a: borrowing Layout, _ b: borrowing Layout) -> Bool {
+    /// Patches this member from its slot in the last body when its shape is unchanged, and
+    /// returns its slot in the new body; nil (nothing written) when it must be written anew.
+    func patch(_ old: UnsafePointer<Layout>, _ now: borrowing Layout, from slot: LayoutEncoder.Slot, order: Int,
+               after separator: StaticString, _ p: inout Patch, _ w: inout RawWriter) -> LayoutEncoder.Slot? {
+        guard sameShape(now, old) else { return nil }
+        var patched = p.begin(slot, order: order, after: separator, &w)
+        numbers(old, now, &p, &w)
+        patched.end = p.landing(slot.end, w)
+        return patched
+    }
+
+    /// Equal but for numbers, which `numbers` writes.
+    @inline(__always) private func sameShape(_ a: borrowing Layout, _ old: UnsafePointer<Layout>) -> Bool {
         switch self {
-        case .device: a.device == b.device
-        case .barAxis: a.barAxis == b.barAxis
-        case .verticalBarEdge: a.verticalBarEdge == b.verticalBarEdge
-        case .verticalBarSide: a.verticalBarSide == b.verticalBarSide
-        case .safeArea: a.safeArea == b.safeArea
-        case .layoutMargins: a.layoutMargins == b.layoutMargins
-        case .regions: a.regions == b.regions
-        case .bars: a.bars == b.bars
-        case .columns: a.columns == b.columns
-        case .sheet: a.sheet == b.sheet
-        case .inspector: a.inspector == b.inspector
-        case .custom: a.custom == b.custom
-        case .floating: a.floating == b.floating
-        case .diagnostics: a.diagnostics == b.diagnostics
+        case .head:
+            a.device.pose == old.pointee.device.pose && a.device.display == old.pointee.device.display && a.device.orientation == old.pointee.device.orientation
+                && a.device.layoutDirection == old.pointee.device.layoutDirection && a.device.sizeClass == old.pointee.device.sizeClass
+                && a.barAxis == old.pointee.barAxis && a.verticalBarEdge == old.pointee.verticalBarEdge && a.verticalBarSide == old.pointee.verticalBarSide
+        case .regions: eachPair(a.regions, old.pointee.regions) { $0.pointee.kind == $1.pointee.kind }
+        case .bars: false
+        case .columns:
+            eachPair(a.columns, old.pointee.columns) { x, y in
+                x.pointee.id == y.pointee.id && x.pointee.sizeClass == y.pointee.sizeClass && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge
+            }
+        case .sheet:
+            switch (a.sheet, old.pointee.sheet) {
+            case (nil, nil): true
+            case let (x?, y?): x.id == y.id && x.placement == y.placement && x.axis == y.axis
+            default: false
+            }
+        case .inspector:
+            switch (a.inspector, old.pointee.inspector) {
+            case (nil, nil): true
+            case let (x?, y?): x.presentation == y.presentation
+            default: false
+            }
+        case .custom:
+            eachPair(a.custom, old.pointee.custom) { x, y in
+                x.pointee.id == y.pointee.id && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge && x.pointee.collides == y.pointee.collides
+            }
+        case .floating: eachPair(a.floating, old.pointee.floating) { $0.pointee.id == $1.pointee.id }
+        case .diagnostics:
+            eachPair(a.diagnostics, old.pointee.diagnostics) { x, y in
+                x.pointee.code == y.pointee.code && x.pointee.subject == y.pointee.subject && x.pointee.message == y.pointee.message
+            }
+        }
+    }
+
+    /// The numbers of a member of the same shape, in the order `Layout.write` writes them.
+    @inline(__always) private func numbers(_ old: UnsafePointer<Layout>, _ now: borrowing Layout, _ p: inout Patch, _ w: inout RawWriter) {
+        switch self {
+        case .head:
+            p.number(old.pointee.device.width, now.device.width, &w)
+            p.number(old.pointee.device.height, now.device.height, &w)
+            p.rect(old.pointee.device.window, now.device.window, &w)
+            p.insets(old.pointee.safeArea, now.safeArea, &w)
+            p.insets(old.pointee.layoutMargins, now.layoutMargins, &w)
+        case .regions: pairs(old.pointee.regions, now.regions, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+        case .columns: pairs(old.pointee.columns, now.columns, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+        case .sheet: if let x = old.pointee.sheet, let y = now.sheet { p.rect(x.frame, y.frame, &w) }
+        case .inspector: if let x = old.pointee.inspector, let y = now.inspector { p.rect(x.frame, y.frame, &w) }
+        case .custom: pairs(old.pointee.custom, now.custom, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+        case .floating: pairs(old.pointee.floating, now.floating, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+        case .bars, .diagnostics: break
         }
     }
 }
@@ -165,12 +362,13 @@ extension Layout {
     /// One top-level member as `"key":value` (its leading comma is the caller's).
     fileprivate func write(_ member: LayoutEncoder.Member, _ w: inout RawWriter) {
         switch member {
-        case .device: w.literal(#""device":"#); device.write(&w)
-        case .barAxis: w.literal(#""barAxis":"#); w.name(barAxis.jsonName)
-        case .verticalBarEdge: w.literal(#""verticalBarEdge":"#); w.name(verticalBarEdge?.jsonName)
-        case .verticalBarSide: w.literal(#""verticalBarSide":"#); w.name(verticalBarSide?.jsonName)
-        case .safeArea: w.literal(#""safeArea":"#); safeArea.write(&w)
-        case .layoutMargins: w.literal(#""layoutMargins":"#); layoutMargins.write(&w)
+        case .head:
+            w.literal(#""device":"#); device.write(&w)
+            w.literal(#","barAxis":"#); w.name(barAxis.jsonName)
+            w.literal(#","verticalBarEdge":"#); w.name(verticalBarEdge?.jsonName)
+            w.literal(#","verticalBarSide":"#); w.name(verticalBarSide?.jsonName)
+            w.literal(#","safeArea":"#); safeArea.write(&w)
+            w.literal(#","layoutMargins":"#); layoutMargins.write(&w)
         case .regions:
             w.literal(#""regions":["#)
             for (i, r) in regions.enumerated() {
@@ -258,17 +456,7 @@ extension Rect {
 }
 
 extension Insets {
-    fileprivate func write(_ w: inout RawWriter) {
-        w.reserve(4 * RawWriter.centiRoom + 42)
-        w.advance { p in
-            var p = RawWriter.putLiteral(#"{"top":"#, at: p); p = RawWriter.putCenti(top, at: p)
-            p = RawWriter.putLiteral(#","leading":"#, at: p); p = RawWriter.putCenti(leading, at: p)
-            p = RawWriter.putLiteral(#","bottom":"#, at: p); p = RawWriter.putCenti(bottom, at: p)
-            p = RawWriter.putLiteral(#","trailing":"#, at: p); p = RawWriter.putCenti(trailing, at: p)
-            p.pointee = UInt8(ascii: "}")
-            return p + 1
-        }
-    }
+    fileprivate func write(_ w: inout RawWriter) { w.insets(self) }
 }
 
 extension SizeClassPair {
@@ -322,41 +510,241 @@ extension Bar {
     }
 }
 
-/// Storage a `RawWriter` writes into, kept across encodings by `LayoutEncoder`.
-final class WriterStorage: @unchecked Sendable {
-    private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var capacity: Int
+/// What a `LayoutEncoder` keeps from one encoding to the next: the last layout, its bytes
+/// and its numbers' marks, and the buffers the next encoding writes into (the two pairs of
+/// buffers swap after each encoding: nothing is allocated per encoding but the body).
+final class EncoderStorage: @unchecked Sendable {
+    // Only the encoder that holds it uniquely touches it, one access at a time: no
+    // run-time exclusivity checks (they were a tenth of the member loop).
+    @exclusivity(unchecked) private var bytes: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var byteCapacity: Int
+    @exclusivity(unchecked) private var marks: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) private var markCapacity: Int
+    @exclusivity(unchecked) private(set) var lastBytes: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var lastByteCapacity: Int
+    @exclusivity(unchecked) private var lastByteCount = 0
+    @exclusivity(unchecked) private(set) var lastMarks: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) private var lastMarkCapacity: Int
+    @exclusivity(unchecked) private var lastMarkCount = 0
+    /// The layout encoded last, when `hasLast` (in place: comparing with it copies nothing).
+    let last: UnsafeMutablePointer<Layout>
+    @exclusivity(unchecked) private(set) var hasLast = false
+    /// Bars and diagnostics that left the layout lately, with their encodings.
+    @exclusivity(unchecked) var recentBars = RecentBars()
+    @exclusivity(unchecked) var recentDiagnostics = RecentDiagnostics()
+    /// The last body's slots, and lists for the next encoding's (they swap like the buffers).
+    @exclusivity(unchecked) private(set) var lastMemberSlots = SlotList(capacity: LayoutEncoder.Member.ordered.count)
+    @exclusivity(unchecked) private(set) var lastBarSlots = SlotList(capacity: 16)
+    @exclusivity(unchecked) private(set) var memberSlots = SlotList(capacity: LayoutEncoder.Member.ordered.count)
+    @exclusivity(unchecked) private(set) var barSlots = SlotList(capacity: 16)
+
+    init(byteCapacity: Int = 4096, markCapacity: Int = 256) {
+        bytes = .allocate(capacity: byteCapacity)
+        lastBytes = .allocate(capacity: byteCapacity)
+        self.byteCapacity = byteCapacity
+        lastByteCapacity = byteCapacity
+        marks = .allocate(capacity: markCapacity)
+        lastMarks = .allocate(capacity: markCapacity)
+        self.markCapacity = markCapacity
+        lastMarkCapacity = markCapacity
+        last = .allocate(capacity: 1)
+        last.initialize(to: EncoderStorage.nothing)
+    }
+
+    private static let nothing = Layout(
+        device: DeviceInfo(pose: .closed, display: .outer, orientation: .portrait, layoutDirection: .ltr, width: 0, height: 0,
+                           sizeClass: SizeClassPair(horizontal: .compact, vertical: .compact), window: .zero),
+        barAxis: .horizontal, verticalBarEdge: nil, verticalBarSide: nil, safeArea: Insets(), layoutMargins: Insets(),
+        regions: [], bars: [], columns: [], sheet: nil, inspector: nil, custom: [], floating: [], diagnostics: [])
+
+    /// Storage of its own for a copy of the encoder, with the same last encoding.
+    func copy() -> EncoderStorage {
+        let c = EncoderStorage(byteCapacity: max(byteCapacity, lastByteCapacity), markCapacity: max(markCapacity, lastMarkCapacity))
+        c.lastBytes.update(from: lastBytes, count: lastByteCount)
+        c.lastByteCount = lastByteCount
+        c.lastMarks.update(from: lastMarks, count: lastMarkCount)
+        c.lastMarkCount = lastMarkCount
+        c.last.pointee = last.pointee
+        c.hasLast = hasLast
+        c.recentBars = recentBars
+        c.recentDiagnostics = recentDiagnostics
+        c.lastMemberSlots.append(contentsOf: lastMemberSlots)
+        c.lastBarSlots.append(contentsOf: lastBarSlots)
+        return c
+    }
+
+    /// A writer into the next encoding's buffers, marking numbers.
+    func writer() -> RawWriter {
+        RawWriter(storage: bytes, capacity: byteCapacity, marks: marks, markCapacity: markCapacity)
+    }
+
+    /// Keeps what `w` wrote (it may have grown into new buffers) as the last encoding, of
+    /// `layout`, and lends the last encoding's buffers to the next writer.
+    func keep(_ w: RawWriter, _ members: SlotList, _ bars: SlotList, of layout: Layout) {
+        memberSlots = lastMemberSlots
+        barSlots = lastBarSlots
+        lastMemberSlots = members
+        lastBarSlots = bars
+        bytes = lastBytes
+        byteCapacity = lastByteCapacity
+        lastBytes = w.base
+        lastByteCapacity = w.capacity
+        lastByteCount = w.count
+        marks = lastMarks
+        markCapacity = lastMarkCapacity
+        lastMarks = w.marks!
+        lastMarkCapacity = w.markCapacity
+        lastMarkCount = w.markCount
+        last.pointee = layout
+        hasLast = true
+    }
+
+    deinit {
+        bytes.deallocate()
+        lastBytes.deallocate()
+        marks.deallocate()
+        lastMarks.deallocate()
+        last.deinitialize(count: 1)
+        last.deallocate()
+        for list in [lastMemberSlots, lastBarSlots, memberSlots, barSlots] { list.free() }
+    }
+}
+
+/// The last few bars that left the layout, each with its encoding and its numbers' marks
+/// (from the start of its bytes): a bar that comes back in the same shape is patched from
+/// them instead of written anew. Searched linearly by id; the oldest goes first.
+struct RecentBars {
+    private var bars: [Bar] = []
+    private var encodings: [(bytes: [UInt8], marks: [Int])] = []
+    static let capacity = 8
+
+    /// Keeps a bar of the last body (its bytes from `slot` in `body`).
+    mutating func keep(_ bar: Bar, slot: LayoutEncoder.Slot, of body: UnsafePointer<UInt8>, marks: UnsafePointer<Int>) {
+        // Back and forth between two screens keeps the same bars: compared, not copied again.
+        if bars.contains(where: { $0 == bar }) { return }
+        let numbers = 4 * (1 + bar.items.count)
+        let bytes = Array(UnsafeBufferPointer(start: body + slot.start, count: slot.end - slot.start))
+        let rebased = (0..<2 * numbers).map { marks[slot.firstMark + $0] - slot.start }
+        if let k = bars.firstIndex(where: { $0.id == bar.id }) {
+            bars.remove(at: k)
+            encodings.remove(at: k)
+        } else if bars.count == RecentBars.capacity {
+            bars.removeFirst()
+            encodings.removeFirst()
+        }
+        bars.append(bar)
+        encodings.append((bytes, rebased))
+    }
+
+    /// Writes `bar` patched from a kept bar of the same id and shape (after `separator`,
+    /// once `main` is flushed) and returns its slot; nil when none is kept.
+    func patch(_ bar: UnsafePointer<Bar>, after separator: StaticString, _ main: inout Patch, _ w: inout RawWriter) -> LayoutEncoder.Slot? {
+        bars.withUnsafeBufferPointer { kept in
+            guard let k = kept.indices.first(where: { (kept.baseAddress! + $0).pointee.id == bar.pointee.id }),
+                  Bar.sameShape(kept.baseAddress! + k, bar) else { return nil }
+            main.flush(&w)
+            return encodings[k].bytes.withUnsafeBufferPointer { bytes in
+                encodings[k].marks.withUnsafeBufferPointer { marks in
+                    var p = Patch(old: bytes.baseAddress!, oldMarks: marks.baseAddress!)
+                    var slot = p.begin(LayoutEncoder.Slot(start: 0, end: bytes.count, firstMark: 0), order: -1, after: separator, &w)
+                    Bar.patch(kept.baseAddress! + k, bar, &p, &w)
+                    slot.end = p.landing(bytes.count, w)
+                    p.flush(&w)
+                    return slot
+                }
+            }
+        }
+    }
+}
+
+/// The last few diagnostics arrays that left the layout, with their encodings: equal ones
+/// are copied instead of quoted anew. Searched linearly; the oldest goes first.
+struct RecentDiagnostics {
+    private var kept: [(diagnostics: [Diagnostic], bytes: [UInt8])] = []
+    static let capacity = 4
+
+    /// Keeps the last body's diagnostics (their bytes from `slot` in `body`).
+    mutating func keep(_ diagnostics: [Diagnostic], slot: LayoutEncoder.Slot, of body: UnsafePointer<UInt8>) {
+        // Back and forth between two screens keeps the same two: compared, not copied again.
+        if kept.contains(where: { $0.diagnostics == diagnostics }) { return }
+        if kept.count == RecentDiagnostics.capacity { kept.removeFirst() }
+        kept.append((diagnostics, Array(UnsafeBufferPointer(start: body + slot.start, count: slot.end - slot.start))))
+    }
+
+    /// Copies the encoding of diagnostics equal to `diagnostics` (after `separator`, once
+    /// `main` is flushed) and returns its slot; nil when none is kept.
+    func copy(_ diagnostics: [Diagnostic], after separator: StaticString, _ main: inout Patch, _ w: inout RawWriter) -> LayoutEncoder.Slot? {
+        guard let k = kept.indices.last(where: { kept[$0].diagnostics == diagnostics }) else { return nil }
+        main.flush(&w)
+        w.literal(separator)
+        let start = w.count
+        kept[k].bytes.withUnsafeBufferPointer { w.raw($0.baseAddress!, $0.count) }
+        return LayoutEncoder.Slot(start: start, end: w.count, firstMark: w.markCount)
+    }
+}
+
+/// A growable list of slots in raw storage (no uniqueness check per append), owned by an
+/// `EncoderStorage`.
+struct SlotList {
+    private var base: UnsafeMutablePointer<LayoutEncoder.Slot>
+    private(set) var count = 0
+    private var capacity: Int
 
     init(capacity: Int) {
         base = .allocate(capacity: capacity)
         self.capacity = capacity
     }
 
-    /// Takes the writer's storage back (it may have grown into a new allocation).
-    func adopt(_ w: RawWriter) {
-        base = w.base
-        capacity = w.capacity
+    subscript(i: Int) -> LayoutEncoder.Slot { base[i] }
+
+    @inline(__always) mutating func append(_ slot: LayoutEncoder.Slot) {
+        if count == capacity { grow(to: capacity * 2) }
+        base[count] = slot
+        count += 1
     }
 
-    deinit { base.deallocate() }
+    mutating func append(contentsOf other: SlotList) {
+        if count + other.count > capacity { grow(to: count + other.count) }
+        (base + count).update(from: other.base, count: other.count)
+        count += other.count
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    @inline(never) private mutating func grow(to bigger: Int) {
+        let fresh = UnsafeMutablePointer<LayoutEncoder.Slot>.allocate(capacity: bigger)
+        fresh.update(from: base, count: count)
+        base.deallocate()
+        base = fresh
+        capacity = bigger
+    }
+
+    func free() { base.deallocate() }
 }
 
 /// Writes bytes into raw storage, growing it by doubling: no per-token uniqueness or
 /// capacity checks of an Array. Its storage is allocated by `init(capacity:)` and freed
-/// by `free()`, or lent by a `WriterStorage`, which takes it back with `adopt`.
+/// by `free()`, or lent by an `EncoderStorage`, which takes it back with `keep`. A writer
+/// lent marks storage also marks where each layout number it writes begins and ends (two
+/// offsets per number, in `marks`), for `Patch`.
 struct RawWriter {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private(set) var capacity: Int
+    private(set) var marks: UnsafeMutablePointer<Int>?
+    private(set) var markCount = 0
+    private(set) var markCapacity = 0
 
     init(capacity: Int) {
         base = .allocate(capacity: capacity)
         self.capacity = capacity
     }
 
-    init(storage: UnsafeMutablePointer<UInt8>, capacity: Int) {
+    init(storage: UnsafeMutablePointer<UInt8>, capacity: Int, marks: UnsafeMutablePointer<Int>, markCapacity: Int) {
         base = storage
         self.capacity = capacity
+        self.marks = marks
+        self.markCapacity = markCapacity
     }
 
     func free() { base.deallocate() }
@@ -364,7 +752,7 @@ struct RawWriter {
     func array() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
     @inline(__always) mutating func reserve(_ n: Int) {
-        if count + n > capacity { grow(to: count + n) }
+        if count &+ n > capacity { grow(to: count &+ n) }
     }
 
     @inline(never) private mutating func grow(to needed: Int) {
@@ -374,6 +762,42 @@ struct RawWriter {
         base.deallocate()
         base = fresh
         capacity = bigger
+    }
+
+    /// Room for `n` marks (two per number), when this writer marks.
+    @inline(__always) mutating func reserveMarks(_ n: Int) {
+        if marks != nil, markCount &+ n > markCapacity { growMarks(to: markCount &+ n) }
+    }
+
+    @inline(never) private mutating func growMarks(to needed: Int) {
+        let bigger = max(needed, markCapacity * 2)
+        let fresh = UnsafeMutablePointer<Int>.allocate(capacity: bigger)
+        fresh.update(from: marks!, count: markCount)
+        marks!.deallocate()
+        marks = fresh
+        markCapacity = bigger
+    }
+
+    /// Marks of numbers copied from an earlier body, `shift` bytes further on here.
+    @inline(__always) mutating func carryMarks(_ from: UnsafePointer<Int>, count n: Int, shift: Int) {
+        guard n > 0 else { return }
+        reserveMarks(n)
+        let to = marks! + markCount
+        for i in 0..<n { to[i] = from[i] &+ shift }
+        markCount &+= n
+    }
+
+    /// A patch's step with one capacity check: `n` bytes of an earlier body and the marks
+    /// of the numbers among them (`shift` bytes further on here), then a number.
+    @inline(__always) mutating func splice(_ bytes: UnsafePointer<UInt8>, count n: Int, marks from: UnsafePointer<Int>, markCount k: Int,
+                                           shift: Int, then v: Double) {
+        reserve(n &+ RawWriter.centiRoom)
+        reserveMarks(k &+ 2)
+        let to = marks! + markCount
+        for i in 0..<k { to[i] = from[i] &+ shift }
+        markCount &+= k
+        BoundedLine.copy(bytes, n, to: base + count)
+        count = number(v, at: base + (count &+ n)) - base
     }
 
     @inline(__always) mutating func byte(_ b: UInt8) {
@@ -401,30 +825,37 @@ struct RawWriter {
         count += 1
     }
 
-    mutating func copy(_ bytes: [UInt8], _ range: Range<Int>) {
-        bytes.withUnsafeBufferPointer { raw($0.baseAddress! + range.lowerBound, range.count) }
+    /// A quoted JSON string, escaped as `JSONWriter` escapes; most (ids) need no escape.
+    mutating func quoted(_ s: String) {
+        if s.utf8.withContiguousStorageIfAvailable({ quoted($0) }) == nil {
+            var contiguous = s
+            contiguous.withUTF8 { quoted($0) }
+        }
     }
 
-    /// A quoted JSON string, escaped as `JSONWriter` escapes; most (ids) need no escape.
-    /// Copied and checked in one pass; only a string that needs an escape is written again.
-    mutating func quoted(_ s: String) {
-        let done: Bool? = s.utf8.withContiguousStorageIfAvailable { utf8 in
-            reserve(utf8.count + 2)
-            let start = count
-            let p = base + count
-            p.pointee = UInt8(ascii: "\"")
-            var plain = true
-            for b in utf8 { plain = plain && b >= 0x20 && b != 0x22 && b != 0x5C }
-            guard plain else { return false }
-            if let from = utf8.baseAddress { BoundedLine.copy(from, utf8.count, to: p + 1) }
-            p[utf8.count + 1] = UInt8(ascii: "\"")
-            count = start + utf8.count + 2
-            return true
+    /// Copies each run that needs no escape in one go (found a word at a time) and escapes
+    /// the byte after it, with one capacity check for the worst case.
+    mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let n = utf8.count
+        var plain = JSONWriter.firstEscape(utf8)
+        reserve(n + 2 + 5 * (n - plain))
+        var p = base + count
+        p.pointee = UInt8(ascii: "\"")
+        p += 1
+        if let from = utf8.baseAddress {
+            var i = 0
+            while true {
+                BoundedLine.copy(from + i, plain, to: p)
+                p += plain
+                i += plain
+                guard i < n else { break }
+                p = JSONWriter.putEscaped(from[i], at: p)
+                i += 1
+                plain = JSONWriter.firstEscape(UnsafeBufferPointer(start: from + i, count: n - i))
+            }
         }
-        if done == true { return }
-        var escaped: [UInt8] = []
-        JSONWriter.appendQuoted(s, to: &escaped)
-        escaped.withUnsafeBufferPointer { raw($0.baseAddress!, $0.count) }
+        p.pointee = UInt8(ascii: "\"")
+        count = p + 1 - base
     }
 
     mutating func int(_ v: Int) {
@@ -439,7 +870,20 @@ struct RawWriter {
     /// A layout number, byte for byte as `JSONWriter.appendCenti`, with one capacity check.
     mutating func centi(_ v: Double) {
         reserve(RawWriter.centiRoom)
-        count = RawWriter.putCenti(v, at: base + count) - base
+        reserveMarks(2)
+        count = number(v, at: base + count) - base
+    }
+
+    /// Writes a layout number at `p` (room for it and its marks is the caller's), marks it
+    /// when this writer marks, and returns the byte after it.
+    @inline(__always) mutating func number(_ v: Double, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        let end = RawWriter.putCenti(v, at: p)
+        if let m = marks {
+            m[markCount] = p - base
+            m[markCount &+ 1] = end - base
+            markCount &+= 2
+        }
+        return end
     }
 
     /// Room `putCenti` may need: "-", 11 digits, ".", 2 digits on the fast path; the slow
@@ -448,15 +892,26 @@ struct RawWriter {
 
     /// A frame, with one capacity check for all of it.
     mutating func rect(_ r: Rect) {
-        reserve(4 * RawWriter.centiRoom + 21)
-        advance { p in
-            var p = RawWriter.putLiteral(#"{"x":"#, at: p); p = RawWriter.putCenti(r.x, at: p)
-            p = RawWriter.putLiteral(#","y":"#, at: p); p = RawWriter.putCenti(r.y, at: p)
-            p = RawWriter.putLiteral(#","w":"#, at: p); p = RawWriter.putCenti(r.w, at: p)
-            p = RawWriter.putLiteral(#","h":"#, at: p); p = RawWriter.putCenti(r.h, at: p)
-            p.pointee = UInt8(ascii: "}")
-            return p + 1
-        }
+        fourNumbers(#"{"x":"#, r.x, #","y":"#, r.y, #","w":"#, r.w, #","h":"#, r.h)
+    }
+
+    /// Insets, with one capacity check for all of them.
+    mutating func insets(_ i: Insets) {
+        fourNumbers(#"{"top":"#, i.top, #","leading":"#, i.leading, #","bottom":"#, i.bottom, #","trailing":"#, i.trailing)
+    }
+
+    /// An object of four numbers, each after its key's literal (the first with the brace).
+    @inline(__always)
+    private mutating func fourNumbers(_ k0: StaticString, _ v0: Double, _ k1: StaticString, _ v1: Double,
+                                      _ k2: StaticString, _ v2: Double, _ k3: StaticString, _ v3: Double) {
+        reserve(4 * RawWriter.centiRoom + k0.utf8CodeUnitCount + k1.utf8CodeUnitCount + k2.utf8CodeUnitCount + k3.utf8CodeUnitCount + 1)
+        reserveMarks(8)
+        var p = RawWriter.putLiteral(k0, at: base + count); p = number(v0, at: p)
+        p = RawWriter.putLiteral(k1, at: p); p = number(v1, at: p)
+        p = RawWriter.putLiteral(k2, at: p); p = number(v2, at: p)
+        p = RawWriter.putLiteral(k3, at: p); p = number(v3, at: p)
+        p.pointee = UInt8(ascii: "}")
+        count = p + 1 - base
     }
 
     /// Writes at the end with `body` (which returns the byte after what it wrote), within
