@@ -90,6 +90,30 @@ struct BuildMemo: Sendable {
     var pools = Pools()
     var tabViewNotes: TabViewNotes?
 
+    /// The arrays of the layout this memo's build made. A build whose bars, custom bars,
+    /// floating buttons or diagnostics come out equal takes these (shared storage: nothing
+    /// allocated, and the encoder and the recent-layouts cache compare and free them cheaply).
+    var built = Built()
+
+    struct Built: Sendable {
+        var bars: [Bar] = []
+        var custom: [CustomInfo] = []
+        var floating: [FloatingInfo] = []
+        var diagnostics: [Diagnostic] = []
+    }
+
+    /// Storage kept from build to build, empty, for the arrays a build fills: bars and
+    /// diagnostics are filled here and settled at the end (`settled`); the fit lists are
+    /// the previous build's, emptied once the next build no longer reads them.
+    var spare = Spare()
+
+    struct Spare: Sendable {
+        var bars: [Bar] = []
+        var diagnostics: [Diagnostic] = []
+        var horizontal: [Horizontal] = []
+        var columns: [Column] = []
+    }
+
     struct Pools: Sendable {
         var horizontal = Pool<Horizontal>(capacity: 16)
         var columns = Pool<Column>(capacity: 8)
@@ -137,6 +161,30 @@ struct BuildMemo: Sendable {
         return pools.columns.firstIndex(where: { $0.matches(input, free: free) }).map { pools.columns.entries[$0] }
     }
 
+    /// `filled` as the layout's array, or `built` (the last build's) when they are equal; then
+    /// `filled` is emptied and kept in `spare` for the next build to fill again.
+    static func settled<Element>(_ filled: inout [Element], _ built: [Element], spare: inout [Element],
+                                 same: (UnsafePointer<Element>, UnsafePointer<Element>) -> Bool) -> [Element] {
+        if filled.count == built.count, sameElements(filled, built, same) {
+            filled.removeAll(keepingCapacity: true)
+            swap(&filled, &spare)
+            return built
+        }
+        defer { filled = [] }
+        return filled
+    }
+
+    /// Element by element, read in place (copying a bar to compare it retains its strings and arrays).
+    static func sameElements<Element>(_ a: [Element], _ b: [Element], _ same: (UnsafePointer<Element>, UnsafePointer<Element>) -> Bool) -> Bool {
+        a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                guard let x = x.baseAddress, let y = y.baseAddress else { return true }
+                for i in 0..<a.count where !same(x + i, y + i) { return false }
+                return true
+            }
+        }
+    }
+
     /// The same array storage: equal contents, without comparing them (a new manifest's
     /// arrays are new storage, so they never match).
     static func identical<Element>(_ a: [Element], _ b: [Element]) -> Bool {
@@ -152,4 +200,41 @@ struct BuildMemo: Sendable {
         a.x.bitPattern == b.x.bitPattern && a.y.bitPattern == b.y.bitPattern
             && a.w.bitPattern == b.w.bitPattern && a.h.bitPattern == b.h.bitPattern
     }
+}
+
+/// A list a build makes in order that usually comes out equal to the last build's: while
+/// each element is the last build's at its position, nothing is allocated and the result
+/// is the last build's array (shared storage).
+struct Reused<Element> {
+    private let last: [Element]
+    private var kept = 0
+    /// Once an element differs (`diverged`): the list so far, in storage of its own.
+    private var fresh: [Element] = []
+    private var diverged = false
+    private let capacity: Int
+
+    /// `capacity`: how many elements the list will have (reserved once it diverges).
+    init(_ last: [Element], capacity: Int) {
+        self.last = last
+        self.capacity = capacity
+    }
+
+    /// The last build's element at this position when `same` says it is the one to add;
+    /// nil, and nothing added, when it is not (then the caller adds its own with `appendNew`).
+    mutating func reuse(_ same: (borrowing Element) -> Bool) -> Element? {
+        guard !diverged, kept < last.count, same(last[kept]) else { return nil }
+        kept += 1
+        return last[kept - 1]
+    }
+
+    mutating func appendNew(_ element: Element) {
+        if !diverged {
+            diverged = true
+            fresh.reserveCapacity(capacity)
+            fresh += last[..<kept]
+        }
+        fresh.append(element)
+    }
+
+    var array: [Element] { diverged ? fresh : kept == last.count ? last : Array(last[..<kept]) }
 }

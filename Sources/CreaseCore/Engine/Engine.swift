@@ -24,13 +24,17 @@ public struct Engine: Sendable {
     private var memo = BuildMemo()
     private var sceneKey: SceneKey
     private var scene: Scene
-    /// Layouts of recently seen inputs, most recent last. A rig folding back and forth, a
-    /// keyboard going up and down or a Live Activity toggling revisits the same few
-    /// inputs; those relayouts are a lookup. Searched linearly: no hashing, no order questions.
-    /// The inputs are kept apart from the layouts so that the search reads only inputs
-    /// (a search over whole entries copied each one, layout and all, to compare it).
+    /// Layouts of recently seen inputs. A rig folding back and forth, a keyboard going up
+    /// and down or a Live Activity toggling revisits the same few inputs; those relayouts
+    /// are a lookup. Searched linearly: no hashing, no order questions. The inputs are kept
+    /// apart from the layouts so that the search reads only inputs (a search over whole
+    /// entries copied each one, layout and all). Each slot stays where it is: once full, a
+    /// new entry takes the slot used least recently (`recentUse`), so nothing shifts.
     private var recentInputs: [LayoutInputs] = []
     private var recentLayouts: [RecentLayout] = []
+    /// Per slot, when it was last stored or hit (`recentClock` then).
+    private var recentUse: [Int] = []
+    private var recentClock = 0
     static let recentCapacity = 8
 
     /// Whether `layout` depends on `reduceTransparency` (see `BuildMemo.readReduceTransparency`).
@@ -105,15 +109,18 @@ public struct Engine: Sendable {
             // A new app: nothing seen before applies.
             recentInputs.removeAll()
             recentLayouts.removeAll()
+            recentUse.removeAll()
         } else if let hit = recentIndex(of: newInputs) {
-            recentInputs.append(recentInputs.remove(at: hit))
-            let entry = recentLayouts.remove(at: hit)
-            recentLayouts.append(entry)
+            recentClock += 1
+            recentUse[hit] = recentClock
             let old = digest
-            layout = entry.layout
-            body = entry.body
-            digest = entry.digest
-            layoutReadsReduceTransparency = entry.readsReduceTransparency
+            recentLayouts.withUnsafeBufferPointer { entries in
+                let entry = entries.baseAddress! + hit
+                layout = entry.pointee.layout
+                body = entry.pointee.body
+                digest = entry.pointee.digest
+                layoutReadsReduceTransparency = entry.pointee.readsReduceTransparency
+            }
             return digest != old
         }
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
@@ -143,21 +150,24 @@ public struct Engine: Sendable {
     }
 
     private func recentIndex(of wanted: LayoutInputs) -> Int? {
-        var i = recentInputs.count - 1
-        while i >= 0 {
-            if recentInputs[i].device == wanted.device && recentInputs[i].ui == wanted.ui { return i }
-            i -= 1
-        }
+        for i in recentInputs.indices where recentInputs[i].device == wanted.device && recentInputs[i].ui == wanted.ui { return i }
         return nil
     }
 
     private mutating func remember() {
-        if recentInputs.count == Engine.recentCapacity {
-            recentInputs.removeFirst()
-            recentLayouts.removeFirst()
+        let entry = RecentLayout(layout: layout, body: body, digest: digest, readsReduceTransparency: layoutReadsReduceTransparency)
+        recentClock += 1
+        guard recentInputs.count == Engine.recentCapacity else {
+            recentInputs.append(inputs)
+            recentLayouts.append(entry)
+            recentUse.append(recentClock)
+            return
         }
-        recentInputs.append(inputs)
-        recentLayouts.append(RecentLayout(layout: layout, body: body, digest: digest, readsReduceTransparency: layoutReadsReduceTransparency))
+        var slot = 0
+        for i in recentUse.indices where recentUse[i] < recentUse[slot] { slot = i }
+        recentInputs[slot] = inputs
+        recentLayouts[slot] = entry
+        recentUse[slot] = recentClock
     }
 
     /// The layout line: canonical JSON with `seq` and `digest`, no newline.

@@ -32,11 +32,35 @@ struct LayoutBuilder {
         swap(&b.previous, &memo)   // moved, not copied
         swap(&b.memo.pools, &b.previous.pools)
         b.memo.tabViewNotes = b.previous.tabViewNotes
+        // Storage the build before emptied for this one: no array allocated to fill.
+        swap(&b.memo.horizontal, &b.previous.spare.horizontal)
+        swap(&b.memo.columns, &b.previous.spare.columns)
+        swap(&b.bars, &b.previous.spare.bars)
+        swap(&b.diagnostics, &b.previous.spare.diagnostics)
         b.memo.horizontal.reserveCapacity(b.previous.horizontal.count)
         b.memo.columns.reserveCapacity(b.previous.columns.count)
         let layout = b.run()
+        // The previous build's fit lists are read no more: emptied, they are the next build's storage.
+        b.previous.horizontal.removeAll(keepingCapacity: true)
+        b.previous.columns.removeAll(keepingCapacity: true)
+        swap(&b.memo.spare.horizontal, &b.previous.horizontal)
+        swap(&b.memo.spare.columns, &b.previous.columns)
         swap(&memo, &b.memo)
         return layout
+    }
+
+    /// The layout's bars and diagnostics: the last build's arrays when they came out equal
+    /// (see `BuildMemo.settled`), and what this build's layout shows, for the next build.
+    mutating func settle(custom: [CustomInfo], floating: [FloatingInfo]) -> BuildMemo.Built {
+        guard remembers else { return .init(bars: bars, custom: custom, floating: floating, diagnostics: diagnostics) }
+        let built = BuildMemo.Built(
+            bars: BuildMemo.settled(&bars, previous.built.bars, spare: &memo.spare.bars) { $0.pointee.sameContent(as: $1) },
+            custom: custom, floating: floating,
+            diagnostics: BuildMemo.settled(&diagnostics, previous.built.diagnostics, spare: &memo.spare.diagnostics) {
+                $0.pointee.code == $1.pointee.code && $0.pointee.subject == $1.pointee.subject && $0.pointee.message == $1.pointee.message
+            })
+        memo.built = built
+        return built
     }
 
     /// Fits a horizontal bar, or takes an earlier fit with the same inputs: the previous
@@ -138,10 +162,12 @@ struct LayoutBuilder {
         // horizontal fold it sits above it instead.
         let accessoryShown = state.keyboardVisible && !primary.keyboardAccessory.isEmpty
         let accessoryHeight = accessoryShown ? p.accessoryBarHeight : 0
-        let onScreen = scene.columns.isEmpty ? [scene.primary] : scene.columns
-        let horizontalToolbar = onScreen.contains { s in
-            (s != scene.primary || !vertical) && app.screens[s].toolbar.contains { $0.placement.isBottom }
-        }
+        // The screens on show are the columns, or the primary screen alone.
+        let horizontalToolbar = scene.columns.isEmpty
+            ? !vertical && primary.toolbar.contains { $0.placement.isBottom }
+            : scene.columns.contains { s in
+                (s != scene.primary || !vertical) && app.screens[s].toolbar.contains { $0.placement.isBottom }
+            }
         let bottomBarsHeight = (horizontalToolbar ? p.toolbarHeight : 0) + (!vertical && !tabs.isEmpty ? p.tabBarHeight : 0)
         var floor = state.keyboardVisible ? g.height - g.keyboardHeight : g.height - p.homeIndicatorHeight
         if let fold = regions.first(where: { $0.kind == .division }), fold.frame.w >= g.width,
@@ -240,6 +266,7 @@ struct LayoutBuilder {
         let custom = layoutCustomBars(primary, vertical: vertical, preferredEdge: preferredEdge, area: primaryArea)
         let floating = layoutFloating(primary, area: primaryArea, safe: safe)
         manifestDiagnostics()
+        let built = settle(custom: custom, floating: floating)
 
         return Layout(
             device: DeviceInfo(pose: state.pose, display: g.display, orientation: g.orientation, layoutDirection: g.direction,
@@ -247,8 +274,26 @@ struct LayoutBuilder {
             barAxis: vertical ? .vertical : .horizontal,
             verticalBarEdge: preferredEdge,
             verticalBarSide: g.verticalPossible ? g.appSide : nil,
-            safeArea: safe, layoutMargins: margins, regions: regions, bars: bars, columns: columns,
-            sheet: sheetInfo, inspector: inspectorInfo, custom: custom, floating: floating, diagnostics: diagnostics)
+            safeArea: safe, layoutMargins: margins, regions: regions, bars: built.bars, columns: columns,
+            sheet: sheetInfo, inspector: inspectorInfo, custom: built.custom, floating: built.floating, diagnostics: built.diagnostics)
+    }
+
+    /// The menu's ids for the bar appended next: the last build's array for its bar at this
+    /// position when that lists the same ids, else a new one.
+    func overflowIds(_ menu: OverflowMenu) -> [String] {
+        let position = bars.count
+        if remembers, let earlier = previous.built.bars.withUnsafeBufferPointer({ position < $0.count ? $0[position].overflow : nil }),
+           menu.lists(earlier) {
+            return earlier
+        }
+        return menu.ids
+    }
+
+    /// The items of the last build's bar at the position of the bar appended next, when it has this id.
+    func lastItems(ofBar id: String) -> [PlacedItem] {
+        let position = bars.count
+        guard remembers else { return [] }
+        return previous.built.bars.withUnsafeBufferPointer { position < $0.count && $0[position].id == id ? $0[position].items : [] }
     }
 
     /// The one place the build reads `reduceTransparency` (only vertical bars show it), so
@@ -344,13 +389,13 @@ struct LayoutBuilder {
                                                                    centerWidth: titleWidth, hostsOverflowButton: column.overflowButtonToRow,
                                                                    menuPrefilled: !menu.isEmpty, direction: g.direction))
             rowBar = Bar(id: screen.barIds.navigation, container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
-                         frame: rowBand, background: false, items: out.items, overflow: column.overflowButtonToRow ? menu.ids : [], tabBar: nil)
+                         frame: rowBand, background: false, items: out.items, overflow: column.overflowButtonToRow ? overflowIds(menu) : [], tabBar: nil)
         }
         badgeDiagnostics(menu.displaced, screen: screen)
         if let rowBar { bars.append(rowBar) }
         bars.append(Bar(id: screen.barIds.vertical, container: screen.id, role: .vertical, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
                         frame: band, background: readReduceTransparency(), items: column.items,
-                        overflow: column.overflowButtonInColumn ? menu.ids : [], tabBar: column.tabBar))
+                        overflow: column.overflowButtonInColumn ? overflowIds(menu) : [], tabBar: column.tabBar))
         return rowExists
     }
 
@@ -377,15 +422,15 @@ struct LayoutBuilder {
             let shown = tabs.prefix(fit)
             menu.tabs = tabs.dropFirst(fit).map(\.id)
             let w = (free.1 - free.0) / Double(shown.count)
-            var items: [PlacedItem] = []
-            items.reserveCapacity(shown.count)
+            var items = Reused(lastItems(ofBar: tabBarOwner.bar), capacity: shown.count)
             for (i, tab) in shown.enumerated() {
                 let slot = g.direction == .ltr ? Double(i) : Double(shown.count - 1 - i)
                 let shows: Shows = tab.symbol == nil ? .title : .symbolAndTitle
-                items.append(PlacedItem(id: tab.id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tab.badge))
+                let item = PlacedItem(id: tab.id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tab.badge)
+                if items.reuse({ $0 == item }) == nil { items.appendNew(item) }
             }
             bars.append(Bar(id: tabBarOwner.bar, container: tabBarOwner.container, role: .tabBar, axis: .horizontal, edge: .bottom,
-                            frame: frame, background: false, items: items, overflow: [], tabBar: .expanded))
+                            frame: frame, background: false, items: items.array, overflow: [], tabBar: .expanded))
         }
         var toolbarBar: Bar?
         if !bottom.isEmpty {
@@ -405,7 +450,7 @@ struct LayoutBuilder {
             menu.displaced = out.displaced + menu.displaced
             badgeDiagnostics(menu.displaced, screen: screen)
             bars.append(Bar(id: screen.barIds.navigation, container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
-                            frame: frame, background: false, items: out.items, overflow: out.hasOverflowButton ? menu.ids : [], tabBar: nil))
+                            frame: frame, background: false, items: out.items, overflow: out.hasOverflowButton ? overflowIds(menu) : [], tabBar: nil))
         }
         if let toolbarBar { bars.append(toolbarBar) }
         return navExists
@@ -539,7 +584,7 @@ struct LayoutBuilder {
         let edge = BarSideRule.edge(for: side, direction: g.direction)
         return Bar(id: sheet.barId, container: sheet.id, role: .sheet, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
                    frame: band, background: readReduceTransparency(), items: out.items,
-                   overflow: out.overflowButtonInColumn ? menu.ids : [], tabBar: nil)
+                   overflow: out.overflowButtonInColumn ? overflowIds(menu) : [], tabBar: nil)
     }
 
     /// A horizontal bar holding a panel's items (inspector, horizontal sheet): leading
@@ -560,7 +605,7 @@ struct LayoutBuilder {
                                                                hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
         menu.displaced = out.displaced
         bars.append(Bar(id: id, container: container, role: role, axis: .horizontal, edge: .top, frame: band, background: false,
-                        items: out.items, overflow: out.hasOverflowButton ? menu.ids : [], tabBar: nil))
+                        items: out.items, overflow: out.hasOverflowButton ? overflowIds(menu) : [], tabBar: nil))
     }
 
     /// Seed 002: "Keyboard accessory bars stay horizontal", attached to the keyboard.
@@ -585,7 +630,7 @@ struct LayoutBuilder {
     /// to your view … never moves into the vertical bar." One that follows
     /// toolbarVerticalEdge is laid out by the app in the column's free space.
     mutating func layoutCustomBars(_ screen: Screen, vertical: Bool, preferredEdge: HorizontalEdge?, area: Rect) -> [CustomInfo] {
-        var out: [CustomInfo] = []
+        var out = Reused(remembers ? previous.built.custom : [], capacity: screen.customBars.count)
         for bar in screen.customBars {
             let thickness = bar.kind == .tabBar ? p.tabBarHeight : p.itemLength
             var frame: Rect
@@ -597,21 +642,56 @@ struct LayoutBuilder {
                 let y = bar.edge == .top ? (vertical ? 0 : p.statusBarHeight) : g.height - p.homeIndicatorHeight - thickness
                 frame = Rect(x: area.x, y: y, w: area.w, h: thickness)
             }
-            let collides = regions.contains { $0.frame.intersects(frame) }
-                ? RegionKind.allCases.filter { kind in regions.contains { $0.kind == kind && $0.frame.intersects(frame) } } : []
+            var overlapped = RegionKinds()
+            for r in regions where r.frame.intersects(frame) { overlapped.add(r.kind) }
             if vertical && !bar.followsVerticalEdge {
                 note(.customBarStaysPut, bar.id, "custom \(bar.kind.rawValue) \"\(bar.id)\" will not move into the vertical bar; use the system container, or lay it out from toolbarVerticalEdge and the safe area")
             }
+            let collides: [RegionKind]
+            if let kept = out.reuse({ $0.id == bar.id && $0.frame == frame && $0.verticalBarEdge == preferredEdge && overlapped.lists($0.collides) }) {
+                collides = kept.collides
+            } else {
+                collides = overlapped.list
+                out.appendNew(CustomInfo(id: bar.id, frame: frame, verticalBarEdge: preferredEdge, collides: collides))
+            }
             if !collides.isEmpty { collisionNote(bar.id, collides) }
-            out.append(CustomInfo(id: bar.id, frame: frame, verticalBarEdge: preferredEdge, collides: collides))
         }
-        return out
+        return out.array
+    }
+
+    /// The kinds of region a custom bar overlaps, listed in `RegionKind`'s order.
+    struct RegionKinds {
+        private var bits: UInt8 = 0
+
+        mutating func add(_ kind: RegionKind) { bits |= RegionKinds.bit(kind) }
+
+        var list: [RegionKind] {
+            guard bits != 0 else { return [] }
+            return RegionKind.allCases.filter { bits & RegionKinds.bit($0) != 0 }
+        }
+
+        /// Whether `kinds` (in `RegionKind`'s order, each once) lists exactly these.
+        func lists(_ kinds: [RegionKind]) -> Bool {
+            var other: UInt8 = 0
+            for kind in kinds { other |= RegionKinds.bit(kind) }
+            return other == bits
+        }
+
+        private static func bit(_ kind: RegionKind) -> UInt8 {
+            switch kind {
+            case .statusBar: 1
+            case .dynamicIsland: 2
+            case .division: 4
+            case .keyboard: 8
+            case .pip: 16
+            }
+        }
     }
 
     /// Seed 001: floating buttons are the app's to place: "place it from the safe area"
     /// and "Keep it off the fold".
     mutating func layoutFloating(_ screen: Screen, area: Rect, safe: Insets) -> [FloatingInfo] {
-        var out: [FloatingInfo] = []
+        var out = Reused(remembers ? previous.built.floating : [], capacity: screen.floatingButtons.count)
         for button in screen.floatingButtons {
             let fromSafeArea = button.anchor == .safeArea
             let leftInset = fromSafeArea ? (g.direction == .ltr ? safe.leading : safe.trailing) : 0
@@ -633,9 +713,9 @@ struct LayoutBuilder {
             if !fromSafeArea {
                 note(.floatingButtonFromScreenEdge, button.id, "floating button \"\(button.id)\" is placed from the screen edge; offset it from the safe area so the controls never hide it")
             }
-            out.append(FloatingInfo(id: button.id, frame: frame))
+            if out.reuse({ $0.id == button.id && $0.frame == frame }) == nil { out.appendNew(FloatingInfo(id: button.id, frame: frame)) }
         }
-        return out
+        return out.array
     }
 
     // MARK: - Diagnostics that read the manifest
