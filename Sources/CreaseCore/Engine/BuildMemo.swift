@@ -90,6 +90,10 @@ struct BuildMemo: Sendable {
     var pools = Pools()
     var tabViewNotes: TabViewNotes?
 
+    /// The primary screen of this memo's build, at its index in the app's screens (held, so
+    /// no other array can have their address while the memo keeps it).
+    var primary: (index: Int, screens: [Screen], screen: Screen)?
+
     /// The arrays of the layout this memo's build made. A build whose bars, custom bars,
     /// floating buttons or diagnostics come out equal takes these (shared storage: nothing
     /// allocated, and the encoder and the recent-layouts cache compare and free them cheaply).
@@ -147,15 +151,7 @@ struct BuildMemo: Sendable {
         }
     }
 
-    /// An earlier horizontal fit with these inputs: the previous build's at position `k`,
-    /// else one in the pool.
-    func horizontalFit(for input: HorizontalBarFitter.Input, free: (Double, Double), atPrevious k: Int,
-                       in previous: BuildMemo) -> Horizontal? {
-        if k < previous.horizontal.count, previous.horizontal[k].matches(input, free: free) { return previous.horizontal[k] }
-        return pools.horizontal.firstIndex(where: { $0.matches(input, free: free) }).map { pools.horizontal.entries[$0] }
-    }
-
-    /// As `horizontalFit`, for vertical columns.
+    /// An earlier column fit with these inputs: the previous build's at position `k`, else one in the pool.
     func columnFit(for input: ColumnFitter.Input, free: (Double, Double), atPrevious k: Int, in previous: BuildMemo) -> Column? {
         if k < previous.columns.count, previous.columns[k].matches(input, free: free) { return previous.columns[k] }
         return pools.columns.firstIndex(where: { $0.matches(input, free: free) }).map { pools.columns.entries[$0] }

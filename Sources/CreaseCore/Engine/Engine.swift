@@ -84,17 +84,25 @@ public struct Engine: Sendable {
             state.pose = pose
             return relayout(force: false)
         }
-        var next = state
-        var nextApp = app
-        try StateMachine.apply(event, to: &next, app: &nextApp, profile: profile)
-        state = next
-        seq += 1
-        // The same manifest again (a rig reloading its app) keeps every cache: they were
-        // computed from an equal app. Only the UI state it resets can change the layout.
-        if case .app = event, nextApp != app {
-            app = nextApp
-            return relayout(force: true)
+        if case .app = event {
+            var next = state
+            var nextApp = app
+            try StateMachine.apply(event, to: &next, app: &nextApp, profile: profile)
+            state = next
+            seq += 1
+            // The same manifest again (a rig reloading its app) keeps every cache: they were
+            // computed from an equal app. Only the UI state it resets can change the layout.
+            if nextApp != app {
+                app = nextApp
+                return relayout(force: true)
+            }
+            return relayout(force: false)
         }
+        // In place, without copying the state and the app first: the state machine checks
+        // everything before it changes anything, so a rejected event leaves both as they were,
+        // and only an `app` event changes the app.
+        try StateMachine.apply(event, to: &state, app: &app, profile: profile)
+        seq += 1
         return relayout(force: false)
     }
 
@@ -124,10 +132,9 @@ public struct Engine: Sendable {
             return digest != old
         }
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
-        let key = SceneKey(ui: state.ui, geometry: g)
-        if force || key != sceneKey {
-            sceneKey = key
-            scene = Scene(app: app, key: key)
+        if force || !sceneKey.matches(ui: state.ui, geometry: g) {
+            sceneKey = SceneKey(ui: state.ui, geometry: g)
+            scene = Scene(app: app, key: sceneKey)
         }
         // Changed inputs almost always change the layout, so it is encoded without first
         // comparing it with the old one; the digest tells whether anything changed.
@@ -230,6 +237,12 @@ struct SceneKey: Equatable {
         display = g.display
         portrait = !g.orientation.isLandscape
         compactWidth = g.sizeClass.horizontal == .compact
+    }
+
+    /// `self == SceneKey(ui: ui, geometry: g)`, without making (and copying the UI state into) a key.
+    func matches(ui other: UIState, geometry g: ScreenGeometry) -> Bool {
+        display == g.display && portrait == !g.orientation.isLandscape && compactWidth == (g.sizeClass.horizontal == .compact)
+            && ui == other
     }
 }
 

@@ -72,9 +72,20 @@ struct LayoutBuilder {
         guard remembers else { return HorizontalBarFitter(profile: p, input: input).fit(free: free) }
         let k = memo.horizontal.count
         var output: HorizontalBarFitter.Output
-        if let earlier = memo.horizontalFit(for: input, free: free, atPrevious: k, in: previous) {
-            output = earlier.output
-            if earlier.input.band.y.bitPattern != input.band.y.bitPattern {
+        // Read in place: taking the matching entry whole copied (retained) its input and output.
+        let earlierY: Double?
+        if k < previous.horizontal.count, previous.horizontal[k].matches(input, free: free) {
+            output = previous.horizontal[k].output
+            earlierY = previous.horizontal[k].input.band.y
+        } else if let i = memo.pools.horizontal.firstIndex(where: { $0.matches(input, free: free) }) {
+            output = memo.pools.horizontal.entries[i].output
+            earlierY = memo.pools.horizontal.entries[i].input.band.y
+        } else {
+            earlierY = nil
+            output = .init()
+        }
+        if let earlierY {
+            if earlierY.bitPattern != input.band.y.bitPattern {
                 let y = HorizontalBarFitter.itemY(band: input.band, profile: p)
                 for i in output.items.indices { output.items[i].frame.y = y }
             }
@@ -109,7 +120,15 @@ struct LayoutBuilder {
         // One allocation each rather than one per doubling as they fill.
         bars.reserveCapacity(8)
         diagnostics.reserveCapacity(8)
-        let primary = app.screens[scene.primary]
+        // The primary screen, moved out of the memo when it holds this one: a copy out of the
+        // app retained (and later released) each of its strings and arrays.
+        let primary: Screen
+        if remembers, let kept = previous.primary.take(), kept.index == scene.primary, BuildMemo.identical(kept.screens, app.screens) {
+            primary = kept.screen
+        } else {
+            primary = app.screens[scene.primary]
+        }
+        defer { if remembers { memo.primary = (scene.primary, app.screens, primary) } }
         let preferredEdge: HorizontalEdge? = g.verticalPossible ? BarSideRule.edge(for: g.appSide, direction: g.direction) : nil
 
         // Areas: the window, less a tab sidebar, split into columns.
@@ -419,14 +438,15 @@ struct LayoutBuilder {
             // Tabs share the bar's free width equally (a partly folded fold splits it).
             let free = FreeSpace.largestInterval(in: frame, axis: .horizontal, avoiding: regions)
             let fit = max(1, Int((free.1 - free.0) / p.minTabWidth))
-            let shown = tabs.prefix(fit)
+            let shown = min(fit, tabs.count)
             menu.tabs = tabs.dropFirst(fit).map(\.id)
-            let w = (free.1 - free.0) / Double(shown.count)
-            var items = Reused(lastItems(ofBar: tabBarOwner.bar), capacity: shown.count)
-            for (i, tab) in shown.enumerated() {
-                let slot = g.direction == .ltr ? Double(i) : Double(shown.count - 1 - i)
-                let shows: Shows = tab.symbol == nil ? .title : .symbolAndTitle
-                let item = PlacedItem(id: tab.id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tab.badge)
+            let w = (free.1 - free.0) / Double(shown)
+            var items = Reused(lastItems(ofBar: tabBarOwner.bar), capacity: shown)
+            // By index: iterating the tabs copied each one (retaining its strings).
+            for i in 0..<shown {
+                let slot = g.direction == .ltr ? Double(i) : Double(shown - 1 - i)
+                let shows: Shows = tabs[i].symbol == nil ? .title : .symbolAndTitle
+                let item = PlacedItem(id: tabs[i].id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tabs[i].badge)
                 if items.reuse({ $0 == item }) == nil { items.appendNew(item) }
             }
             bars.append(Bar(id: tabBarOwner.bar, container: tabBarOwner.container, role: .tabBar, axis: .horizontal, edge: .bottom,
