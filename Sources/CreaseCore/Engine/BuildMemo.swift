@@ -106,16 +106,13 @@ struct BuildMemo: Sendable {
         var diagnostics: [Diagnostic] = []
     }
 
-    /// Storage kept from build to build, empty, for the arrays a build fills: bars and
-    /// diagnostics are filled here and settled at the end (`settled`); the fit lists are
-    /// the previous build's, emptied once the next build no longer reads them.
+    /// Storage kept from build to build, empty, for the bars and diagnostics a build fills
+    /// before settling them (`settled`).
     var spare = Spare()
 
     struct Spare: Sendable {
         var bars: [Bar] = []
         var diagnostics: [Diagnostic] = []
-        var horizontal: [Horizontal] = []
-        var columns: [Column] = []
     }
 
     struct Pools: Sendable {
@@ -227,7 +224,7 @@ struct Reused<Element> {
         if !diverged {
             diverged = true
             fresh.reserveCapacity(capacity)
-            fresh += last[..<kept]
+            if kept > 0 { fresh += last[..<kept] }
         }
         fresh.append(element)
     }

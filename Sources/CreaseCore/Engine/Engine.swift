@@ -20,10 +20,10 @@ public struct Engine: Sendable {
     private var inputs: LayoutInputs
     /// Keeps the last encoded layout's bytes per member and bar, to copy what did not change.
     private var encoder = LayoutEncoder()
-    /// What the last build fitted and derived from the manifest, reused where its inputs did not change.
-    private var memo = BuildMemo()
+    /// Builds the layouts, keeping what the last build fitted and derived from the manifest
+    /// (its `BuildMemo`), reused where its inputs did not change, and the current scene.
+    private var builder: LayoutBuilder
     private var sceneKey: SceneKey
-    private var scene: Scene
     /// Layouts of recently seen inputs. A rig folding back and forth, a keyboard going up
     /// and down or a Live Activity toggling revisits the same few inputs; those relayouts
     /// are a lookup. Searched linearly: no hashing, no order questions. The inputs are kept
@@ -61,9 +61,9 @@ public struct Engine: Sendable {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
         inputs = LayoutInputs(state, profile: profile)
         sceneKey = SceneKey(ui: state.ui, geometry: g)
-        scene = Scene(app: app, key: sceneKey)
-        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &memo)
-        layoutReadsReduceTransparency = memo.readReduceTransparency
+        builder = LayoutBuilder(p: profile, app: app, state: state, g: g, scene: Scene(app: app, key: sceneKey), remembers: true)
+        layout = builder.rebuild()
+        layoutReadsReduceTransparency = builder.memo.readReduceTransparency
         body = encoder.encode(layout)
         digest = digestAlgorithm.digest(body)
         remember()
@@ -108,17 +108,15 @@ public struct Engine: Sendable {
 
     private mutating func relayout(force: Bool) -> Bool {
         let newInputs = LayoutInputs(state, profile: profile)
-        if !force && (newInputs == inputs || onlyUnreadInputsChanged(newInputs)) {
-            inputs = newInputs
-            return false
-        }
-        inputs = newInputs
+        let unchanged = !force && (newInputs == inputs || onlyUnreadInputsChanged(newInputs))
+        inputs = consume newInputs
+        if unchanged { return false }
         if force {
             // A new app: nothing seen before applies.
             recentInputs.removeAll()
             recentLayouts.removeAll()
             recentUse.removeAll()
-        } else if let hit = recentIndex(of: newInputs) {
+        } else if let hit = recentIndex(of: inputs) {
             recentClock += 1
             recentUse[hit] = recentClock
             let old = digest
@@ -132,14 +130,19 @@ public struct Engine: Sendable {
             return digest != old
         }
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
+        if force {
+            builder.app = app
+        }
         if force || !sceneKey.matches(ui: state.ui, geometry: g) {
             sceneKey = SceneKey(ui: state.ui, geometry: g)
-            scene = Scene(app: app, key: sceneKey)
+            builder.scene = Scene(app: app, key: sceneKey)
         }
+        builder.state = state
+        builder.g = g
         // Changed inputs almost always change the layout, so it is encoded without first
         // comparing it with the old one; the digest tells whether anything changed.
-        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &memo)
-        layoutReadsReduceTransparency = memo.readReduceTransparency
+        layout = builder.rebuild()
+        layoutReadsReduceTransparency = builder.memo.readReduceTransparency
         defer { remember() }
         body = encoder.encode(layout)
         let old = digest

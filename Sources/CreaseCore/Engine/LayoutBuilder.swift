@@ -1,12 +1,14 @@
 /// Builds a layout from scratch: profile + app + state → Layout. Pure and
-/// deterministic. `Engine` caches around it; `LayoutBuilder.build` is also the
-/// reference the incremental path is tested against.
-struct LayoutBuilder {
+/// deterministic. `Engine` keeps one builder and builds again with it (`rebuild`),
+/// reusing what earlier builds computed; `LayoutBuilder.build` builds with nothing
+/// remembered and is the reference the incremental path is tested against.
+struct LayoutBuilder: Sendable {
     let p: DeviceProfile
-    let app: App
-    let state: DeviceState
-    let g: ScreenGeometry
-    let scene: Scene
+    /// Set by the engine between builds (a new manifest, the state, the geometry and scene).
+    var app: App
+    var state: DeviceState
+    var g: ScreenGeometry
+    var scene: Scene
 
     var regions: [Region] = []
     var bars: [Bar] = []
@@ -24,29 +26,23 @@ struct LayoutBuilder {
         return b.run()
     }
 
-    /// Builds reusing what the previous build fitted and derived where its inputs are
-    /// unchanged, and leaves this build's in `memo` for the next.
-    static func build(profile: DeviceProfile, app: App, state: DeviceState, geometry: ScreenGeometry, scene: Scene,
-                      memo: inout BuildMemo) -> Layout {
-        var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene, remembers: true)
-        swap(&b.previous, &memo)   // moved, not copied
-        swap(&b.memo.pools, &b.previous.pools)
-        b.memo.tabViewNotes = b.previous.tabViewNotes
-        // Storage the build before emptied for this one: no array allocated to fill.
-        swap(&b.memo.horizontal, &b.previous.spare.horizontal)
-        swap(&b.memo.columns, &b.previous.spare.columns)
-        swap(&b.bars, &b.previous.spare.bars)
-        swap(&b.diagnostics, &b.previous.spare.diagnostics)
-        b.memo.horizontal.reserveCapacity(b.previous.horizontal.count)
-        b.memo.columns.reserveCapacity(b.previous.columns.count)
-        let layout = b.run()
-        // The previous build's fit lists are read no more: emptied, they are the next build's storage.
-        b.previous.horizontal.removeAll(keepingCapacity: true)
-        b.previous.columns.removeAll(keepingCapacity: true)
-        swap(&b.memo.spare.horizontal, &b.previous.horizontal)
-        swap(&b.memo.spare.columns, &b.previous.columns)
-        swap(&memo, &b.memo)
-        return layout
+    /// Builds for the current `state`, `g` and `scene`, reusing what the last build fitted
+    /// and derived where its inputs are unchanged, and leaves this build's in `memo` for the
+    /// next. The builder stays: nothing of it is copied in or destroyed per build.
+    mutating func rebuild() -> Layout {
+        // The last build's memo is read; the one before it, emptied, is filled anew.
+        swap(&previous, &memo)
+        memo.readReduceTransparency = false
+        memo.horizontal.removeAll(keepingCapacity: true)
+        memo.columns.removeAll(keepingCapacity: true)
+        memo.horizontal.reserveCapacity(previous.horizontal.count)
+        memo.columns.reserveCapacity(previous.columns.count)
+        // Moved, never copied: what earlier builds computed, and storage emptied for filling.
+        swap(&memo.pools, &previous.pools)
+        swap(&memo.tabViewNotes, &previous.tabViewNotes)
+        swap(&bars, &previous.spare.bars)
+        swap(&diagnostics, &previous.spare.diagnostics)
+        return run()
     }
 
     /// The layout's bars and diagnostics: the last build's arrays when they came out equal
@@ -123,12 +119,11 @@ struct LayoutBuilder {
         // The primary screen, moved out of the memo when it holds this one: a copy out of the
         // app retained (and later released) each of its strings and arrays.
         let primary: Screen
-        if remembers, let kept = previous.primary.take(), kept.index == scene.primary, BuildMemo.identical(kept.screens, app.screens) {
-            primary = kept.screen
+        if remembers, previous.primary?.index == scene.primary, BuildMemo.identical(previous.primary!.screens, app.screens) {
+            primary = previous.primary.take()!.screen
         } else {
             primary = app.screens[scene.primary]
         }
-        defer { if remembers { memo.primary = (scene.primary, app.screens, primary) } }
         let preferredEdge: HorizontalEdge? = g.verticalPossible ? BarSideRule.edge(for: g.appSide, direction: g.direction) : nil
 
         // Areas: the window, less a tab sidebar, split into columns.
@@ -286,6 +281,7 @@ struct LayoutBuilder {
         let floating = layoutFloating(primary, area: primaryArea, safe: safe)
         manifestDiagnostics()
         let built = settle(custom: custom, floating: floating)
+        if remembers { memo.primary = (scene.primary, app.screens, consume primary) }
 
         return Layout(
             device: DeviceInfo(pose: state.pose, display: g.display, orientation: g.orientation, layoutDirection: g.direction,
@@ -342,7 +338,7 @@ struct LayoutBuilder {
         let band = Rect(x: g.appSide == .right ? area.maxX - p.columnWidth : area.x, y: 0, w: p.columnWidth, h: g.height)
         let rowBand = excluding(Rect(x: g.appSide == .right ? area.x : area.x + p.columnWidth, y: p.statusBarHeight,
                                      w: area.w - p.columnWidth, h: p.navigationBarHeight), inspector)
-        let titleWidth = titleReserve(screen.title)
+        let titleWidth = titleReserve(screen)
 
         // The row first: what it cannot hold joins the menu before the column is fitted.
         var rowExists = screen.title != nil
@@ -465,7 +461,7 @@ struct LayoutBuilder {
         let navExists = screen.title != nil || !top.isEmpty || !menu.isEmpty
         if navExists {
             let frame = Rect(x: area.x, y: p.statusBarHeight, w: area.w, h: p.navigationBarHeight)
-            let out = fitHorizontal(.init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen.title),
+            let out = fitHorizontal(.init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen),
                                                                    hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
             menu.displaced = out.displaced + menu.displaced
             badgeDiagnostics(menu.displaced, screen: screen)
@@ -509,9 +505,9 @@ struct LayoutBuilder {
         return parts
     }
 
-    func titleReserve(_ title: String?) -> Double {
-        guard let title else { return 0 }
-        return Double(title.count) * p.titleCharWidth + p.textItemPadding
+    func titleReserve(_ screen: Screen) -> Double {
+        guard let length = screen.titleLength else { return 0 }
+        return Double(length) * p.titleCharWidth + p.textItemPadding
     }
 
     // MARK: - Sidebar, inspector, sheet, accessory
@@ -789,12 +785,14 @@ struct LayoutBuilder {
 
     mutating func manifestDiagnostics() {
         // Seed 000: "Keep the choice stable across tabs so the layout doesn't jump as people switch."
-        guard let tv = scene.tabView, case .tabView(let spec) = app.containers[tv] else { return }
-        // It reads the manifest alone: a memo hands back the previous build's for the same tab view.
-        if let hit = memo.tabViewNotes, hit.tabView == tv, BuildMemo.identical(hit.containers, app.containers) {
-            diagnostics += hit.diagnostics
+        guard let tv = scene.tabView else { return }
+        // It reads the manifest alone: a memo hands back the previous build's for the same tab
+        // view (read in place: binding the memo's entry or the tab view copied them).
+        if memo.tabViewNotes?.tabView == tv, BuildMemo.identical(memo.tabViewNotes!.containers, app.containers) {
+            diagnostics += memo.tabViewNotes!.diagnostics
             return
         }
+        guard case .tabView(let spec) = app.containers[tv] else { return }
         let mark = diagnostics.count
         let behaviors = spec.tabs.map { OptOutRule.rootBehavior(app.containers[$0.content], app: app) }
         if let first = behaviors.first, behaviors.contains(where: { $0 != first }) {
