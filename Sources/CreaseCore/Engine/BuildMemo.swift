@@ -90,9 +90,12 @@ struct BuildMemo: Sendable {
     var pools = Pools()
     var tabViewNotes: TabViewNotes?
 
-    /// The primary screen of this memo's build, at its index in the app's screens (held, so
-    /// no other array can have their address while the memo keeps it).
-    var primary: (index: Int, screens: [Screen], screen: Screen)?
+    /// The primary screen of this memo's build, at `primaryIndex` in `primaryIn` (the app's
+    /// screens, held so no other array can have their address while the memo keeps them).
+    /// Apart, so that checking them reads no copy of the screen.
+    var primary: Screen?
+    var primaryIndex = -1
+    var primaryIn: [Screen] = []
 
     /// The arrays of the layout this memo's build made. A build whose bars, custom bars,
     /// floating buttons or diagnostics come out equal takes these (shared storage: nothing

@@ -114,13 +114,13 @@ struct LayoutBuilder: Sendable {
 
     mutating func run() -> Layout {
         // One allocation each rather than one per doubling as they fill.
-        bars.reserveCapacity(8)
-        diagnostics.reserveCapacity(8)
+        if bars.capacity < 8 { bars.reserveCapacity(8) }
+        if diagnostics.capacity < 8 { diagnostics.reserveCapacity(8) }
         // The primary screen, moved out of the memo when it holds this one: a copy out of the
         // app retained (and later released) each of its strings and arrays.
         let primary: Screen
-        if remembers, previous.primary?.index == scene.primary, BuildMemo.identical(previous.primary!.screens, app.screens) {
-            primary = previous.primary.take()!.screen
+        if remembers, previous.primaryIndex == scene.primary, BuildMemo.identical(previous.primaryIn, app.screens), let kept = previous.primary.take() {
+            primary = kept
         } else {
             primary = app.screens[scene.primary]
         }
@@ -178,10 +178,8 @@ struct LayoutBuilder: Sendable {
         let accessoryHeight = accessoryShown ? p.accessoryBarHeight : 0
         // The screens on show are the columns, or the primary screen alone.
         let horizontalToolbar = scene.columns.isEmpty
-            ? !vertical && primary.toolbar.contains { $0.placement.isBottom }
-            : scene.columns.contains { s in
-                (s != scene.primary || !vertical) && app.screens[s].toolbar.contains { $0.placement.isBottom }
-            }
+            ? !vertical && primary.toolbar.hasBottomItem
+            : scene.columns.contains { s in (s != scene.primary || !vertical) && app.screens[s].toolbar.hasBottomItem }
         let bottomBarsHeight = (horizontalToolbar ? p.toolbarHeight : 0) + (!vertical && !tabs.isEmpty ? p.tabBarHeight : 0)
         var floor = state.keyboardVisible ? g.height - g.keyboardHeight : g.height - p.homeIndicatorHeight
         if let fold = regions.first(where: { $0.kind == .division }), fold.frame.w >= g.width,
@@ -281,7 +279,11 @@ struct LayoutBuilder: Sendable {
         let floating = layoutFloating(primary, area: primaryArea, safe: safe)
         manifestDiagnostics()
         let built = settle(custom: custom, floating: floating)
-        if remembers { memo.primary = (scene.primary, app.screens, consume primary) }
+        if remembers {
+            memo.primaryIndex = scene.primary
+            memo.primaryIn = app.screens
+            memo.primary = consume primary
+        }
 
         return Layout(
             device: DeviceInfo(pose: state.pose, display: g.display, orientation: g.orientation, layoutDirection: g.direction,
@@ -753,7 +755,7 @@ struct LayoutBuilder: Sendable {
     /// alone, so a memo hands back the previous build's for the same toolbar and ids.
     mutating func badgeDiagnostics(_ displaced: [String], screen: Screen) {
         // Most toolbars badge nothing: then no displaced id needs looking up.
-        guard !displaced.isEmpty, screen.toolbar.contains(where: { $0.badge != nil }) else { return }
+        guard !displaced.isEmpty, screen.toolbar.hasBadgedItem else { return }
         if let i = memo.pools.badgeNotes.firstIndex(where: { BuildMemo.identical($0.toolbar, screen.toolbar) && $0.displaced == displaced }) {
             diagnostics += memo.pools.badgeNotes.entries[i].diagnostics
             return
@@ -800,6 +802,24 @@ struct LayoutBuilder: Sendable {
         }
         if remembers {
             memo.tabViewNotes = .init(containers: app.containers, tabView: tv, diagnostics: Array(diagnostics[mark...]))
+        }
+    }
+}
+
+extension Array where Element == Item {
+    // Each item read in place: `contains(where:)` copied each one (retaining its strings) to look at one field.
+
+    var hasBottomItem: Bool {
+        withUnsafeBufferPointer { items in
+            for i in items.indices where items[i].placement.isBottom { return true }
+            return false
+        }
+    }
+
+    var hasBadgedItem: Bool {
+        withUnsafeBufferPointer { items in
+            for i in items.indices where items[i].badge != nil { return true }
+            return false
         }
     }
 }
