@@ -1,6 +1,7 @@
 /// What earlier builds fitted and derived, for later builds to reuse where the inputs
-/// are the same. `Engine` keeps one across relayouts; `Engine.fromScratch` builds
-/// without one.
+/// are the same. The engine's builder keeps two (the last build's, read, and the one
+/// being filled, whose storage is the build before's); `Engine.fromScratch` builds
+/// remembering nothing.
 /// - Fits: the previous build's in order, and a pool of earlier ones. A fitter reads the
 ///   reserved regions only through its band's largest free interval, so a bar whose band,
 ///   free interval, entries and flags are ones a fit has seen keeps that placement without
@@ -9,6 +10,7 @@
 ///   reaches.
 /// - A screen's entries and item diagnostics, which depend on the manifest alone, and
 ///   the badge notes of displaced items, which depend on the toolbar and the ids (pooled).
+/// - The last layout's arrays and the primary screen, taken again where they are the same.
 /// - Whether the build read `reduceTransparency`.
 struct BuildMemo: Sendable {
     struct Horizontal: Sendable {
