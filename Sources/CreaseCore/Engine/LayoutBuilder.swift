@@ -68,11 +68,16 @@ struct LayoutBuilder: Sendable {
         guard remembers else { return HorizontalBarFitter(profile: p, input: input).fit(free: free) }
         let k = memo.horizontal.count
         var output: HorizontalBarFitter.Output
-        // Read in place: taking the matching entry whole copied (retained) its input and output.
+        // Read in place: taking the matching entry whole (or calling `matches` on an array
+        // element) copied its input and output.
+        let atPrevious: (output: HorizontalBarFitter.Output, y: Double)? = previous.horizontal.withUnsafeBufferPointer { entries in
+            guard k < entries.count, entries[k].matches(input, free: free) else { return nil }
+            return (entries[k].output, entries[k].input.band.y)
+        }
         let earlierY: Double?
-        if k < previous.horizontal.count, previous.horizontal[k].matches(input, free: free) {
-            output = previous.horizontal[k].output
-            earlierY = previous.horizontal[k].input.band.y
+        if let atPrevious {
+            output = atPrevious.output
+            earlierY = atPrevious.y
         } else if let i = memo.pools.horizontal.firstIndex(where: { $0.matches(input, free: free) }) {
             output = memo.pools.horizontal.entries[i].output
             earlierY = memo.pools.horizontal.entries[i].input.band.y
@@ -422,11 +427,10 @@ struct LayoutBuilder: Sendable {
     mutating func layoutHorizontal(_ screen: Screen, area fullArea: Rect, back: Bool, tabs: [Tab], tabBarOwner: (container: String, bar: String), bottomLimit: Double,
                                    beside inspector: Rect? = nil) -> Bool {
         let area = excluding(fullArea, inspector)
-        let parts = horizontalEntries(screen, back: back)
+        let (top, bottom, secondary, declared) = horizontalEntries(screen, back: back)
         var menu = OverflowMenu()
-        menu.secondary = parts.secondary
-        menu.declared = parts.declared
-        let top = parts.top, bottom = parts.bottom
+        menu.secondary = secondary
+        menu.declared = declared
 
         var y = bottomLimit
         // Tab bar along the bottom; tabs past its width join the menu from the trailing end.
@@ -476,10 +480,14 @@ struct LayoutBuilder: Sendable {
 
     /// A screen's horizontal entries and their item diagnostics: they depend on the
     /// manifest alone, so a memo hands back the previous build's for the same arrays.
-    mutating func horizontalEntries(_ screen: Screen, back: Bool) -> BuildMemo.HorizontalEntries {
+    mutating func horizontalEntries(_ screen: Screen, back: Bool)
+        -> (top: [BarEntry], bottom: [BarEntry], secondary: [String], declared: [String]) {
         if let i = memo.pools.horizontalEntries.firstIndex(where: { $0.isFor(screen, back: back) }) {
-            diagnostics += memo.pools.horizontalEntries.entries[i].diagnostics
-            return memo.pools.horizontalEntries.entries[i]
+            // Field by field: the whole entry copied (and then released) the manifest arrays it holds too.
+            return memo.pools.horizontalEntries.entries.withUnsafeBufferPointer { entries in
+                diagnostics += entries[i].diagnostics
+                return (entries[i].top, entries[i].bottom, entries[i].secondary, entries[i].declared)
+            }
         }
         let mark = diagnostics.count
         var parts = BuildMemo.HorizontalEntries(toolbar: screen.toolbar, overflowMenu: screen.overflowMenu, back: back)
@@ -504,7 +512,7 @@ struct LayoutBuilder: Sendable {
             parts.diagnostics = Array(diagnostics[mark...])
             memo.pools.horizontalEntries.add(parts)
         }
-        return parts
+        return (parts.top, parts.bottom, parts.secondary, parts.declared)
     }
 
     func titleReserve(_ screen: Screen) -> Double {
