@@ -49,4 +49,75 @@ struct EngineShortcutTests {
         #expect(e.state.ui == UIState(app: tabs))
         #expect(e.layoutJSON() == scratch(e))
     }
+
+    /// Events drawn from a few values, so that a sequence revisits inputs: the recent
+    /// layouts fill, evict their least recently used entry and hit again, and builds meet
+    /// the last build's bars unchanged, moved (the keyboard) or changed.
+    struct RevisitingEvents {
+        var rng: SplitMix64
+        var random: RandomEvents
+
+        init(seed: UInt64, app: App) {
+            rng = SplitMix64(seed: seed)
+            random = RandomEvents(seed: seed &+ 1, app: app)
+        }
+
+        mutating func next() -> Event {
+            switch rng.next() % 8 {
+            case 0, 1: .keyboard(visible: rng.next() % 3 != 0, height: [nil, 250, 300, 333.5][Int(rng.next() % 4)])
+            case 2: .liveActivities(count: Int(rng.next() % 3))
+            case 3: .pip(active: rng.next() % 2 == 0)
+            case 4: .hinge(angle: [10, 90, 175][Int(rng.next() % 3)])
+            default: random.next()
+            }
+        }
+    }
+
+    @Test("long sequences that evict and revisit recent layouts and reuse the last build's bars equal builds from scratch",
+          arguments: BuiltinApps.names)
+    func evictAndRevisit(app name: String) {
+        let a = builtin(name)
+        var compared = 0, unchanged = 0
+        for s in 0..<60 {
+            var gen = RevisitingEvents(seed: 11 &+ UInt64(s) &* 7919, app: a)
+            var e = Engine(profile: .builtin, app: a)
+            var history: [Event] = []
+            for _ in 0..<60 {
+                let ev = gen.next()
+                guard let changed = try? e.apply(ev) else { continue }
+                history.append(ev)
+                if !changed { unchanged += 1 }
+                #expect(e.layoutJSON() == scratch(e), "diverged at seq \(e.seq) after:\n\(history)")
+                compared += 1
+            }
+        }
+        #expect(compared > 3_000 && unchanged > 100)
+    }
+
+    /// A bar whose inputs did not change is the last build's (its arrays shared, not
+    /// rebuilt); a bar the keyboard moved is built anew next to bars that kept theirs.
+    @Test("unchanged bars keep the last build's storage; moved bars are rebuilt")
+    func unchangedBarsShareStorage() throws {
+        func identical<T>(_ a: [T], _ b: [T]) -> Bool { BuildMemo.identical(a, b) }
+        var e = try engine(builtin("tabs"), [.hinge(angle: 175), .keyboard(visible: true, height: 300)])
+        let before = e.layout
+        let navigation = try #require(before.bar(.navigation))
+        #expect(before.bar(.tabBar) != nil && !navigation.overflow.isEmpty)
+
+        // A Live Activity moves no bar here: the whole bars array is the last build's.
+        #expect(try e.apply(.liveActivities(count: 2)) == true)
+        #expect(e.layout.regions != before.regions)
+        #expect(e.layout.bars == before.bars && identical(e.layout.bars, before.bars))
+        #expect(identical(e.layout.diagnostics, before.diagnostics) && identical(e.layout.custom, before.custom))
+        #expect(e.layoutJSON() == scratch(e))
+
+        // A taller keyboard moves the tab bar: rebuilt; the navigation bar keeps its arrays.
+        let moved = e.layout
+        #expect(try e.apply(.keyboard(visible: true, height: 320)) == true)
+        let tabBar = try #require(e.layout.bar(.tabBar)), movedTabBar = try #require(moved.bar(.tabBar))
+        #expect(tabBar.frame.y != movedTabBar.frame.y && !identical(tabBar.items, movedTabBar.items))
+        let nav = try #require(e.layout.bar(.navigation))
+        #expect(identical(nav.items, navigation.items) && identical(nav.overflow, navigation.overflow))
+        #expect(e.layoutJSON() == scratch(e))
+    }
 }

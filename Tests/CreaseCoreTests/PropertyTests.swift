@@ -194,9 +194,10 @@ import Testing
     }
 
     /// The encoder patches a bar's last bytes (writing only its frames' numbers) when
-    /// `Bar.sameShape` says all else is unchanged; it lists the fields by hand, so a field
-    /// added to `Bar` or `PlacedItem` and not to it would be missed.
-    @Test("Bar.sameShape compares every field that == compares but frames")
+    /// `Bar.sameShape` says all else is unchanged, and the builder takes the last build's bar
+    /// when `Bar.sameContent` says it is equal; both list the fields by hand, so a field
+    /// added to `Bar` or `PlacedItem` and not to them would be missed.
+    @Test("Bar.sameShape compares every field that == compares but frames; Bar.sameContent every field")
     func sameShapeCoversEveryField() {
         let bar = Bar(id: "s.navigation", container: "s", role: .navigation, axis: .horizontal, edge: .top,
                       frame: Rect(x: 0, y: 54, w: 400, h: 44), background: false,
@@ -226,8 +227,14 @@ import Testing
         moved.items[0].frame.x = 9
         withUnsafePointer(to: bar) { original in
             withUnsafePointer(to: moved) { #expect(Bar.sameShape(original, $0)) }
-            for v in reshaped {
+            #expect(bar.sameContent(as: original))
+            var movedItem = bar
+            movedItem.items[0].frame.x = 9
+            for v in reshaped + [moved, movedItem] {
                 #expect(v != bar)
+                #expect(!v.sameContent(as: original), "\(v)")
+            }
+            for v in reshaped {
                 withUnsafePointer(to: v) { #expect(!Bar.sameShape(original, $0), "\(v)") }
             }
         }

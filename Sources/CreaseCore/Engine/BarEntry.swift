@@ -37,6 +37,23 @@ struct OverflowMenu: Sendable {
         out += tabs
         return out
     }
+
+    /// Whether `list` holds exactly `ids`, in order (compared without building `ids`).
+    func lists(_ list: [String]) -> Bool {
+        guard list.count == displaced.count + secondary.count + declared.count + tabs.count else { return false }
+        return list.withUnsafeBufferPointer { l in
+            OverflowMenu.same(displaced, l, from: 0) && OverflowMenu.same(secondary, l, from: displaced.count)
+                && OverflowMenu.same(declared, l, from: displaced.count + secondary.count)
+                && OverflowMenu.same(tabs, l, from: l.count - tabs.count)
+        }
+    }
+
+    private static func same(_ part: [String], _ list: UnsafeBufferPointer<String>, from start: Int) -> Bool {
+        part.withUnsafeBufferPointer { p in
+            for i in p.indices where p[i] != list[start + i] { return false }
+            return true
+        }
+    }
 }
 
 enum EntryBuilder {

@@ -1,6 +1,7 @@
 /// What earlier builds fitted and derived, for later builds to reuse where the inputs
-/// are the same. `Engine` keeps one across relayouts; `Engine.fromScratch` builds
-/// without one.
+/// are the same. The engine's builder keeps two (the last build's, read, and the one
+/// being filled, whose storage is the build before's); `Engine.fromScratch` builds
+/// remembering nothing.
 /// - Fits: the previous build's in order, and a pool of earlier ones. A fitter reads the
 ///   reserved regions only through its band's largest free interval, so a bar whose band,
 ///   free interval, entries and flags are ones a fit has seen keeps that placement without
@@ -9,6 +10,7 @@
 ///   reaches.
 /// - A screen's entries and item diagnostics, which depend on the manifest alone, and
 ///   the badge notes of displaced items, which depend on the toolbar and the ids (pooled).
+/// - The last layout's arrays and the primary screen, taken again where they are the same.
 /// - Whether the build read `reduceTransparency`.
 struct BuildMemo: Sendable {
     struct Horizontal: Sendable {
@@ -90,6 +92,34 @@ struct BuildMemo: Sendable {
     var pools = Pools()
     var tabViewNotes: TabViewNotes?
 
+    /// The primary screen of this memo's build, at `primaryIndex` in `primaryIn` (the app's
+    /// screens, held so no other array can have their address while the memo keeps them).
+    /// Apart, so that checking them reads no copy of the screen.
+    var primary: Screen?
+    var primaryIndex = -1
+    var primaryIn: [Screen] = []
+
+    /// The arrays of the layout this memo's build made. A build whose bars, custom bars,
+    /// floating buttons or diagnostics come out equal takes these (shared storage: nothing
+    /// allocated, and the encoder and the recent-layouts cache compare and free them cheaply).
+    var built = Built()
+
+    struct Built: Sendable {
+        var bars: [Bar] = []
+        var custom: [CustomInfo] = []
+        var floating: [FloatingInfo] = []
+        var diagnostics: [Diagnostic] = []
+    }
+
+    /// Storage kept from build to build, empty, for the bars and diagnostics a build fills
+    /// before settling them (`settled`).
+    var spare = Spare()
+
+    struct Spare: Sendable {
+        var bars: [Bar] = []
+        var diagnostics: [Diagnostic] = []
+    }
+
     struct Pools: Sendable {
         var horizontal = Pool<Horizontal>(capacity: 16)
         var columns = Pool<Column>(capacity: 8)
@@ -123,18 +153,34 @@ struct BuildMemo: Sendable {
         }
     }
 
-    /// An earlier horizontal fit with these inputs: the previous build's at position `k`,
-    /// else one in the pool.
-    func horizontalFit(for input: HorizontalBarFitter.Input, free: (Double, Double), atPrevious k: Int,
-                       in previous: BuildMemo) -> Horizontal? {
-        if k < previous.horizontal.count, previous.horizontal[k].matches(input, free: free) { return previous.horizontal[k] }
-        return pools.horizontal.firstIndex(where: { $0.matches(input, free: free) }).map { pools.horizontal.entries[$0] }
-    }
-
-    /// As `horizontalFit`, for vertical columns.
+    /// An earlier column fit with these inputs: the previous build's at position `k`, else one in the pool.
     func columnFit(for input: ColumnFitter.Input, free: (Double, Double), atPrevious k: Int, in previous: BuildMemo) -> Column? {
         if k < previous.columns.count, previous.columns[k].matches(input, free: free) { return previous.columns[k] }
         return pools.columns.firstIndex(where: { $0.matches(input, free: free) }).map { pools.columns.entries[$0] }
+    }
+
+    /// `filled` as the layout's array, or `built` (the last build's) when they are equal; then
+    /// `filled` is emptied and kept in `spare` for the next build to fill again.
+    static func settled<Element>(_ filled: inout [Element], _ built: [Element], spare: inout [Element],
+                                 same: (UnsafePointer<Element>, UnsafePointer<Element>) -> Bool) -> [Element] {
+        if filled.count == built.count, sameElements(filled, built, same) {
+            filled.removeAll(keepingCapacity: true)
+            swap(&filled, &spare)
+            return built
+        }
+        defer { filled = [] }
+        return filled
+    }
+
+    /// Element by element, read in place (copying a bar to compare it retains its strings and arrays).
+    static func sameElements<Element>(_ a: [Element], _ b: [Element], _ same: (UnsafePointer<Element>, UnsafePointer<Element>) -> Bool) -> Bool {
+        a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                guard let x = x.baseAddress, let y = y.baseAddress else { return true }
+                for i in 0..<a.count where !same(x + i, y + i) { return false }
+                return true
+            }
+        }
     }
 
     /// The same array storage: equal contents, without comparing them (a new manifest's
@@ -152,4 +198,41 @@ struct BuildMemo: Sendable {
         a.x.bitPattern == b.x.bitPattern && a.y.bitPattern == b.y.bitPattern
             && a.w.bitPattern == b.w.bitPattern && a.h.bitPattern == b.h.bitPattern
     }
+}
+
+/// A list a build makes in order that usually comes out equal to the last build's: while
+/// each element is the last build's at its position, nothing is allocated and the result
+/// is the last build's array (shared storage).
+struct Reused<Element> {
+    private let last: [Element]
+    private var kept = 0
+    /// Once an element differs (`diverged`): the list so far, in storage of its own.
+    private var fresh: [Element] = []
+    private var diverged = false
+    private let capacity: Int
+
+    /// `capacity`: how many elements the list will have (reserved once it diverges).
+    init(_ last: [Element], capacity: Int) {
+        self.last = last
+        self.capacity = capacity
+    }
+
+    /// The last build's element at this position when `same` says it is the one to add;
+    /// nil, and nothing added, when it is not (then the caller adds its own with `appendNew`).
+    mutating func reuse(_ same: (borrowing Element) -> Bool) -> Element? {
+        guard !diverged, kept < last.count, same(last[kept]) else { return nil }
+        kept += 1
+        return last[kept - 1]
+    }
+
+    mutating func appendNew(_ element: Element) {
+        if !diverged {
+            diverged = true
+            fresh.reserveCapacity(capacity)
+            if kept > 0 { fresh += last[..<kept] }
+        }
+        fresh.append(element)
+    }
+
+    var array: [Element] { diverged ? fresh : kept == last.count ? last : Array(last[..<kept]) }
 }

@@ -20,17 +20,21 @@ public struct Engine: Sendable {
     private var inputs: LayoutInputs
     /// Keeps the last encoded layout's bytes per member and bar, to copy what did not change.
     private var encoder = LayoutEncoder()
-    /// What the last build fitted and derived from the manifest, reused where its inputs did not change.
-    private var memo = BuildMemo()
+    /// Builds the layouts, keeping what the last build fitted and derived from the manifest
+    /// (its `BuildMemo`), reused where its inputs did not change, and the current scene.
+    private var builder: LayoutBuilder
     private var sceneKey: SceneKey
-    private var scene: Scene
-    /// Layouts of recently seen inputs, most recent last. A rig folding back and forth, a
-    /// keyboard going up and down or a Live Activity toggling revisits the same few
-    /// inputs; those relayouts are a lookup. Searched linearly: no hashing, no order questions.
-    /// The inputs are kept apart from the layouts so that the search reads only inputs
-    /// (a search over whole entries copied each one, layout and all, to compare it).
+    /// Layouts of recently seen inputs. A rig folding back and forth, a keyboard going up
+    /// and down or a Live Activity toggling revisits the same few inputs; those relayouts
+    /// are a lookup. Searched linearly: no hashing, no order questions. The inputs are kept
+    /// apart from the layouts so that the search reads only inputs (a search over whole
+    /// entries copied each one, layout and all). Each slot stays where it is: once full, a
+    /// new entry takes the slot used least recently (`recentUse`), so nothing shifts.
     private var recentInputs: [LayoutInputs] = []
     private var recentLayouts: [RecentLayout] = []
+    /// Per slot, when it was last stored or hit (`recentClock` then).
+    private var recentUse: [Int] = []
+    private var recentClock = 0
     static let recentCapacity = 8
 
     /// Whether `layout` depends on `reduceTransparency` (see `BuildMemo.readReduceTransparency`).
@@ -57,9 +61,9 @@ public struct Engine: Sendable {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
         inputs = LayoutInputs(state, profile: profile)
         sceneKey = SceneKey(ui: state.ui, geometry: g)
-        scene = Scene(app: app, key: sceneKey)
-        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &memo)
-        layoutReadsReduceTransparency = memo.readReduceTransparency
+        builder = LayoutBuilder(p: profile, app: app, state: state, g: g, scene: Scene(app: app, key: sceneKey), remembers: true)
+        layout = builder.rebuild()
+        layoutReadsReduceTransparency = builder.memo.readReduceTransparency
         body = encoder.encode(layout)
         digest = digestAlgorithm.digest(body)
         remember()
@@ -80,52 +84,65 @@ public struct Engine: Sendable {
             state.pose = pose
             return relayout(force: false)
         }
-        var next = state
-        var nextApp = app
-        try StateMachine.apply(event, to: &next, app: &nextApp, profile: profile)
-        state = next
-        seq += 1
-        // The same manifest again (a rig reloading its app) keeps every cache: they were
-        // computed from an equal app. Only the UI state it resets can change the layout.
-        if case .app = event, nextApp != app {
-            app = nextApp
-            return relayout(force: true)
+        if case .app = event {
+            var next = state
+            var nextApp = app
+            try StateMachine.apply(event, to: &next, app: &nextApp, profile: profile)
+            state = next
+            seq += 1
+            // The same manifest again (a rig reloading its app) keeps every cache: they were
+            // computed from an equal app. Only the UI state it resets can change the layout.
+            if nextApp != app {
+                app = nextApp
+                return relayout(force: true)
+            }
+            return relayout(force: false)
         }
+        // In place, without copying the state and the app first: the state machine checks
+        // everything before it changes anything, so a rejected event leaves both as they were,
+        // and only an `app` event changes the app.
+        try StateMachine.apply(event, to: &state, app: &app, profile: profile)
+        seq += 1
         return relayout(force: false)
     }
 
     private mutating func relayout(force: Bool) -> Bool {
         let newInputs = LayoutInputs(state, profile: profile)
-        if !force && (newInputs == inputs || onlyUnreadInputsChanged(newInputs)) {
-            inputs = newInputs
-            return false
-        }
-        inputs = newInputs
+        let unchanged = !force && (newInputs == inputs || onlyUnreadInputsChanged(newInputs))
+        inputs = consume newInputs
+        if unchanged { return false }
         if force {
             // A new app: nothing seen before applies.
             recentInputs.removeAll()
             recentLayouts.removeAll()
-        } else if let hit = recentIndex(of: newInputs) {
-            recentInputs.append(recentInputs.remove(at: hit))
-            let entry = recentLayouts.remove(at: hit)
-            recentLayouts.append(entry)
+            recentUse.removeAll()
+        } else if let hit = recentIndex(of: inputs) {
+            recentClock += 1
+            recentUse[hit] = recentClock
             let old = digest
-            layout = entry.layout
-            body = entry.body
-            digest = entry.digest
-            layoutReadsReduceTransparency = entry.readsReduceTransparency
+            recentLayouts.withUnsafeBufferPointer { entries in
+                let entry = entries.baseAddress! + hit
+                layout = entry.pointee.layout
+                body = entry.pointee.body
+                digest = entry.pointee.digest
+                layoutReadsReduceTransparency = entry.pointee.readsReduceTransparency
+            }
             return digest != old
         }
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
-        let key = SceneKey(ui: state.ui, geometry: g)
-        if force || key != sceneKey {
-            sceneKey = key
-            scene = Scene(app: app, key: key)
+        if force {
+            builder.app = app
         }
+        if force || !sceneKey.matches(ui: state.ui, geometry: g) {
+            sceneKey = SceneKey(ui: state.ui, geometry: g)
+            builder.scene = Scene(app: app, key: sceneKey)
+        }
+        builder.state = state
+        builder.g = g
         // Changed inputs almost always change the layout, so it is encoded without first
         // comparing it with the old one; the digest tells whether anything changed.
-        layout = LayoutBuilder.build(profile: profile, app: app, state: state, geometry: g, scene: scene, memo: &memo)
-        layoutReadsReduceTransparency = memo.readReduceTransparency
+        layout = builder.rebuild()
+        layoutReadsReduceTransparency = builder.memo.readReduceTransparency
         defer { remember() }
         body = encoder.encode(layout)
         let old = digest
@@ -143,21 +160,24 @@ public struct Engine: Sendable {
     }
 
     private func recentIndex(of wanted: LayoutInputs) -> Int? {
-        var i = recentInputs.count - 1
-        while i >= 0 {
-            if recentInputs[i].device == wanted.device && recentInputs[i].ui == wanted.ui { return i }
-            i -= 1
-        }
+        for i in recentInputs.indices where recentInputs[i].device == wanted.device && recentInputs[i].ui == wanted.ui { return i }
         return nil
     }
 
     private mutating func remember() {
-        if recentInputs.count == Engine.recentCapacity {
-            recentInputs.removeFirst()
-            recentLayouts.removeFirst()
+        let entry = RecentLayout(layout: layout, body: body, digest: digest, readsReduceTransparency: layoutReadsReduceTransparency)
+        recentClock += 1
+        guard recentInputs.count == Engine.recentCapacity else {
+            recentInputs.append(inputs)
+            recentLayouts.append(entry)
+            recentUse.append(recentClock)
+            return
         }
-        recentInputs.append(inputs)
-        recentLayouts.append(RecentLayout(layout: layout, body: body, digest: digest, readsReduceTransparency: layoutReadsReduceTransparency))
+        var slot = 0
+        for i in recentUse.indices where recentUse[i] < recentUse[slot] { slot = i }
+        recentInputs[slot] = inputs
+        recentLayouts[slot] = entry
+        recentUse[slot] = recentClock
     }
 
     /// The layout line: canonical JSON with `seq` and `digest`, no newline.
@@ -220,6 +240,12 @@ struct SceneKey: Equatable {
         display = g.display
         portrait = !g.orientation.isLandscape
         compactWidth = g.sizeClass.horizontal == .compact
+    }
+
+    /// `self == SceneKey(ui: ui, geometry: g)`, without making (and copying the UI state into) a key.
+    func matches(ui other: UIState, geometry g: ScreenGeometry) -> Bool {
+        display == g.display && portrait == !g.orientation.isLandscape && compactWidth == (g.sizeClass.horizontal == .compact)
+            && ui == other
     }
 }
 

@@ -1,12 +1,14 @@
 /// Builds a layout from scratch: profile + app + state → Layout. Pure and
-/// deterministic. `Engine` caches around it; `LayoutBuilder.build` is also the
-/// reference the incremental path is tested against.
-struct LayoutBuilder {
+/// deterministic. `Engine` keeps one builder and builds again with it (`rebuild`),
+/// reusing what earlier builds computed; `LayoutBuilder.build` builds with nothing
+/// remembered and is the reference the incremental path is tested against.
+struct LayoutBuilder: Sendable {
     let p: DeviceProfile
-    let app: App
-    let state: DeviceState
-    let g: ScreenGeometry
-    let scene: Scene
+    /// Set by the engine between builds (a new manifest, the state, the geometry and scene).
+    var app: App
+    var state: DeviceState
+    var g: ScreenGeometry
+    var scene: Scene
 
     var regions: [Region] = []
     var bars: [Bar] = []
@@ -24,19 +26,37 @@ struct LayoutBuilder {
         return b.run()
     }
 
-    /// Builds reusing what the previous build fitted and derived where its inputs are
-    /// unchanged, and leaves this build's in `memo` for the next.
-    static func build(profile: DeviceProfile, app: App, state: DeviceState, geometry: ScreenGeometry, scene: Scene,
-                      memo: inout BuildMemo) -> Layout {
-        var b = LayoutBuilder(p: profile, app: app, state: state, g: geometry, scene: scene, remembers: true)
-        swap(&b.previous, &memo)   // moved, not copied
-        swap(&b.memo.pools, &b.previous.pools)
-        b.memo.tabViewNotes = b.previous.tabViewNotes
-        b.memo.horizontal.reserveCapacity(b.previous.horizontal.count)
-        b.memo.columns.reserveCapacity(b.previous.columns.count)
-        let layout = b.run()
-        swap(&memo, &b.memo)
-        return layout
+    /// Builds for the current `state`, `g` and `scene`, reusing what the last build fitted
+    /// and derived where its inputs are unchanged, and leaves this build's in `memo` for the
+    /// next. The builder stays: nothing of it is copied in or destroyed per build.
+    mutating func rebuild() -> Layout {
+        // The last build's memo is read; the one before it, emptied, is filled anew.
+        swap(&previous, &memo)
+        memo.readReduceTransparency = false
+        memo.horizontal.removeAll(keepingCapacity: true)
+        memo.columns.removeAll(keepingCapacity: true)
+        memo.horizontal.reserveCapacity(previous.horizontal.count)
+        memo.columns.reserveCapacity(previous.columns.count)
+        // Moved, never copied: what earlier builds computed, and storage emptied for filling.
+        swap(&memo.pools, &previous.pools)
+        swap(&memo.tabViewNotes, &previous.tabViewNotes)
+        swap(&bars, &previous.spare.bars)
+        swap(&diagnostics, &previous.spare.diagnostics)
+        return run()
+    }
+
+    /// The layout's bars and diagnostics: the last build's arrays when they came out equal
+    /// (see `BuildMemo.settled`), and what this build's layout shows, for the next build.
+    mutating func settle(custom: [CustomInfo], floating: [FloatingInfo]) -> BuildMemo.Built {
+        guard remembers else { return .init(bars: bars, custom: custom, floating: floating, diagnostics: diagnostics) }
+        let built = BuildMemo.Built(
+            bars: BuildMemo.settled(&bars, previous.built.bars, spare: &memo.spare.bars) { $0.pointee.sameContent(as: $1) },
+            custom: custom, floating: floating,
+            diagnostics: BuildMemo.settled(&diagnostics, previous.built.diagnostics, spare: &memo.spare.diagnostics) {
+                $0.pointee.code == $1.pointee.code && $0.pointee.subject == $1.pointee.subject && $0.pointee.message == $1.pointee.message
+            })
+        memo.built = built
+        return built
     }
 
     /// Fits a horizontal bar, or takes an earlier fit with the same inputs: the previous
@@ -48,9 +68,25 @@ struct LayoutBuilder {
         guard remembers else { return HorizontalBarFitter(profile: p, input: input).fit(free: free) }
         let k = memo.horizontal.count
         var output: HorizontalBarFitter.Output
-        if let earlier = memo.horizontalFit(for: input, free: free, atPrevious: k, in: previous) {
-            output = earlier.output
-            if earlier.input.band.y.bitPattern != input.band.y.bitPattern {
+        // Read in place: taking the matching entry whole (or calling `matches` on an array
+        // element) copied its input and output.
+        let atPrevious: (output: HorizontalBarFitter.Output, y: Double)? = previous.horizontal.withUnsafeBufferPointer { entries in
+            guard k < entries.count, entries[k].matches(input, free: free) else { return nil }
+            return (entries[k].output, entries[k].input.band.y)
+        }
+        let earlierY: Double?
+        if let atPrevious {
+            output = atPrevious.output
+            earlierY = atPrevious.y
+        } else if let i = memo.pools.horizontal.firstIndex(where: { $0.matches(input, free: free) }) {
+            output = memo.pools.horizontal.entries[i].output
+            earlierY = memo.pools.horizontal.entries[i].input.band.y
+        } else {
+            earlierY = nil
+            output = .init()
+        }
+        if let earlierY {
+            if earlierY.bitPattern != input.band.y.bitPattern {
                 let y = HorizontalBarFitter.itemY(band: input.band, profile: p)
                 for i in output.items.indices { output.items[i].frame.y = y }
             }
@@ -83,9 +119,16 @@ struct LayoutBuilder {
 
     mutating func run() -> Layout {
         // One allocation each rather than one per doubling as they fill.
-        bars.reserveCapacity(8)
-        diagnostics.reserveCapacity(8)
-        let primary = app.screens[scene.primary]
+        if bars.capacity < 8 { bars.reserveCapacity(8) }
+        if diagnostics.capacity < 8 { diagnostics.reserveCapacity(8) }
+        // The primary screen, moved out of the memo when it holds this one: a copy out of the
+        // app retained (and later released) each of its strings and arrays.
+        let primary: Screen
+        if remembers, previous.primaryIndex == scene.primary, BuildMemo.identical(previous.primaryIn, app.screens), let kept = previous.primary.take() {
+            primary = kept
+        } else {
+            primary = app.screens[scene.primary]
+        }
         let preferredEdge: HorizontalEdge? = g.verticalPossible ? BarSideRule.edge(for: g.appSide, direction: g.direction) : nil
 
         // Areas: the window, less a tab sidebar, split into columns.
@@ -138,10 +181,10 @@ struct LayoutBuilder {
         // horizontal fold it sits above it instead.
         let accessoryShown = state.keyboardVisible && !primary.keyboardAccessory.isEmpty
         let accessoryHeight = accessoryShown ? p.accessoryBarHeight : 0
-        let onScreen = scene.columns.isEmpty ? [scene.primary] : scene.columns
-        let horizontalToolbar = onScreen.contains { s in
-            (s != scene.primary || !vertical) && app.screens[s].toolbar.contains { $0.placement.isBottom }
-        }
+        // The screens on show are the columns, or the primary screen alone.
+        let horizontalToolbar = scene.columns.isEmpty
+            ? !vertical && primary.toolbar.hasBottomItem
+            : scene.columns.contains { s in (s != scene.primary || !vertical) && app.screens[s].toolbar.hasBottomItem }
         let bottomBarsHeight = (horizontalToolbar ? p.toolbarHeight : 0) + (!vertical && !tabs.isEmpty ? p.tabBarHeight : 0)
         var floor = state.keyboardVisible ? g.height - g.keyboardHeight : g.height - p.homeIndicatorHeight
         if let fold = regions.first(where: { $0.kind == .division }), fold.frame.w >= g.width,
@@ -240,6 +283,12 @@ struct LayoutBuilder {
         let custom = layoutCustomBars(primary, vertical: vertical, preferredEdge: preferredEdge, area: primaryArea)
         let floating = layoutFloating(primary, area: primaryArea, safe: safe)
         manifestDiagnostics()
+        let built = settle(custom: custom, floating: floating)
+        if remembers {
+            memo.primaryIndex = scene.primary
+            memo.primaryIn = app.screens
+            memo.primary = consume primary
+        }
 
         return Layout(
             device: DeviceInfo(pose: state.pose, display: g.display, orientation: g.orientation, layoutDirection: g.direction,
@@ -247,8 +296,26 @@ struct LayoutBuilder {
             barAxis: vertical ? .vertical : .horizontal,
             verticalBarEdge: preferredEdge,
             verticalBarSide: g.verticalPossible ? g.appSide : nil,
-            safeArea: safe, layoutMargins: margins, regions: regions, bars: bars, columns: columns,
-            sheet: sheetInfo, inspector: inspectorInfo, custom: custom, floating: floating, diagnostics: diagnostics)
+            safeArea: safe, layoutMargins: margins, regions: regions, bars: built.bars, columns: columns,
+            sheet: sheetInfo, inspector: inspectorInfo, custom: built.custom, floating: built.floating, diagnostics: built.diagnostics)
+    }
+
+    /// The menu's ids for the bar appended next: the last build's array for its bar at this
+    /// position when that lists the same ids, else a new one.
+    func overflowIds(_ menu: OverflowMenu) -> [String] {
+        let position = bars.count
+        if remembers, let earlier = previous.built.bars.withUnsafeBufferPointer({ position < $0.count ? $0[position].overflow : nil }),
+           menu.lists(earlier) {
+            return earlier
+        }
+        return menu.ids
+    }
+
+    /// The items of the last build's bar at the position of the bar appended next, when it has this id.
+    func lastItems(ofBar id: String) -> [PlacedItem] {
+        let position = bars.count
+        guard remembers else { return [] }
+        return previous.built.bars.withUnsafeBufferPointer { position < $0.count && $0[position].id == id ? $0[position].items : [] }
     }
 
     /// The one place the build reads `reduceTransparency` (only vertical bars show it), so
@@ -278,7 +345,7 @@ struct LayoutBuilder {
         let band = Rect(x: g.appSide == .right ? area.maxX - p.columnWidth : area.x, y: 0, w: p.columnWidth, h: g.height)
         let rowBand = excluding(Rect(x: g.appSide == .right ? area.x : area.x + p.columnWidth, y: p.statusBarHeight,
                                      w: area.w - p.columnWidth, h: p.navigationBarHeight), inspector)
-        let titleWidth = titleReserve(screen.title)
+        let titleWidth = titleReserve(screen)
 
         // The row first: what it cannot hold joins the menu before the column is fitted.
         var rowExists = screen.title != nil
@@ -344,13 +411,13 @@ struct LayoutBuilder {
                                                                    centerWidth: titleWidth, hostsOverflowButton: column.overflowButtonToRow,
                                                                    menuPrefilled: !menu.isEmpty, direction: g.direction))
             rowBar = Bar(id: screen.barIds.navigation, container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
-                         frame: rowBand, background: false, items: out.items, overflow: column.overflowButtonToRow ? menu.ids : [], tabBar: nil)
+                         frame: rowBand, background: false, items: out.items, overflow: column.overflowButtonToRow ? overflowIds(menu) : [], tabBar: nil)
         }
         badgeDiagnostics(menu.displaced, screen: screen)
         if let rowBar { bars.append(rowBar) }
         bars.append(Bar(id: screen.barIds.vertical, container: screen.id, role: .vertical, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
                         frame: band, background: readReduceTransparency(), items: column.items,
-                        overflow: column.overflowButtonInColumn ? menu.ids : [], tabBar: column.tabBar))
+                        overflow: column.overflowButtonInColumn ? overflowIds(menu) : [], tabBar: column.tabBar))
         return rowExists
     }
 
@@ -360,11 +427,10 @@ struct LayoutBuilder {
     mutating func layoutHorizontal(_ screen: Screen, area fullArea: Rect, back: Bool, tabs: [Tab], tabBarOwner: (container: String, bar: String), bottomLimit: Double,
                                    beside inspector: Rect? = nil) -> Bool {
         let area = excluding(fullArea, inspector)
-        let parts = horizontalEntries(screen, back: back)
+        let (top, bottom, secondary, declared) = horizontalEntries(screen, back: back)
         var menu = OverflowMenu()
-        menu.secondary = parts.secondary
-        menu.declared = parts.declared
-        let top = parts.top, bottom = parts.bottom
+        menu.secondary = secondary
+        menu.declared = declared
 
         var y = bottomLimit
         // Tab bar along the bottom; tabs past its width join the menu from the trailing end.
@@ -374,18 +440,19 @@ struct LayoutBuilder {
             // Tabs share the bar's free width equally (a partly folded fold splits it).
             let free = FreeSpace.largestInterval(in: frame, axis: .horizontal, avoiding: regions)
             let fit = max(1, Int((free.1 - free.0) / p.minTabWidth))
-            let shown = tabs.prefix(fit)
+            let shown = min(fit, tabs.count)
             menu.tabs = tabs.dropFirst(fit).map(\.id)
-            let w = (free.1 - free.0) / Double(shown.count)
-            var items: [PlacedItem] = []
-            items.reserveCapacity(shown.count)
-            for (i, tab) in shown.enumerated() {
-                let slot = g.direction == .ltr ? Double(i) : Double(shown.count - 1 - i)
-                let shows: Shows = tab.symbol == nil ? .title : .symbolAndTitle
-                items.append(PlacedItem(id: tab.id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tab.badge))
+            let w = (free.1 - free.0) / Double(shown)
+            var items = Reused(lastItems(ofBar: tabBarOwner.bar), capacity: shown)
+            // By index: iterating the tabs copied each one (retaining its strings).
+            for i in 0..<shown {
+                let slot = g.direction == .ltr ? Double(i) : Double(shown - 1 - i)
+                let shows: Shows = tabs[i].symbol == nil ? .title : .symbolAndTitle
+                let item = PlacedItem(id: tabs[i].id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tabs[i].badge)
+                if items.reuse({ $0 == item }) == nil { items.appendNew(item) }
             }
             bars.append(Bar(id: tabBarOwner.bar, container: tabBarOwner.container, role: .tabBar, axis: .horizontal, edge: .bottom,
-                            frame: frame, background: false, items: items, overflow: [], tabBar: .expanded))
+                            frame: frame, background: false, items: items.array, overflow: [], tabBar: .expanded))
         }
         var toolbarBar: Bar?
         if !bottom.isEmpty {
@@ -400,12 +467,12 @@ struct LayoutBuilder {
         let navExists = screen.title != nil || !top.isEmpty || !menu.isEmpty
         if navExists {
             let frame = Rect(x: area.x, y: p.statusBarHeight, w: area.w, h: p.navigationBarHeight)
-            let out = fitHorizontal(.init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen.title),
+            let out = fitHorizontal(.init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen),
                                                                    hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
             menu.displaced = out.displaced + menu.displaced
             badgeDiagnostics(menu.displaced, screen: screen)
             bars.append(Bar(id: screen.barIds.navigation, container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
-                            frame: frame, background: false, items: out.items, overflow: out.hasOverflowButton ? menu.ids : [], tabBar: nil))
+                            frame: frame, background: false, items: out.items, overflow: out.hasOverflowButton ? overflowIds(menu) : [], tabBar: nil))
         }
         if let toolbarBar { bars.append(toolbarBar) }
         return navExists
@@ -413,10 +480,14 @@ struct LayoutBuilder {
 
     /// A screen's horizontal entries and their item diagnostics: they depend on the
     /// manifest alone, so a memo hands back the previous build's for the same arrays.
-    mutating func horizontalEntries(_ screen: Screen, back: Bool) -> BuildMemo.HorizontalEntries {
+    mutating func horizontalEntries(_ screen: Screen, back: Bool)
+        -> (top: [BarEntry], bottom: [BarEntry], secondary: [String], declared: [String]) {
         if let i = memo.pools.horizontalEntries.firstIndex(where: { $0.isFor(screen, back: back) }) {
-            diagnostics += memo.pools.horizontalEntries.entries[i].diagnostics
-            return memo.pools.horizontalEntries.entries[i]
+            // Field by field: the whole entry copied (and then released) the manifest arrays it holds too.
+            return memo.pools.horizontalEntries.entries.withUnsafeBufferPointer { entries in
+                diagnostics += entries[i].diagnostics
+                return (entries[i].top, entries[i].bottom, entries[i].secondary, entries[i].declared)
+            }
         }
         let mark = diagnostics.count
         var parts = BuildMemo.HorizontalEntries(toolbar: screen.toolbar, overflowMenu: screen.overflowMenu, back: back)
@@ -441,12 +512,12 @@ struct LayoutBuilder {
             parts.diagnostics = Array(diagnostics[mark...])
             memo.pools.horizontalEntries.add(parts)
         }
-        return parts
+        return (parts.top, parts.bottom, parts.secondary, parts.declared)
     }
 
-    func titleReserve(_ title: String?) -> Double {
-        guard let title else { return 0 }
-        return Double(title.count) * p.titleCharWidth + p.textItemPadding
+    func titleReserve(_ screen: Screen) -> Double {
+        guard let length = screen.titleLength else { return 0 }
+        return Double(length) * p.titleCharWidth + p.textItemPadding
     }
 
     // MARK: - Sidebar, inspector, sheet, accessory
@@ -539,7 +610,7 @@ struct LayoutBuilder {
         let edge = BarSideRule.edge(for: side, direction: g.direction)
         return Bar(id: sheet.barId, container: sheet.id, role: .sheet, axis: .vertical, edge: edge == .leading ? .leading : .trailing,
                    frame: band, background: readReduceTransparency(), items: out.items,
-                   overflow: out.overflowButtonInColumn ? menu.ids : [], tabBar: nil)
+                   overflow: out.overflowButtonInColumn ? overflowIds(menu) : [], tabBar: nil)
     }
 
     /// A horizontal bar holding a panel's items (inspector, horizontal sheet): leading
@@ -560,7 +631,7 @@ struct LayoutBuilder {
                                                                hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
         menu.displaced = out.displaced
         bars.append(Bar(id: id, container: container, role: role, axis: .horizontal, edge: .top, frame: band, background: false,
-                        items: out.items, overflow: out.hasOverflowButton ? menu.ids : [], tabBar: nil))
+                        items: out.items, overflow: out.hasOverflowButton ? overflowIds(menu) : [], tabBar: nil))
     }
 
     /// Seed 002: "Keyboard accessory bars stay horizontal", attached to the keyboard.
@@ -585,7 +656,7 @@ struct LayoutBuilder {
     /// to your view … never moves into the vertical bar." One that follows
     /// toolbarVerticalEdge is laid out by the app in the column's free space.
     mutating func layoutCustomBars(_ screen: Screen, vertical: Bool, preferredEdge: HorizontalEdge?, area: Rect) -> [CustomInfo] {
-        var out: [CustomInfo] = []
+        var out = Reused(remembers ? previous.built.custom : [], capacity: screen.customBars.count)
         for bar in screen.customBars {
             let thickness = bar.kind == .tabBar ? p.tabBarHeight : p.itemLength
             var frame: Rect
@@ -597,21 +668,56 @@ struct LayoutBuilder {
                 let y = bar.edge == .top ? (vertical ? 0 : p.statusBarHeight) : g.height - p.homeIndicatorHeight - thickness
                 frame = Rect(x: area.x, y: y, w: area.w, h: thickness)
             }
-            let collides = regions.contains { $0.frame.intersects(frame) }
-                ? RegionKind.allCases.filter { kind in regions.contains { $0.kind == kind && $0.frame.intersects(frame) } } : []
+            var overlapped = RegionKinds()
+            for r in regions where r.frame.intersects(frame) { overlapped.add(r.kind) }
             if vertical && !bar.followsVerticalEdge {
                 note(.customBarStaysPut, bar.id, "custom \(bar.kind.rawValue) \"\(bar.id)\" will not move into the vertical bar; use the system container, or lay it out from toolbarVerticalEdge and the safe area")
             }
+            let collides: [RegionKind]
+            if let kept = out.reuse({ $0.id == bar.id && $0.frame == frame && $0.verticalBarEdge == preferredEdge && overlapped.lists($0.collides) }) {
+                collides = kept.collides
+            } else {
+                collides = overlapped.list
+                out.appendNew(CustomInfo(id: bar.id, frame: frame, verticalBarEdge: preferredEdge, collides: collides))
+            }
             if !collides.isEmpty { collisionNote(bar.id, collides) }
-            out.append(CustomInfo(id: bar.id, frame: frame, verticalBarEdge: preferredEdge, collides: collides))
         }
-        return out
+        return out.array
+    }
+
+    /// The kinds of region a custom bar overlaps, listed in `RegionKind`'s order.
+    struct RegionKinds {
+        private var bits: UInt8 = 0
+
+        mutating func add(_ kind: RegionKind) { bits |= RegionKinds.bit(kind) }
+
+        var list: [RegionKind] {
+            guard bits != 0 else { return [] }
+            return RegionKind.allCases.filter { bits & RegionKinds.bit($0) != 0 }
+        }
+
+        /// Whether `kinds` (in `RegionKind`'s order, each once) lists exactly these.
+        func lists(_ kinds: [RegionKind]) -> Bool {
+            var other: UInt8 = 0
+            for kind in kinds { other |= RegionKinds.bit(kind) }
+            return other == bits
+        }
+
+        private static func bit(_ kind: RegionKind) -> UInt8 {
+            switch kind {
+            case .statusBar: 1
+            case .dynamicIsland: 2
+            case .division: 4
+            case .keyboard: 8
+            case .pip: 16
+            }
+        }
     }
 
     /// Seed 001: floating buttons are the app's to place: "place it from the safe area"
     /// and "Keep it off the fold".
     mutating func layoutFloating(_ screen: Screen, area: Rect, safe: Insets) -> [FloatingInfo] {
-        var out: [FloatingInfo] = []
+        var out = Reused(remembers ? previous.built.floating : [], capacity: screen.floatingButtons.count)
         for button in screen.floatingButtons {
             let fromSafeArea = button.anchor == .safeArea
             let leftInset = fromSafeArea ? (g.direction == .ltr ? safe.leading : safe.trailing) : 0
@@ -633,9 +739,9 @@ struct LayoutBuilder {
             if !fromSafeArea {
                 note(.floatingButtonFromScreenEdge, button.id, "floating button \"\(button.id)\" is placed from the screen edge; offset it from the safe area so the controls never hide it")
             }
-            out.append(FloatingInfo(id: button.id, frame: frame))
+            if out.reuse({ $0.id == button.id && $0.frame == frame }) == nil { out.appendNew(FloatingInfo(id: button.id, frame: frame)) }
         }
-        return out
+        return out.array
     }
 
     // MARK: - Diagnostics that read the manifest
@@ -657,7 +763,7 @@ struct LayoutBuilder {
     /// alone, so a memo hands back the previous build's for the same toolbar and ids.
     mutating func badgeDiagnostics(_ displaced: [String], screen: Screen) {
         // Most toolbars badge nothing: then no displaced id needs looking up.
-        guard !displaced.isEmpty, screen.toolbar.contains(where: { $0.badge != nil }) else { return }
+        guard !displaced.isEmpty, screen.toolbar.hasBadgedItem else { return }
         if let i = memo.pools.badgeNotes.firstIndex(where: { BuildMemo.identical($0.toolbar, screen.toolbar) && $0.displaced == displaced }) {
             diagnostics += memo.pools.badgeNotes.entries[i].diagnostics
             return
@@ -689,12 +795,14 @@ struct LayoutBuilder {
 
     mutating func manifestDiagnostics() {
         // Seed 000: "Keep the choice stable across tabs so the layout doesn't jump as people switch."
-        guard let tv = scene.tabView, case .tabView(let spec) = app.containers[tv] else { return }
-        // It reads the manifest alone: a memo hands back the previous build's for the same tab view.
-        if let hit = memo.tabViewNotes, hit.tabView == tv, BuildMemo.identical(hit.containers, app.containers) {
-            diagnostics += hit.diagnostics
+        guard let tv = scene.tabView else { return }
+        // It reads the manifest alone: a memo hands back the previous build's for the same tab
+        // view (read in place: binding the memo's entry or the tab view copied them).
+        if memo.tabViewNotes?.tabView == tv, BuildMemo.identical(memo.tabViewNotes!.containers, app.containers) {
+            diagnostics += memo.tabViewNotes!.diagnostics
             return
         }
+        guard case .tabView(let spec) = app.containers[tv] else { return }
         let mark = diagnostics.count
         let behaviors = spec.tabs.map { OptOutRule.rootBehavior(app.containers[$0.content], app: app) }
         if let first = behaviors.first, behaviors.contains(where: { $0 != first }) {
@@ -702,6 +810,24 @@ struct LayoutBuilder {
         }
         if remembers {
             memo.tabViewNotes = .init(containers: app.containers, tabView: tv, diagnostics: Array(diagnostics[mark...]))
+        }
+    }
+}
+
+extension Array where Element == Item {
+    // Each item read in place: `contains(where:)` copied each one (retaining its strings) to look at one field.
+
+    var hasBottomItem: Bool {
+        withUnsafeBufferPointer { items in
+            for i in items.indices where items[i].placement.isBottom { return true }
+            return false
+        }
+    }
+
+    var hasBadgedItem: Bool {
+        withUnsafeBufferPointer { items in
+            for i in items.indices where items[i].badge != nil { return true }
+            return false
         }
     }
 }

@@ -137,3 +137,14 @@ public struct Layout: Sendable, Equatable {
     public var floating: [FloatingInfo]
     public var diagnostics: [Diagnostic]
 }
+
+extension Bar {
+    /// `==`, field by field, reading the other bar in place (the synthesized `==`, inlined,
+    /// copied both bars and retained their strings and arrays): the builder's test for
+    /// taking the last build's bar instead of the one it just made.
+    func sameContent(as o: UnsafePointer<Bar>) -> Bool {
+        id == o.pointee.id && frame == o.pointee.frame && items == o.pointee.items && overflow == o.pointee.overflow
+            && background == o.pointee.background && container == o.pointee.container && role == o.pointee.role
+            && axis == o.pointee.axis && edge == o.pointee.edge && tabBar == o.pointee.tabBar
+    }
+}

@@ -104,7 +104,9 @@ public struct ScreenBarIds: Sendable {
 public struct Screen: Sendable {
     public var id: String { didSet { barIds = ScreenBarIds(screen: id) } }
     public private(set) var barIds: ScreenBarIds
-    public var title: String?
+    public var title: String? { didSet { titleLength = title?.count } }
+    /// The title's length in characters, counted once (a count walks the string).
+    public private(set) var titleLength: Int?
     public var toolbar: [Item]
     public var overflowMenu: [Item]
     public var compression: CompressionBehavior
@@ -121,6 +123,7 @@ public struct Screen: Sendable {
         self.id = id
         barIds = ScreenBarIds(screen: id)
         self.title = title
+        titleLength = title?.count
         self.toolbar = toolbar
         self.overflowMenu = overflowMenu
         self.compression = compression
