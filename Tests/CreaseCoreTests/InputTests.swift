@@ -74,6 +74,31 @@ import Testing
             #expect(Digest.crease64(bytes) != Digest.crease64(bytes + [0]), "\(n)")
         }
     }
+
+    /// crease64 reads four blocks per turn; its definition is one block per step. At every
+    /// length (every remainder of 64 and of 16) the two agree.
+    @Test("crease64's four-block loop equals its definition, one block per step, at every length")
+    func crease64BlockByBlock() {
+        func byDefinition(_ bytes: [UInt8]) -> UInt64 {
+            var padded = bytes
+            while padded.count % 16 != 0 { padded.append(0) }
+            var h: UInt64 = 0
+            for start in stride(from: 0, to: padded.count, by: 16) {
+                var a: UInt64 = 0, b: UInt64 = 0
+                for k in 0..<8 { a |= UInt64(padded[start + k]) << (8 * UInt64(k)) }
+                for k in 0..<8 { b |= UInt64(padded[start + 8 + k]) << (8 * UInt64(k)) }
+                h = Digest.step(h, a, b)
+            }
+            return Digest.fmix64(h ^ UInt64(bytes.count))
+        }
+        var state: UInt64 = 0x2545_f491_4f6c_dd1d
+        var bytes: [UInt8] = []
+        for n in 0...300 {
+            #expect(Digest.crease64(bytes) == byDefinition(bytes), "\(n) bytes")
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            bytes.append(UInt8(truncatingIfNeeded: state >> 56))
+        }
+    }
 }
 
 @Suite struct EventDecodingTests {
