@@ -137,7 +137,7 @@ public struct Engine: Sendable {
             sceneKey = SceneKey(ui: state.ui, geometry: g)
             builder.scene = Scene(app: app, key: sceneKey)
         }
-        builder.state = state
+        builder.state.assign(state)
         builder.g = g
         // Changed inputs almost always change the layout, so it is encoded without first
         // comparing it with the old one; the digest tells whether anything changed.
@@ -190,6 +190,28 @@ public struct Engine: Sendable {
                                    digestAlgorithm: DigestAlgorithm = .crease64) -> [UInt8] {
         let body = LayoutBuilder.build(profile: profile, app: app, state: state).encodeBody()
         return Layout.assemble(seq: seq, digest: digestAlgorithm.digest(body), body: body)
+    }
+}
+
+extension DeviceState {
+    /// `self = other`, field by field, keeping the UI state when it is `other`'s storage
+    /// already (device events leave it as it is): assigning the whole state retained and
+    /// released its three arrays every relayout. Lists every stored field.
+    mutating func assign(_ other: DeviceState) {
+        hingeAngle = other.hingeAngle
+        pose = other.pose
+        orientation = other.orientation
+        keyboardVisible = other.keyboardVisible
+        keyboardHeight = other.keyboardHeight
+        pipActive = other.pipActive
+        liveActivities = other.liveActivities
+        splitSide = other.splitSide
+        layoutDirection = other.layoutDirection
+        reduceTransparency = other.reduceTransparency
+        if ui.sheet != other.ui.sheet || !BuildMemo.identical(ui.selectedTab, other.ui.selectedTab)
+            || !BuildMemo.identical(ui.pushed, other.ui.pushed) || !BuildMemo.identical(ui.inspector, other.ui.inspector) {
+            ui = other.ui
+        }
     }
 }
 
