@@ -120,4 +120,26 @@ struct EngineShortcutTests {
         #expect(identical(nav.items, navigation.items) && identical(nav.overflow, navigation.overflow))
         #expect(e.layoutJSON() == scratch(e))
     }
+
+    /// The engine hands its state to the builder with `DeviceState.assign`, which lists the
+    /// fields and keeps the UI state's storage when it is the same: it must give an equal state.
+    @Test("DeviceState.assign gives an equal state over random events, and lists every stored field",
+          arguments: BuiltinApps.names)
+    func stateAssignCopiesEverything(app name: String) {
+        let a = builtin(name)
+        // A field added to DeviceState must be added to `assign` too (then update this count).
+        #expect(Mirror(reflecting: DeviceState(app: a)).children.count == 11)
+        var random = RandomEvents(seed: 5, app: a)
+        var e = Engine(profile: .builtin, app: a)
+        var copy = DeviceState(app: a)
+        var assigned = 0
+        for i in 0..<400 {
+            let event: Event = i % 5 == 0 ? .keyboard(visible: i % 2 == 0, height: 200 + Double(i)) : random.next()
+            guard (try? e.apply(event)) != nil else { continue }
+            copy.assign(e.state)
+            #expect(copy == e.state, "\(name): differs after \(event)")
+            assigned += 1
+        }
+        #expect(assigned > 200)
+    }
 }

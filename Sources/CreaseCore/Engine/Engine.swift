@@ -108,7 +108,7 @@ public struct Engine: Sendable {
 
     private mutating func relayout(force: Bool) -> Bool {
         let newInputs = LayoutInputs(state, profile: profile)
-        let unchanged = !force && (newInputs == inputs || onlyUnreadInputsChanged(newInputs))
+        let unchanged = !force && newInputs.keepsLayout(of: inputs, readsReduceTransparency: layoutReadsReduceTransparency)
         inputs = consume newInputs
         if unchanged { return false }
         if force {
@@ -137,7 +137,7 @@ public struct Engine: Sendable {
             sceneKey = SceneKey(ui: state.ui, geometry: g)
             builder.scene = Scene(app: app, key: sceneKey)
         }
-        builder.state = state
+        builder.state.assign(state)
         builder.g = g
         // Changed inputs almost always change the layout, so it is encoded without first
         // comparing it with the old one; the digest tells whether anything changed.
@@ -150,33 +150,27 @@ public struct Engine: Sendable {
         return digest != old
     }
 
-    /// Whether the inputs differ only in `reduceTransparency` and the layout never read it
-    /// (no vertical bar shows a background): then it is the layout of the new inputs too.
-    private func onlyUnreadInputsChanged(_ newInputs: LayoutInputs) -> Bool {
-        guard !layoutReadsReduceTransparency, newInputs.device.reduceTransparency != inputs.device.reduceTransparency else { return false }
-        var device = newInputs.device
-        device.reduceTransparency = inputs.device.reduceTransparency
-        return device == inputs.device && newInputs.ui == inputs.ui
-    }
-
     private func recentIndex(of wanted: LayoutInputs) -> Int? {
         for i in recentInputs.indices where recentInputs[i].device == wanted.device && recentInputs[i].ui == wanted.ui { return i }
         return nil
     }
 
     private mutating func remember() {
-        let entry = RecentLayout(layout: layout, body: body, digest: digest, readsReduceTransparency: layoutReadsReduceTransparency)
         recentClock += 1
         guard recentInputs.count == Engine.recentCapacity else {
             recentInputs.append(inputs)
-            recentLayouts.append(entry)
+            recentLayouts.append(RecentLayout(layout: layout, body: body, digest: digest, readsReduceTransparency: layoutReadsReduceTransparency))
             recentUse.append(recentClock)
             return
         }
         var slot = 0
         for i in recentUse.indices where recentUse[i] < recentUse[slot] { slot = i }
         recentInputs[slot] = inputs
-        recentLayouts[slot] = entry
+        // Field by field, in place: a whole new entry was built and then copied into the slot.
+        recentLayouts[slot].layout = layout
+        recentLayouts[slot].body = body
+        recentLayouts[slot].digest = digest
+        recentLayouts[slot].readsReduceTransparency = layoutReadsReduceTransparency
         recentUse[slot] = recentClock
     }
 
@@ -199,6 +193,28 @@ public struct Engine: Sendable {
     }
 }
 
+extension DeviceState {
+    /// `self = other`, field by field, keeping the UI state when it is `other`'s storage
+    /// already (device events leave it as it is): assigning the whole state retained and
+    /// released its three arrays every relayout. Lists every stored field.
+    mutating func assign(_ other: DeviceState) {
+        hingeAngle = other.hingeAngle
+        pose = other.pose
+        orientation = other.orientation
+        keyboardVisible = other.keyboardVisible
+        keyboardHeight = other.keyboardHeight
+        pipActive = other.pipActive
+        liveActivities = other.liveActivities
+        splitSide = other.splitSide
+        layoutDirection = other.layoutDirection
+        reduceTransparency = other.reduceTransparency
+        if ui.sheet != other.ui.sheet || !BuildMemo.identical(ui.selectedTab, other.ui.selectedTab)
+            || !BuildMemo.identical(ui.pushed, other.ui.pushed) || !BuildMemo.identical(ui.inspector, other.ui.inspector) {
+            ui = other.ui
+        }
+    }
+}
+
 /// Everything in the state that the layout reads. The raw hinge angle is not here
 /// (only the pose is), and Live Activities count only up to what the island shows.
 struct LayoutInputs: Equatable {
@@ -218,6 +234,18 @@ struct LayoutInputs: Equatable {
 
     var device: Device
     var ui: UIState
+
+    /// Whether the layout of `old` is the layout of these inputs: they are equal, or differ
+    /// only in `reduceTransparency` and that layout never read it (no vertical bar shows a
+    /// background). A method of the inputs: the engine's own method, called inside `||`,
+    /// was handed a memcpy of the engine (about 300 instructions) per relayout.
+    func keepsLayout(of old: LayoutInputs, readsReduceTransparency: Bool) -> Bool {
+        if device == old.device { return ui == old.ui }
+        guard !readsReduceTransparency, device.reduceTransparency != old.device.reduceTransparency else { return false }
+        var same = device
+        same.reduceTransparency = old.device.reduceTransparency
+        return same == old.device && ui == old.ui
+    }
 
     init(_ s: DeviceState, profile: DeviceProfile) {
         device = Device(pose: s.pose, orientation: s.orientation, keyboardVisible: s.keyboardVisible, keyboardHeight: s.keyboardHeight,

@@ -62,10 +62,12 @@ struct LayoutBuilder: Sendable {
     /// Fits a horizontal bar, or takes an earlier fit with the same inputs: the previous
     /// build's at this position first, then one in the memo's pool (a tab switched back, a
     /// fold undone). A fit whose bar only moved up or down is taken moved to the new band.
-    mutating func fitHorizontal(_ input: HorizontalBarFitter.Input) -> HorizontalBarFitter.Output {
+    /// `input` is consumed: the memo keeps the caller's references to its regions and entries
+    /// (borrowed, it was copied into the memo and then destroyed by the caller).
+    mutating func fitHorizontal(_ input: consuming HorizontalBarFitter.Input) -> HorizontalBarFitter.Output {
         // The fitter (which holds a copy of the profile) is made only when a fit runs.
         let free = HorizontalBarFitter.freeInterval(input)
-        guard remembers else { return HorizontalBarFitter(profile: p, input: input).fit(free: free) }
+        guard remembers else { return HorizontalBarFitter(profile: p, input: consume input).fit(free: free) }
         let k = memo.horizontal.count
         var output: HorizontalBarFitter.Output
         // Read in place: taking the matching entry whole (or calling `matches` on an array
@@ -91,16 +93,16 @@ struct LayoutBuilder: Sendable {
                 for i in output.items.indices { output.items[i].frame.y = y }
             }
         } else {
-            output = HorizontalBarFitter(profile: p, input: input).fit(free: free)
-            memo.pools.horizontal.add(.init(input: input, free: free, output: output))
+            output = HorizontalBarFitter(profile: p, input: copy input).fit(free: free)
+            memo.pools.horizontal.add(.init(input: copy input, free: free, output: output))
         }
-        memo.horizontal.append(.init(input: input, free: free, output: output))
+        memo.horizontal.append(.init(input: consume input, free: free, output: output))
         return output
     }
 
     /// Fits a vertical column, or takes an earlier fit with the same inputs (as `fitHorizontal`).
-    mutating func fitColumn(_ input: ColumnFitter.Input) -> ColumnFitter.Output {
-        var fitter = ColumnFitter(profile: p, input: input)
+    mutating func fitColumn(_ input: consuming ColumnFitter.Input) -> ColumnFitter.Output {
+        var fitter = ColumnFitter(profile: p, input: copy input)
         let free = fitter.freeInterval()
         guard remembers else { return fitter.fit(free: free) }
         let k = memo.columns.count
@@ -109,9 +111,9 @@ struct LayoutBuilder: Sendable {
             output = earlier.output
         } else {
             output = fitter.fit(free: free)
-            memo.pools.columns.add(.init(input: input, free: free, output: output))
+            memo.pools.columns.add(.init(input: copy input, free: free, output: output))
         }
-        memo.columns.append(.init(input: input, free: free, output: output))
+        memo.columns.append(.init(input: consume input, free: free, output: output))
         return output
     }
 
