@@ -77,7 +77,7 @@ struct LayoutEncoder: Sendable {
         bars.removeAll()
         let last = UnsafePointer(kept.last)
         let hasLast = kept.hasLast
-        var patch = Patch(old: kept.lastBytes, oldMarks: kept.lastMarks)
+        var patch = Patch(old: kept.lastBytes, count: kept.lastByteCount, marks: kept.lastMarks, markCount: kept.lastMarkCount)
         // Slots are numbered in the order of the last body: members before the bars, the
         // bars, members after them. A slot patched right after its predecessor there
         // continues the same copy (the bytes between them are the same separator).
@@ -163,6 +163,7 @@ struct LayoutEncoder: Sendable {
 struct Patch {
     private let old: UnsafePointer<UInt8>
     private let oldMarks: UnsafePointer<Int>
+    private let oldCount: Int, oldMarkCount: Int
     /// Whether old bytes from `cursor` to `end` are still to be copied.
     private var open = false
     /// The first old byte not yet copied, and where the slots patched so far end.
@@ -172,9 +173,22 @@ struct Patch {
     /// The order (in the last body) of the slot that would continue the open copy.
     private var next = -1
 
-    init(old: UnsafePointer<UInt8>, oldMarks: UnsafePointer<Int>) {
+    init(old: UnsafePointer<UInt8>, count: Int, marks: UnsafePointer<Int>, markCount: Int) {
         self.old = old
-        self.oldMarks = oldMarks
+        oldCount = count
+        oldMarks = marks
+        oldMarkCount = markCount
+    }
+
+    /// Flushes the open copy and starts one at `slot`, after `separator`.
+    @inline(never) private mutating func startCopy(at slot: LayoutEncoder.Slot, after separator: StaticString, _ w: inout RawWriter) {
+        flush(&w)
+        w.literal(separator)
+        w.reserve(oldCount &- slot.start &+ RawWriter.centiRoom &* ((oldMarkCount &- slot.firstMark) &>> 1), marks: oldMarkCount &- slot.firstMark)
+        cursor = slot.start
+        mark = slot.firstMark
+        pending = slot.firstMark
+        open = true
     }
 
     /// Where an old byte not yet copied lands in the new body.
@@ -182,15 +196,11 @@ struct Patch {
 
     /// Starts patching `slot`, the one at `order` in the last body, which `separator`
     /// precedes in the new body; returns its slot in the new body (its end is the caller's).
+    /// A new copy makes room for the rest of the last body with every number at its
+    /// longest: the slots that continue it lie there, so rewriting a number checks no room.
+    @inline(__always)
     mutating func begin(_ slot: LayoutEncoder.Slot, order: Int, after separator: StaticString, _ w: inout RawWriter) -> LayoutEncoder.Slot {
-        if !open || order != next {
-            flush(&w)
-            w.literal(separator)
-            cursor = slot.start
-            mark = slot.firstMark
-            pending = slot.firstMark
-            open = true
-        }
+        if !open || order != next { startCopy(at: slot, after: separator, &w) }
         next = order + 1
         end = slot.end
         return LayoutEncoder.Slot(start: landing(slot.start, w), end: 0, firstMark: w.markCount + slot.firstMark - pending)
@@ -522,10 +532,10 @@ final class EncoderStorage: @unchecked Sendable {
     @exclusivity(unchecked) private var markCapacity: Int
     @exclusivity(unchecked) private(set) var lastBytes: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) private var lastByteCapacity: Int
-    @exclusivity(unchecked) private var lastByteCount = 0
+    @exclusivity(unchecked) private(set) var lastByteCount = 0
     @exclusivity(unchecked) private(set) var lastMarks: UnsafeMutablePointer<Int>
     @exclusivity(unchecked) private var lastMarkCapacity: Int
-    @exclusivity(unchecked) private var lastMarkCount = 0
+    @exclusivity(unchecked) private(set) var lastMarkCount = 0
     /// The layout encoded last, when `hasLast` (in place: comparing with it copies nothing).
     let last: UnsafeMutablePointer<Layout>
     @exclusivity(unchecked) private(set) var hasLast = false
@@ -645,7 +655,7 @@ struct RecentBars {
             main.flush(&w)
             return encodings[k].bytes.withUnsafeBufferPointer { bytes in
                 encodings[k].marks.withUnsafeBufferPointer { marks in
-                    var p = Patch(old: bytes.baseAddress!, oldMarks: marks.baseAddress!)
+                    var p = Patch(old: bytes.baseAddress!, count: bytes.count, marks: marks.baseAddress!, markCount: marks.count)
                     var slot = p.begin(LayoutEncoder.Slot(start: 0, end: bytes.count, firstMark: 0), order: -1, after: separator, &w)
                     Bar.patch(kept.baseAddress! + k, bar, &p, &w)
                     slot.end = p.landing(bytes.count, w)
@@ -764,6 +774,16 @@ struct RawWriter {
         capacity = bigger
     }
 
+    /// Room for `n` bytes and `k` marks (a marking writer's), with one check for both.
+    @inline(__always) mutating func reserve(_ n: Int, marks k: Int) {
+        if count &+ n > capacity || markCount &+ k > markCapacity { grow(bytes: n, marks: k) }
+    }
+
+    @inline(never) private mutating func grow(bytes n: Int, marks k: Int) {
+        reserve(n)
+        reserveMarks(k)
+    }
+
     /// Room for `n` marks (two per number), when this writer marks.
     @inline(__always) mutating func reserveMarks(_ n: Int) {
         if marks != nil, markCount &+ n > markCapacity { growMarks(to: markCount &+ n) }
@@ -787,13 +807,12 @@ struct RawWriter {
         markCount &+= n
     }
 
-    /// A patch's step with one capacity check: `n` bytes of an earlier body and the marks
-    /// of the numbers among them (`shift` bytes further on here), then a number.
+    /// A patch's step, within room `Patch.begin` made: `n` bytes of an earlier body and the
+    /// marks of the numbers among them (`shift` bytes further on here), then a number.
     @inline(__always) mutating func splice(_ bytes: UnsafePointer<UInt8>, count n: Int, marks from: UnsafePointer<Int>, markCount k: Int,
                                            shift: Int, then v: Double) {
-        reserve(n &+ RawWriter.centiRoom)
-        reserveMarks(k &+ 2)
-        let to = marks! + markCount
+        assert(count + n + RawWriter.centiRoom <= capacity && markCount + k + 2 <= markCapacity, "a patch past the room made for it")
+        let to = marks.unsafelyUnwrapped + markCount
         for i in 0..<k { to[i] = from[i] &+ shift }
         markCount &+= k
         BoundedLine.copy(bytes, n, to: base + count)
