@@ -46,7 +46,12 @@ extension Layout {
 struct LayoutEncoder: Sendable {
     /// The last layout, its bytes, its numbers' places and its slots; shared by copies of
     /// the encoder until one of them encodes.
-    private var storage = EncoderStorage()
+    private var storage: EncoderStorage
+
+    /// `byteCapacity` and `markCapacity` size the first buffers (they grow as needed).
+    init(byteCapacity: Int = 4096, markCapacity: Int = 256) {
+        storage = EncoderStorage(byteCapacity: byteCapacity, markCapacity: markCapacity)
+    }
 
     /// A member's or a bar's bytes in a body, and the index of its first number's mark.
     struct Slot {
