@@ -622,8 +622,36 @@ final class EncoderStorage: @unchecked Sendable {
         lastMarks = w.marks!
         lastMarkCapacity = w.markCapacity
         lastMarkCount = w.markCount
-        last.pointee = layout
+        take(layout)
         hasLast = true
+    }
+
+    /// Makes `layout` the last one field by field, leaving the arrays whose storage is the
+    /// last one's (the builder hands back its last arrays where equal): assigning the whole
+    /// layout retained and released every string and array in it.
+    private func take(_ layout: borrowing Layout) {
+        let l = last
+        l.pointee.device = layout.device
+        l.pointee.barAxis = layout.barAxis
+        l.pointee.verticalBarEdge = layout.verticalBarEdge
+        l.pointee.verticalBarSide = layout.verticalBarSide
+        l.pointee.safeArea = layout.safeArea
+        l.pointee.layoutMargins = layout.layoutMargins
+        EncoderStorage.take(layout.regions, into: &l.pointee.regions)
+        EncoderStorage.take(layout.bars, into: &l.pointee.bars)
+        EncoderStorage.take(layout.columns, into: &l.pointee.columns)
+        l.pointee.sheet = layout.sheet
+        l.pointee.inspector = layout.inspector
+        EncoderStorage.take(layout.custom, into: &l.pointee.custom)
+        EncoderStorage.take(layout.floating, into: &l.pointee.floating)
+        EncoderStorage.take(layout.diagnostics, into: &l.pointee.diagnostics)
+        // Compared as bytes: a layout holding NaN is not `==` to itself.
+        assert(l.pointee.encodeBody() == layout.encodeBody(), "a member of Layout not taken")
+    }
+
+    @inline(__always) private static func take<T>(_ new: [T], into kept: inout [T]) {
+        let same = new.withUnsafeBufferPointer { n in kept.withUnsafeBufferPointer { $0.baseAddress == n.baseAddress && $0.count == n.count } }
+        if !same { kept = new }
     }
 
     deinit {
