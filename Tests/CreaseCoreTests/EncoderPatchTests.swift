@@ -107,6 +107,36 @@ import Testing
         }
     }
 
+    @Test("every number growing to its longest text patches past the writer's buffers as a fresh encoding")
+    func longestNumbersEqualFresh() {
+        let base = Engine(profile: .builtin, app: builtin("tabs")).layout
+        let first = base.encodeBody().count + 16
+        var encoder = LayoutEncoder(byteCapacity: first, markCapacity: 16)
+        _ = encoder.encode(base)
+        // A patch makes room once for all the numbers after it at their longest; these take
+        // the longest texts (fast path and slow path) and the body outgrows the first buffers.
+        for v in [-9_999_999_999_999.99, -1.2345678901234567e300, 0, -9_999_999_999_999.99] {
+            var l = base
+            func set(_ r: inout Rect) { r = Rect(x: v, y: v, w: v, h: v) }
+            l.device.width = v
+            l.device.height = v
+            set(&l.device.window)
+            l.safeArea = Insets(top: v, leading: v, bottom: v, trailing: v)
+            l.layoutMargins = Insets(top: v, leading: v, bottom: v, trailing: v)
+            for i in l.regions.indices { set(&l.regions[i].frame) }
+            for b in l.bars.indices {
+                set(&l.bars[b].frame)
+                for i in l.bars[b].items.indices { set(&l.bars[b].items[i].frame) }
+            }
+            for i in l.columns.indices { set(&l.columns[i].frame) }
+            for i in l.floating.indices { set(&l.floating[i].frame) }
+            let fresh = l.encodeBody()
+            #expect(encoder.encode(l) == fresh, "all numbers \(v)")
+            #expect(fresh.count > first || v == 0, "the body outgrows the first buffers")
+        }
+        #expect(encoder.encode(base) == base.encodeBody())
+    }
+
     @Test("a bar that leaves and comes back moved or reshaped encodes as fresh")
     func returningBarEqualsFresh() {
         let full = Engine(profile: .builtin, app: builtin("tabs")).layout

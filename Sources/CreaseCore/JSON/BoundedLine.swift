@@ -39,9 +39,9 @@ enum BoundedLine {
         if n >= 8 && n <= 64 {
             let from = UnsafeRawPointer(p), to = UnsafeMutableRawPointer(dst)
             var i = 0
-            while i + 8 < n {
+            while i &+ 8 < n {
                 to.storeBytes(of: from.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
-                i += 8
+                i &+= 8
             }
             to.storeBytes(of: from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self), toByteOffset: n - 8, as: UInt64.self)
         } else if n < 8 {

@@ -46,7 +46,12 @@ extension Layout {
 struct LayoutEncoder: Sendable {
     /// The last layout, its bytes, its numbers' places and its slots; shared by copies of
     /// the encoder until one of them encodes.
-    private var storage = EncoderStorage()
+    private var storage: EncoderStorage
+
+    /// `byteCapacity` and `markCapacity` size the first buffers (they grow as needed).
+    init(byteCapacity: Int = 4096, markCapacity: Int = 256) {
+        storage = EncoderStorage(byteCapacity: byteCapacity, markCapacity: markCapacity)
+    }
 
     /// A member's or a bar's bytes in a body, and the index of its first number's mark.
     struct Slot {
@@ -77,7 +82,7 @@ struct LayoutEncoder: Sendable {
         bars.removeAll()
         let last = UnsafePointer(kept.last)
         let hasLast = kept.hasLast
-        var patch = Patch(old: kept.lastBytes, oldMarks: kept.lastMarks)
+        var patch = Patch(old: kept.lastBytes, count: kept.lastByteCount, marks: kept.lastMarks, markCount: kept.lastMarkCount)
         // Slots are numbered in the order of the last body: members before the bars, the
         // bars, members after them. A slot patched right after its predecessor there
         // continues the same copy (the bytes between them are the same separator).
@@ -163,6 +168,7 @@ struct LayoutEncoder: Sendable {
 struct Patch {
     private let old: UnsafePointer<UInt8>
     private let oldMarks: UnsafePointer<Int>
+    private let oldCount: Int, oldMarkCount: Int
     /// Whether old bytes from `cursor` to `end` are still to be copied.
     private var open = false
     /// The first old byte not yet copied, and where the slots patched so far end.
@@ -172,9 +178,22 @@ struct Patch {
     /// The order (in the last body) of the slot that would continue the open copy.
     private var next = -1
 
-    init(old: UnsafePointer<UInt8>, oldMarks: UnsafePointer<Int>) {
+    init(old: UnsafePointer<UInt8>, count: Int, marks: UnsafePointer<Int>, markCount: Int) {
         self.old = old
-        self.oldMarks = oldMarks
+        oldCount = count
+        oldMarks = marks
+        oldMarkCount = markCount
+    }
+
+    /// Flushes the open copy and starts one at `slot`, after `separator`.
+    @inline(never) private mutating func startCopy(at slot: LayoutEncoder.Slot, after separator: StaticString, _ w: inout RawWriter) {
+        flush(&w)
+        w.literal(separator)
+        w.reserve(oldCount &- slot.start &+ RawWriter.centiRoom &* ((oldMarkCount &- slot.firstMark) &>> 1), marks: oldMarkCount &- slot.firstMark)
+        cursor = slot.start
+        mark = slot.firstMark
+        pending = slot.firstMark
+        open = true
     }
 
     /// Where an old byte not yet copied lands in the new body.
@@ -182,15 +201,11 @@ struct Patch {
 
     /// Starts patching `slot`, the one at `order` in the last body, which `separator`
     /// precedes in the new body; returns its slot in the new body (its end is the caller's).
+    /// A new copy makes room for the rest of the last body with every number at its
+    /// longest: the slots that continue it lie there, so rewriting a number checks no room.
+    @inline(__always)
     mutating func begin(_ slot: LayoutEncoder.Slot, order: Int, after separator: StaticString, _ w: inout RawWriter) -> LayoutEncoder.Slot {
-        if !open || order != next {
-            flush(&w)
-            w.literal(separator)
-            cursor = slot.start
-            mark = slot.firstMark
-            pending = slot.firstMark
-            open = true
-        }
+        if !open || order != next { startCopy(at: slot, after: separator, &w) }
         next = order + 1
         end = slot.end
         return LayoutEncoder.Slot(start: landing(slot.start, w), end: 0, firstMark: w.markCount + slot.firstMark - pending)
@@ -256,7 +271,7 @@ extension Bar {
     /// The numbers of a bar of the same shape, in the order `write` writes them.
     static func patch(_ was: UnsafePointer<Bar>, _ now: UnsafePointer<Bar>, _ p: inout Patch, _ w: inout RawWriter) {
         p.rect(was.pointee.frame, now.pointee.frame, &w)
-        pairs(was.pointee.items, now.pointee.items, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+        framePairs(was.pointee.items, now.pointee.items, &p, &w)
     }
 }
 
@@ -274,17 +289,29 @@ private func eachPair<T>(_ a: [T], _ b: [T], _ same: (UnsafePointer<T>, UnsafePo
     }
 }
 
-/// Patches the numbers of each pair of elements of two arrays of the same shape (four per
-/// element); the same storage holds the same numbers.
+/// An element of a layout array whose only numbers are its frame.
+protocol Framed {
+    var frame: Rect { get }
+}
+
+extension PlacedItem: Framed {}
+extension Region: Framed {}
+extension ColumnInfo: Framed {}
+extension CustomInfo: Framed {}
+extension FloatingInfo: Framed {}
+
+/// Patches the frames of each pair of elements of two arrays of the same shape; the same
+/// storage holds the same frames. Specialized per element type, with no closure per element
+/// (calling one was a sixth of patching a moved item).
 @inline(__always)
-private func pairs<T>(_ a: [T], _ b: [T], _ p: inout Patch, _ numbers: (UnsafePointer<T>, UnsafePointer<T>, inout Patch) -> Void) {
+private func framePairs<T: Framed>(_ a: [T], _ b: [T], _ p: inout Patch, _ w: inout RawWriter) {
     a.withUnsafeBufferPointer { x in
         b.withUnsafeBufferPointer { y in
             guard x.baseAddress != y.baseAddress, let xs = x.baseAddress, let ys = y.baseAddress else {
                 p.skip(numbers: 4 * x.count)
                 return
             }
-            for i in 0..<x.count { numbers(xs + i, ys + i, &p) }
+            for i in 0..<x.count { p.rect((xs + i).pointee.frame, (ys + i).pointee.frame, &w) }
         }
     }
 }
@@ -347,12 +374,12 @@ extension LayoutEncoder.Member {
             p.rect(old.pointee.device.window, now.device.window, &w)
             p.insets(old.pointee.safeArea, now.safeArea, &w)
             p.insets(old.pointee.layoutMargins, now.layoutMargins, &w)
-        case .regions: pairs(old.pointee.regions, now.regions, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
-        case .columns: pairs(old.pointee.columns, now.columns, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+        case .regions: framePairs(old.pointee.regions, now.regions, &p, &w)
+        case .columns: framePairs(old.pointee.columns, now.columns, &p, &w)
         case .sheet: if let x = old.pointee.sheet, let y = now.sheet { p.rect(x.frame, y.frame, &w) }
         case .inspector: if let x = old.pointee.inspector, let y = now.inspector { p.rect(x.frame, y.frame, &w) }
-        case .custom: pairs(old.pointee.custom, now.custom, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
-        case .floating: pairs(old.pointee.floating, now.floating, &p) { x, y, p in p.rect(x.pointee.frame, y.pointee.frame, &w) }
+        case .custom: framePairs(old.pointee.custom, now.custom, &p, &w)
+        case .floating: framePairs(old.pointee.floating, now.floating, &p, &w)
         case .bars, .diagnostics: break
         }
     }
@@ -522,10 +549,10 @@ final class EncoderStorage: @unchecked Sendable {
     @exclusivity(unchecked) private var markCapacity: Int
     @exclusivity(unchecked) private(set) var lastBytes: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) private var lastByteCapacity: Int
-    @exclusivity(unchecked) private var lastByteCount = 0
+    @exclusivity(unchecked) private(set) var lastByteCount = 0
     @exclusivity(unchecked) private(set) var lastMarks: UnsafeMutablePointer<Int>
     @exclusivity(unchecked) private var lastMarkCapacity: Int
-    @exclusivity(unchecked) private var lastMarkCount = 0
+    @exclusivity(unchecked) private(set) var lastMarkCount = 0
     /// The layout encoded last, when `hasLast` (in place: comparing with it copies nothing).
     let last: UnsafeMutablePointer<Layout>
     @exclusivity(unchecked) private(set) var hasLast = false
@@ -595,8 +622,36 @@ final class EncoderStorage: @unchecked Sendable {
         lastMarks = w.marks!
         lastMarkCapacity = w.markCapacity
         lastMarkCount = w.markCount
-        last.pointee = layout
+        take(layout)
         hasLast = true
+    }
+
+    /// Makes `layout` the last one field by field, leaving the arrays whose storage is the
+    /// last one's (the builder hands back its last arrays where equal): assigning the whole
+    /// layout retained and released every string and array in it.
+    private func take(_ layout: borrowing Layout) {
+        let l = last
+        l.pointee.device = layout.device
+        l.pointee.barAxis = layout.barAxis
+        l.pointee.verticalBarEdge = layout.verticalBarEdge
+        l.pointee.verticalBarSide = layout.verticalBarSide
+        l.pointee.safeArea = layout.safeArea
+        l.pointee.layoutMargins = layout.layoutMargins
+        EncoderStorage.take(layout.regions, into: &l.pointee.regions)
+        EncoderStorage.take(layout.bars, into: &l.pointee.bars)
+        EncoderStorage.take(layout.columns, into: &l.pointee.columns)
+        l.pointee.sheet = layout.sheet
+        l.pointee.inspector = layout.inspector
+        EncoderStorage.take(layout.custom, into: &l.pointee.custom)
+        EncoderStorage.take(layout.floating, into: &l.pointee.floating)
+        EncoderStorage.take(layout.diagnostics, into: &l.pointee.diagnostics)
+        // Compared as bytes: a layout holding NaN is not `==` to itself.
+        assert(l.pointee.encodeBody() == layout.encodeBody(), "a member of Layout not taken")
+    }
+
+    @inline(__always) private static func take<T>(_ new: [T], into kept: inout [T]) {
+        let same = new.withUnsafeBufferPointer { n in kept.withUnsafeBufferPointer { $0.baseAddress == n.baseAddress && $0.count == n.count } }
+        if !same { kept = new }
     }
 
     deinit {
@@ -645,7 +700,7 @@ struct RecentBars {
             main.flush(&w)
             return encodings[k].bytes.withUnsafeBufferPointer { bytes in
                 encodings[k].marks.withUnsafeBufferPointer { marks in
-                    var p = Patch(old: bytes.baseAddress!, oldMarks: marks.baseAddress!)
+                    var p = Patch(old: bytes.baseAddress!, count: bytes.count, marks: marks.baseAddress!, markCount: marks.count)
                     var slot = p.begin(LayoutEncoder.Slot(start: 0, end: bytes.count, firstMark: 0), order: -1, after: separator, &w)
                     Bar.patch(kept.baseAddress! + k, bar, &p, &w)
                     slot.end = p.landing(bytes.count, w)
@@ -764,6 +819,16 @@ struct RawWriter {
         capacity = bigger
     }
 
+    /// Room for `n` bytes and `k` marks (a marking writer's), with one check for both.
+    @inline(__always) mutating func reserve(_ n: Int, marks k: Int) {
+        if count &+ n > capacity || markCount &+ k > markCapacity { grow(bytes: n, marks: k) }
+    }
+
+    @inline(never) private mutating func grow(bytes n: Int, marks k: Int) {
+        reserve(n)
+        reserveMarks(k)
+    }
+
     /// Room for `n` marks (two per number), when this writer marks.
     @inline(__always) mutating func reserveMarks(_ n: Int) {
         if marks != nil, markCount &+ n > markCapacity { growMarks(to: markCount &+ n) }
@@ -787,13 +852,12 @@ struct RawWriter {
         markCount &+= n
     }
 
-    /// A patch's step with one capacity check: `n` bytes of an earlier body and the marks
-    /// of the numbers among them (`shift` bytes further on here), then a number.
+    /// A patch's step, within room `Patch.begin` made: `n` bytes of an earlier body and the
+    /// marks of the numbers among them (`shift` bytes further on here), then a number.
     @inline(__always) mutating func splice(_ bytes: UnsafePointer<UInt8>, count n: Int, marks from: UnsafePointer<Int>, markCount k: Int,
                                            shift: Int, then v: Double) {
-        reserve(n &+ RawWriter.centiRoom)
-        reserveMarks(k &+ 2)
-        let to = marks! + markCount
+        assert(count + n + RawWriter.centiRoom <= capacity && markCount + k + 2 <= markCapacity, "a patch past the room made for it")
+        let to = marks.unsafelyUnwrapped + markCount
         for i in 0..<k { to[i] = from[i] &+ shift }
         markCount &+= k
         BoundedLine.copy(bytes, n, to: base + count)
