@@ -163,24 +163,13 @@ struct BuildMemo: Sendable {
     /// `filled` is emptied and kept in `spare` for the next build to fill again.
     static func settled<Element>(_ filled: inout [Element], _ built: [Element], spare: inout [Element],
                                  same: (UnsafePointer<Element>, UnsafePointer<Element>) -> Bool) -> [Element] {
-        if filled.count == built.count, sameElements(filled, built, same) {
+        if eachPair(filled, built, same) {
             filled.removeAll(keepingCapacity: true)
             swap(&filled, &spare)
             return built
         }
         defer { filled = [] }
         return filled
-    }
-
-    /// Element by element, read in place (copying a bar to compare it retains its strings and arrays).
-    static func sameElements<Element>(_ a: [Element], _ b: [Element], _ same: (UnsafePointer<Element>, UnsafePointer<Element>) -> Bool) -> Bool {
-        a.withUnsafeBufferPointer { x in
-            b.withUnsafeBufferPointer { y in
-                guard let x = x.baseAddress, let y = y.baseAddress else { return true }
-                for i in 0..<a.count where !same(x + i, y + i) { return false }
-                return true
-            }
-        }
     }
 
     /// The same array storage: equal contents, without comparing them (a new manifest's

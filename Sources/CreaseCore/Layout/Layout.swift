@@ -148,3 +148,18 @@ extension Bar {
             && axis == o.pointee.axis && edge == o.pointee.edge && tabBar == o.pointee.tabBar
     }
 }
+
+/// Whether two arrays have the same count and `same` holds for each pair, read in place
+/// (copying an element out to compare it retains its strings and arrays); true at once
+/// for the same storage. The builder and the encoder compare the last layout's arrays so.
+@inline(__always)
+func eachPair<T>(_ a: [T], _ b: [T], _ same: (UnsafePointer<T>, UnsafePointer<T>) -> Bool) -> Bool {
+    a.withUnsafeBufferPointer { x in
+        b.withUnsafeBufferPointer { y in
+            guard x.count == y.count else { return false }
+            guard x.baseAddress != y.baseAddress, let xs = x.baseAddress, let ys = y.baseAddress else { return true }
+            for i in 0..<x.count where !same(xs + i, ys + i) { return false }
+            return true
+        }
+    }
+}

@@ -275,20 +275,6 @@ extension Bar {
     }
 }
 
-/// Whether two arrays have the same count and `same` holds for each pair, read in place;
-/// true at once for the same storage (what the builder reused).
-@inline(__always)
-private func eachPair<T>(_ a: [T], _ b: [T], _ same: (UnsafePointer<T>, UnsafePointer<T>) -> Bool) -> Bool {
-    a.withUnsafeBufferPointer { x in
-        b.withUnsafeBufferPointer { y in
-            guard x.count == y.count else { return false }
-            guard x.baseAddress != y.baseAddress, let xs = x.baseAddress, let ys = y.baseAddress else { return true }
-            for i in 0..<x.count where !same(xs + i, ys + i) { return false }
-            return true
-        }
-    }
-}
-
 /// An element of a layout array whose only numbers are its frame.
 protocol Framed {
     var frame: Rect { get }
