@@ -277,11 +277,13 @@ public final class Daemon {
 
     // MARK: - Performing
 
-    /// The loop finished an iteration: the open batch publishes. One method, so the check
-    /// handle's closure touches its unowned `self` once (each touch is a strong retain).
+    /// The loop finished an iteration: the open batch publishes, then what its relayouts
+    /// evicted is freed, after the replies. One method, so the check handle's closure
+    /// touches its unowned `self` once (each touch is a strong retain).
     private func endIteration() {
         core.endOfIteration(at: uv_hrtime(), into: &actions)
         perform()
+        core.repliesSent()
     }
 
     /// Performs what the core decided, in order, and empties the list.

@@ -94,6 +94,32 @@ struct EngineShortcutTests {
         #expect(compared > 3_000 && unchanged > 100)
     }
 
+    /// Evicted layouts wait in `retired` until the shell frees them: when it does (after
+    /// every event, now and then, or never) changes no layout, and the wait stays bounded.
+    @Test("freeing evicted layouts early, late or never gives the same layouts, and the wait is bounded",
+          arguments: BuiltinApps.names)
+    func retiredLayoutsFreedWheneverChangeNothing(app name: String) {
+        let a = builtin(name)
+        var gen = RevisitingEvents(seed: 97, app: a)
+        var eager = Engine(profile: .builtin, app: a), sometimes = eager, never = eager
+        var mostWaiting = 0
+        for i in 0..<600 {
+            let ev = gen.next()
+            guard (try? eager.apply(ev)) != nil else { continue }
+            _ = try? sometimes.apply(ev)
+            _ = try? never.apply(ev)
+            eager.releaseRetired()
+            #expect(eager.retiredCount == 0)
+            if i % 7 == 0 { sometimes.releaseRetired() }
+            mostWaiting = max(mostWaiting, never.retiredCount)
+            #expect(never.retiredCount <= Engine.retiredCapacity)
+            #expect(sometimes.layoutJSON() == eager.layoutJSON() && never.layoutJSON() == eager.layoutJSON(), "\(name): differs after \(ev)")
+        }
+        // The sequence evicts: the never-freed engine's list filled to its bound.
+        #expect(mostWaiting == Engine.retiredCapacity)
+        #expect(never.layoutJSON() == scratch(never))
+    }
+
     /// A bar whose inputs did not change is the last build's (its arrays shared, not
     /// rebuilt); a bar the keyboard moved is built anew next to bars that kept theirs.
     @Test("unchanged bars keep the last build's storage; moved bars are rebuilt")

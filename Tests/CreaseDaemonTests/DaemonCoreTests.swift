@@ -59,9 +59,11 @@ private struct CoreDriver {
         perform()
     }
 
+    /// As the daemon's loop ends an iteration: publish, perform, then free what was evicted.
     mutating func endOfIteration() {
         core.endOfIteration(at: now, into: &actions)
         perform()
+        core.repliesSent()
     }
 
     mutating func durable(upTo seq: Int, observations: Int = .max) {

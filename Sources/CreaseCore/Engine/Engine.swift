@@ -36,6 +36,12 @@ public struct Engine: Sendable {
     private var recentUse: [Int] = []
     private var recentClock = 0
     static let recentCapacity = 8
+    /// Layouts evicted from the recent cache and not yet freed. Freeing one (its bars, items
+    /// and body) costs about a tenth of a relayout and nothing waits for it, so the shell
+    /// frees them once it has replied (`releaseRetired`); a caller that never does has the
+    /// oldest freed at the next eviction past `retiredCapacity`, as if there were no list.
+    private var retired: [RecentLayout] = []
+    static let retiredCapacity = 8
 
     /// Whether `layout` depends on `reduceTransparency` (see `BuildMemo.readReduceTransparency`).
     private var layoutReadsReduceTransparency: Bool
@@ -66,6 +72,7 @@ public struct Engine: Sendable {
         layoutReadsReduceTransparency = builder.memo.readReduceTransparency
         body = encoder.encode(layout)
         digest = digestAlgorithm.digest(body)
+        retired.reserveCapacity(Engine.retiredCapacity)
         remember()
     }
 
@@ -166,13 +173,24 @@ public struct Engine: Sendable {
         var slot = 0
         for i in recentUse.indices where recentUse[i] < recentUse[slot] { slot = i }
         recentInputs[slot] = inputs
-        // Field by field, in place: a whole new entry was built and then copied into the slot.
-        recentLayouts[slot].layout = layout
-        recentLayouts[slot].body = body
-        recentLayouts[slot].digest = digest
-        recentLayouts[slot].readsReduceTransparency = layoutReadsReduceTransparency
+        // The new entry is swapped into the slot and the evicted one moved to `retired`,
+        // unreleased: assigning into the slot freed the evicted layout here, on the way to the reply.
+        var evicted = RecentLayout(layout: layout, body: body, digest: digest, readsReduceTransparency: layoutReadsReduceTransparency)
+        swap(&evicted, &recentLayouts[slot])
+        if retired.count == Engine.retiredCapacity { retired.removeLast() }
+        retired.append(consume evicted)
         recentUse[slot] = recentClock
     }
+
+    /// Frees the layouts evicted from the recent cache since the last call. For the shell,
+    /// once the replies to the events that evicted them are out (the daemon calls it at the
+    /// end of each loop iteration); the engine's results do not depend on when it is called.
+    public mutating func releaseRetired() {
+        retired.removeAll(keepingCapacity: true)
+    }
+
+    /// How many evicted layouts wait for `releaseRetired` (for tests).
+    var retiredCount: Int { retired.count }
 
     /// The layout line: canonical JSON with `seq` and `digest`, no newline.
     public func layoutJSON() -> [UInt8] { Layout.assemble(seq: seq, digest: digest, body: body) }

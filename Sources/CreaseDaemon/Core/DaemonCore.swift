@@ -350,6 +350,10 @@ public struct DaemonCore {
         flush(at: now, into: &out)
     }
 
+    /// The replies of the iteration are out: frees what its relayouts evicted from the
+    /// engine's recent cache (see `Engine.releaseRetired`), off the way to the replies.
+    public mutating func repliesSent() { engine.releaseRetired() }
+
     /// A flush point: publishes the open batch and sends its replies.
     mutating func flush(at now: UInt64, into out: inout DaemonActions) {
         if let batch = scheduler.flush() { finish(batch, at: now, into: &out) }
