@@ -160,6 +160,18 @@ private func orientation(_ value: String, id: Int) -> String {
         #expect(d.core.stats.latency.count == 3)
     }
 
+    @Test func layoutsEvictedInAnIterationAreFreedAfterItsReplies() {
+        var d = CoreDriver()
+        d.connect(1)
+        // Twelve new keyboard heights: each relayout stores a layout, and past eight each evicts one.
+        d.read((0..<12).map { #"{"event":"keyboard","visible":true,"height":\#(250 + $0),"id":\#($0)}"# }, from: 1)
+        #expect(d.core.engine.retiredCount > 0, "nothing is freed inside the iteration")
+        #expect(d.received[1] == nil)
+        d.endOfIteration()
+        #expect(d.take(1).count == 12)
+        #expect(d.core.engine.retiredCount == 0)
+    }
+
     @Test func aBatchIsCutOnceItsOldestEventWaitedAQuarterOfTheBudget() {
         var d = CoreDriver(budgetUs: 1000)
         d.connect(1)

@@ -189,8 +189,8 @@ public struct Engine: Sendable {
         retired.removeAll(keepingCapacity: true)
     }
 
-    /// How many evicted layouts wait for `releaseRetired` (for tests).
-    var retiredCount: Int { retired.count }
+    /// How many evicted layouts wait for `releaseRetired`.
+    public var retiredCount: Int { retired.count }
 
     /// The layout line: canonical JSON with `seq` and `digest`, no newline.
     public func layoutJSON() -> [UInt8] { Layout.assemble(seq: seq, digest: digest, body: body) }
