@@ -10,14 +10,14 @@ public struct Engine: Sendable {
     public private(set) var state: DeviceState
     /// Events applied so far.
     public private(set) var seq: Int
-    public private(set) var layout: Layout
-    /// Canonical layout bytes without `seq` and `digest` (see `Layout.encodeBody`).
-    public private(set) var body: [UInt8]
+    /// The layout, and its canonical bytes without `seq` and `digest` (see
+    /// `Layout.encodeBody`): read from its entry in the recent layouts, where they live.
+    public var layout: Layout { recentLayouts.withUnsafeBufferPointer { $0[current].layout } }
+    public var body: [UInt8] { recentLayouts.withUnsafeBufferPointer { $0[current].body } }
     public private(set) var digest: UInt64
     /// crease64, except when replaying a version-1 trace (FNV-1a).
     public let digestAlgorithm: DigestAlgorithm
 
-    private var inputs: LayoutInputs
     /// Keeps the last encoded layout's bytes per member and bar, to copy what did not change.
     private var encoder = LayoutEncoder()
     /// Builds the layouts, keeping what the last build fitted and derived from the manifest
@@ -30,12 +30,16 @@ public struct Engine: Sendable {
     /// apart from the layouts so that the search reads only inputs (a search over whole
     /// entries copied each one, layout and all). Each slot stays where it is: once full, a
     /// new entry takes the slot used least recently (`recentUse`), so nothing shifts.
+    /// The current layout is always one of them (`current`): its inputs, layout and body are
+    /// stored once, so a relayout neither copies them in nor releases the last ones.
     private var recentInputs: [LayoutInputs] = []
     private var recentLayouts: [RecentLayout] = []
     /// Per slot, when it was last stored or hit (`recentClock` then).
     private var recentUse: [Int] = []
     private var recentClock = 0
     static let recentCapacity = 8
+    /// The slot of the layout shown.
+    private var current = 0
     /// Layouts evicted from the recent cache and not yet freed. Freeing one (its bars, items
     /// and body) costs about a tenth of a relayout and nothing waits for it, so the shell
     /// frees them once it has replied (`releaseRetired`); a caller that never does has the
@@ -65,15 +69,14 @@ public struct Engine: Sendable {
         self.state = state
         self.seq = seq
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
-        inputs = LayoutInputs(state, profile: profile)
         sceneKey = SceneKey(ui: state.ui, geometry: g)
         builder = LayoutBuilder(p: profile, app: app, state: state, g: g, scene: Scene(app: app, key: sceneKey), remembers: true)
-        layout = builder.rebuild()
+        let layout = builder.rebuild()
         layoutReadsReduceTransparency = builder.memo.readReduceTransparency
-        body = encoder.encode(layout)
+        let body = encoder.encode(layout)
         digest = digestAlgorithm.digest(body)
         retired.reserveCapacity(Engine.retiredCapacity)
-        remember()
+        remember(LayoutInputs(state, profile: profile), layout, body)
     }
 
     /// Applies one event. Returns whether the layout changed (a new digest). A rejected
@@ -114,25 +117,30 @@ public struct Engine: Sendable {
     }
 
     private mutating func relayout(force: Bool) -> Bool {
-        let newInputs = LayoutInputs(state, profile: profile)
-        let unchanged = !force && newInputs.keepsLayout(of: inputs, readsReduceTransparency: layoutReadsReduceTransparency)
-        inputs = consume newInputs
-        if unchanged { return false }
+        let inputs = LayoutInputs(state, profile: profile)
+        // Against the inputs the current layout was stored with. (A `reduceTransparency`
+        // toggle the layout does not read leaves that entry's inputs as they were: the layout
+        // is the same for both values.)
+        if !force, recentInputs.withUnsafeBufferPointer({ inputs.keepsLayout(of: $0[current], readsReduceTransparency: layoutReadsReduceTransparency) }) {
+            return false
+        }
         if force {
-            // A new app: nothing seen before applies.
-            recentInputs.removeAll()
-            recentLayouts.removeAll()
-            recentUse.removeAll()
+            // A new app: nothing seen before applies. What the entries hold is freed with the
+            // evicted layouts, after the reply.
+            while let entry = recentLayouts.popLast() {
+                if retired.count == Engine.retiredCapacity { retired.removeLast() }
+                retired.append(entry)
+            }
+            recentInputs.removeAll(keepingCapacity: true)
+            recentUse.removeAll(keepingCapacity: true)
         } else if let hit = recentIndex(of: inputs) {
             recentClock += 1
             recentUse[hit] = recentClock
+            current = hit
             let old = digest
             recentLayouts.withUnsafeBufferPointer { entries in
-                let entry = entries.baseAddress! + hit
-                layout = entry.pointee.layout
-                body = entry.pointee.body
-                digest = entry.pointee.digest
-                layoutReadsReduceTransparency = entry.pointee.readsReduceTransparency
+                digest = entries[hit].digest
+                layoutReadsReduceTransparency = entries[hit].readsReduceTransparency
             }
             return digest != old
         }
@@ -148,12 +156,12 @@ public struct Engine: Sendable {
         builder.g = g
         // Changed inputs almost always change the layout, so it is encoded without first
         // comparing it with the old one; the digest tells whether anything changed.
-        layout = builder.rebuild()
+        let layout = builder.rebuild()
         layoutReadsReduceTransparency = builder.memo.readReduceTransparency
-        defer { remember() }
-        body = encoder.encode(layout)
+        let body = encoder.encode(layout)
         let old = digest
         digest = digestAlgorithm.digest(body)
+        remember(consume inputs, consume layout, consume body)
         return digest != old
     }
 
@@ -162,23 +170,27 @@ public struct Engine: Sendable {
         return nil
     }
 
-    private mutating func remember() {
+    /// Stores a new layout (with `digest` and `layoutReadsReduceTransparency`) as the current
+    /// one, in a free slot or the one used least recently.
+    private mutating func remember(_ inputs: consuming LayoutInputs, _ layout: consuming Layout, _ body: consuming [UInt8]) {
         recentClock += 1
+        var entry = RecentLayout(layout: layout, body: body, digest: digest, readsReduceTransparency: layoutReadsReduceTransparency)
         guard recentInputs.count == Engine.recentCapacity else {
+            current = recentInputs.count
             recentInputs.append(inputs)
-            recentLayouts.append(RecentLayout(layout: layout, body: body, digest: digest, readsReduceTransparency: layoutReadsReduceTransparency))
+            recentLayouts.append(consume entry)
             recentUse.append(recentClock)
             return
         }
         var slot = 0
         for i in recentUse.indices where recentUse[i] < recentUse[slot] { slot = i }
+        current = slot
         recentInputs[slot] = inputs
-        // The new entry is swapped into the slot and the evicted one moved to `retired`,
-        // unreleased: assigning into the slot freed the evicted layout here, on the way to the reply.
-        var evicted = RecentLayout(layout: layout, body: body, digest: digest, readsReduceTransparency: layoutReadsReduceTransparency)
-        swap(&evicted, &recentLayouts[slot])
+        // The evicted entry is swapped out into `retired`, unreleased: assigning into the
+        // slot freed the evicted layout here, on the way to the reply.
+        swap(&entry, &recentLayouts[slot])
         if retired.count == Engine.retiredCapacity { retired.removeLast() }
-        retired.append(consume evicted)
+        retired.append(consume entry)
         recentUse[slot] = recentClock
     }
 
@@ -193,10 +205,14 @@ public struct Engine: Sendable {
     public var retiredCount: Int { retired.count }
 
     /// The layout line: canonical JSON with `seq` and `digest`, no newline.
-    public func layoutJSON() -> [UInt8] { Layout.assemble(seq: seq, digest: digest, body: body) }
+    public func layoutJSON() -> [UInt8] {
+        recentLayouts.withUnsafeBufferPointer { Layout.assemble(seq: seq, digest: digest, body: $0[current].body) }
+    }
 
     /// Appends the layout line to `out` without building it separately first.
-    public func appendLayoutJSON(to out: inout [UInt8]) { Layout.appendAssembled(seq: seq, digest: digest, body: body, to: &out) }
+    public func appendLayoutJSON(to out: inout [UInt8]) {
+        recentLayouts.withUnsafeBufferPointer { Layout.appendAssembled(seq: seq, digest: digest, body: $0[current].body, to: &out) }
+    }
 
     public func diagnosticsJSON() -> [UInt8] { layout.diagnosticsJSON() }
 
