@@ -166,8 +166,11 @@ public struct Engine: Sendable {
     }
 
     private func recentIndex(of wanted: LayoutInputs) -> Int? {
-        for i in recentInputs.indices where recentInputs[i].device == wanted.device && recentInputs[i].ui == wanted.ui { return i }
-        return nil
+        // In place: the loop over the array's elements copied each one (retaining its UI state).
+        recentInputs.withUnsafeBufferPointer { entries in
+            for i in entries.indices where entries[i].device == wanted.device && entries[i].ui == wanted.ui { return i }
+            return nil
+        }
     }
 
     /// Stores a new layout (with `digest` and `layoutReadsReduceTransparency`) as the current
@@ -185,7 +188,7 @@ public struct Engine: Sendable {
         var slot = 0
         for i in recentUse.indices where recentUse[i] < recentUse[slot] { slot = i }
         current = slot
-        recentInputs[slot] = inputs
+        recentInputs[slot] = consume inputs
         // The evicted entry is swapped out into `retired`, unreleased: assigning into the
         // slot freed the evicted layout here, on the way to the reply.
         swap(&entry, &recentLayouts[slot])
