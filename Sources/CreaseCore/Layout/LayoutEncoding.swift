@@ -262,10 +262,18 @@ extension Bar {
         a.pointee.id == b.pointee.id && a.pointee.container == b.pointee.container && a.pointee.role == b.pointee.role
             && a.pointee.axis == b.pointee.axis && a.pointee.edge == b.pointee.edge && a.pointee.background == b.pointee.background
             && a.pointee.tabBar == b.pointee.tabBar && a.pointee.overflow == b.pointee.overflow
-            && eachPair(a.pointee.items, b.pointee.items) { x, y in
-                x.pointee.id == y.pointee.id && x.pointee.shows == y.pointee.shows && x.pointee.badge == y.pointee.badge
-                    && x.pointee.tabs == y.pointee.tabs
-            }
+            && sameItems(a.pointee.items, b.pointee.items)
+    }
+
+    /// The items but for their frames. Behind a call that only reads: arrays read through the
+    /// bars' pointers are then the caller's arguments, read in place, where `eachPair` inlined
+    /// in the caller retained and released both to keep their buffers alive while it compared.
+    @inline(never) @_effects(readonly)
+    private static func sameItems(_ a: [PlacedItem], _ b: [PlacedItem]) -> Bool {
+        eachPair(a, b) { x, y in
+            x.pointee.id == y.pointee.id && x.pointee.shows == y.pointee.shows && x.pointee.badge == y.pointee.badge
+                && x.pointee.tabs == y.pointee.tabs
+        }
     }
 
     /// The numbers of a bar of the same shape, in the order `write` writes them.
