@@ -276,11 +276,25 @@ extension Bar {
         }
     }
 
-    /// The numbers of a bar of the same shape, in the order `write` writes them.
+    /// The numbers of a bar of the same shape, in the order `write` writes them. The items
+    /// are read through the bars' pointers at each step: an array read once and held across
+    /// the calls that write numbers was retained and released (both arrays, every bar).
     static func patch(_ was: UnsafePointer<Bar>, _ now: UnsafePointer<Bar>, _ p: inout Patch, _ w: inout RawWriter) {
         p.rect(was.pointee.frame, now.pointee.frame, &w)
-        framePairs(was.pointee.items, now.pointee.items, &p, &w)
+        let count = now.pointee.items.count
+        if sameStorage(was.pointee.items, now.pointee.items) {
+            p.skip(numbers: 4 &* count)
+            return
+        }
+        for i in 0..<count { p.rect(was.pointee.items[i].frame, now.pointee.items[i].frame, &w) }
     }
+}
+
+/// Whether two arrays share their storage (the same elements), behind a read-only call (see
+/// `Bar.sameItems`).
+@inline(never) @_effects(readonly)
+func sameStorage<T>(_ a: [T], _ b: [T]) -> Bool {
+    a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress && x.count == y.count } }
 }
 
 /// An element of a layout array whose only numbers are its frame.
@@ -329,12 +343,10 @@ extension LayoutEncoder.Member {
             a.device.pose == old.pointee.device.pose && a.device.display == old.pointee.device.display && a.device.orientation == old.pointee.device.orientation
                 && a.device.layoutDirection == old.pointee.device.layoutDirection && a.device.sizeClass == old.pointee.device.sizeClass
                 && a.barAxis == old.pointee.barAxis && a.verticalBarEdge == old.pointee.verticalBarEdge && a.verticalBarSide == old.pointee.verticalBarSide
-        case .regions: eachPair(a.regions, old.pointee.regions) { $0.pointee.kind == $1.pointee.kind }
+        case .regions: Self.sameKinds(a.regions, old.pointee.regions)
         case .bars: false
         case .columns:
-            eachPair(a.columns, old.pointee.columns) { x, y in
-                x.pointee.id == y.pointee.id && x.pointee.sizeClass == y.pointee.sizeClass && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge
-            }
+            Self.sameColumns(a.columns, old.pointee.columns)
         case .sheet:
             switch (a.sheet, old.pointee.sheet) {
             case (nil, nil): true
@@ -348,14 +360,39 @@ extension LayoutEncoder.Member {
             default: false
             }
         case .custom:
-            eachPair(a.custom, old.pointee.custom) { x, y in
-                x.pointee.id == y.pointee.id && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge && x.pointee.collides == y.pointee.collides
-            }
-        case .floating: eachPair(a.floating, old.pointee.floating) { $0.pointee.id == $1.pointee.id }
-        case .diagnostics:
-            eachPair(a.diagnostics, old.pointee.diagnostics) { x, y in
-                x.pointee.code == y.pointee.code && x.pointee.subject == y.pointee.subject && x.pointee.message == y.pointee.message
-            }
+            Self.sameCustom(a.custom, old.pointee.custom)
+        case .floating: Self.sameFloating(a.floating, old.pointee.floating)
+        case .diagnostics: Self.sameDiagnostics(a.diagnostics, old.pointee.diagnostics)
+        }
+    }
+
+    // The arrays compared behind read-only calls, as `Bar.sameItems`: those of the last
+    // layout, read through its pointer, are passed in place, not retained and released.
+
+    @inline(never) @_effects(readonly)
+    private static func sameKinds(_ a: [Region], _ b: [Region]) -> Bool { eachPair(a, b) { $0.pointee.kind == $1.pointee.kind } }
+
+    @inline(never) @_effects(readonly)
+    private static func sameColumns(_ a: [ColumnInfo], _ b: [ColumnInfo]) -> Bool {
+        eachPair(a, b) { x, y in
+            x.pointee.id == y.pointee.id && x.pointee.sizeClass == y.pointee.sizeClass && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge
+        }
+    }
+
+    @inline(never) @_effects(readonly)
+    private static func sameCustom(_ a: [CustomInfo], _ b: [CustomInfo]) -> Bool {
+        eachPair(a, b) { x, y in
+            x.pointee.id == y.pointee.id && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge && x.pointee.collides == y.pointee.collides
+        }
+    }
+
+    @inline(never) @_effects(readonly)
+    private static func sameFloating(_ a: [FloatingInfo], _ b: [FloatingInfo]) -> Bool { eachPair(a, b) { $0.pointee.id == $1.pointee.id } }
+
+    @inline(never) @_effects(readonly)
+    private static func sameDiagnostics(_ a: [Diagnostic], _ b: [Diagnostic]) -> Bool {
+        eachPair(a, b) { x, y in
+            x.pointee.code == y.pointee.code && x.pointee.subject == y.pointee.subject && x.pointee.message == y.pointee.message
         }
     }
 
