@@ -308,20 +308,18 @@ extension ColumnInfo: Framed {}
 extension CustomInfo: Framed {}
 extension FloatingInfo: Framed {}
 
-/// Patches the frames of each pair of elements of two arrays of the same shape; the same
-/// storage holds the same frames. Specialized per element type, with no closure per element
-/// (calling one was a sixth of patching a moved item).
+/// Patches the frames of each pair of elements of an array of the last layout (read through
+/// its pointer at each step, as `Bar.patch` reads items) and one of the same shape in the new
+/// layout; the same storage holds the same frames. Specialized per element type, with no
+/// closure per element (calling one was a sixth of patching a moved item).
 @inline(__always)
-private func framePairs<T: Framed>(_ a: [T], _ b: [T], _ p: inout Patch, _ w: inout RawWriter) {
-    a.withUnsafeBufferPointer { x in
-        b.withUnsafeBufferPointer { y in
-            guard x.baseAddress != y.baseAddress, let xs = x.baseAddress, let ys = y.baseAddress else {
-                p.skip(numbers: 4 * x.count)
-                return
-            }
-            for i in 0..<x.count { p.rect((xs + i).pointee.frame, (ys + i).pointee.frame, &w) }
-        }
+private func framePairs<T: Framed>(_ old: UnsafePointer<[T]>, _ now: [T], _ p: inout Patch, _ w: inout RawWriter) {
+    let count = now.count
+    if sameStorage(old.pointee, now) {
+        p.skip(numbers: 4 &* count)
+        return
     }
+    for i in 0..<count { p.rect(old.pointee[i].frame, now[i].frame, &w) }
 }
 
 extension LayoutEncoder.Member {
@@ -405,12 +403,12 @@ extension LayoutEncoder.Member {
             p.rect(old.pointee.device.window, now.device.window, &w)
             p.insets(old.pointee.safeArea, now.safeArea, &w)
             p.insets(old.pointee.layoutMargins, now.layoutMargins, &w)
-        case .regions: framePairs(old.pointee.regions, now.regions, &p, &w)
-        case .columns: framePairs(old.pointee.columns, now.columns, &p, &w)
+        case .regions: framePairs(old.pointer(to: \.regions)!, now.regions, &p, &w)
+        case .columns: framePairs(old.pointer(to: \.columns)!, now.columns, &p, &w)
         case .sheet: if let x = old.pointee.sheet, let y = now.sheet { p.rect(x.frame, y.frame, &w) }
         case .inspector: if let x = old.pointee.inspector, let y = now.inspector { p.rect(x.frame, y.frame, &w) }
-        case .custom: framePairs(old.pointee.custom, now.custom, &p, &w)
-        case .floating: framePairs(old.pointee.floating, now.floating, &p, &w)
+        case .custom: framePairs(old.pointer(to: \.custom)!, now.custom, &p, &w)
+        case .floating: framePairs(old.pointer(to: \.floating)!, now.floating, &p, &w)
         case .bars, .diagnostics: break
         }
     }
