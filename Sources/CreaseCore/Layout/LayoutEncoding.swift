@@ -262,18 +262,10 @@ extension Bar {
         a.pointee.id == b.pointee.id && a.pointee.container == b.pointee.container && a.pointee.role == b.pointee.role
             && a.pointee.axis == b.pointee.axis && a.pointee.edge == b.pointee.edge && a.pointee.background == b.pointee.background
             && a.pointee.tabBar == b.pointee.tabBar && a.pointee.overflow == b.pointee.overflow
-            && sameItems(a.pointee.items, b.pointee.items)
-    }
-
-    /// The items but for their frames. Behind a call that only reads: arrays read through the
-    /// bars' pointers are then the caller's arguments, read in place, where `eachPair` inlined
-    /// in the caller retained and released both to keep their buffers alive while it compared.
-    @inline(never) @_effects(readonly)
-    private static func sameItems(_ a: [PlacedItem], _ b: [PlacedItem]) -> Bool {
-        eachPair(a, b) { x, y in
-            x.pointee.id == y.pointee.id && x.pointee.shows == y.pointee.shows && x.pointee.badge == y.pointee.badge
-                && x.pointee.tabs == y.pointee.tabs
-        }
+            && samePairs(a.pointee.items, b.pointee.items) { x, y in
+                x.pointee.id == y.pointee.id && x.pointee.shows == y.pointee.shows && x.pointee.badge == y.pointee.badge
+                    && x.pointee.tabs == y.pointee.tabs
+            }
     }
 
     /// The numbers of a bar of the same shape, in the order `write` writes them. The items
@@ -290,8 +282,14 @@ extension Bar {
     }
 }
 
+/// `eachPair` behind a call that only reads. Arrays of the last layout, read through its
+/// pointer, are then the caller's arguments, read in place: `eachPair` inlined in the caller
+/// retained and released them to keep their buffers alive while it compared.
+@inline(never) @_effects(readonly)
+func samePairs<T>(_ a: [T], _ b: [T], _ same: (UnsafePointer<T>, UnsafePointer<T>) -> Bool) -> Bool { eachPair(a, b, same) }
+
 /// Whether two arrays share their storage (the same elements), behind a read-only call (see
-/// `Bar.sameItems`).
+/// `samePairs`).
 @inline(never) @_effects(readonly)
 func sameStorage<T>(_ a: [T], _ b: [T]) -> Bool {
     a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress && x.count == y.count } }
@@ -341,10 +339,12 @@ extension LayoutEncoder.Member {
             a.device.pose == old.pointee.device.pose && a.device.display == old.pointee.device.display && a.device.orientation == old.pointee.device.orientation
                 && a.device.layoutDirection == old.pointee.device.layoutDirection && a.device.sizeClass == old.pointee.device.sizeClass
                 && a.barAxis == old.pointee.barAxis && a.verticalBarEdge == old.pointee.verticalBarEdge && a.verticalBarSide == old.pointee.verticalBarSide
-        case .regions: Self.sameKinds(a.regions, old.pointee.regions)
+        case .regions: samePairs(a.regions, old.pointee.regions) { $0.pointee.kind == $1.pointee.kind }
         case .bars: false
         case .columns:
-            Self.sameColumns(a.columns, old.pointee.columns)
+            samePairs(a.columns, old.pointee.columns) { x, y in
+                x.pointee.id == y.pointee.id && x.pointee.sizeClass == y.pointee.sizeClass && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge
+            }
         case .sheet:
             switch (a.sheet, old.pointee.sheet) {
             case (nil, nil): true
@@ -358,39 +358,14 @@ extension LayoutEncoder.Member {
             default: false
             }
         case .custom:
-            Self.sameCustom(a.custom, old.pointee.custom)
-        case .floating: Self.sameFloating(a.floating, old.pointee.floating)
-        case .diagnostics: Self.sameDiagnostics(a.diagnostics, old.pointee.diagnostics)
-        }
-    }
-
-    // The arrays compared behind read-only calls, as `Bar.sameItems`: those of the last
-    // layout, read through its pointer, are passed in place, not retained and released.
-
-    @inline(never) @_effects(readonly)
-    private static func sameKinds(_ a: [Region], _ b: [Region]) -> Bool { eachPair(a, b) { $0.pointee.kind == $1.pointee.kind } }
-
-    @inline(never) @_effects(readonly)
-    private static func sameColumns(_ a: [ColumnInfo], _ b: [ColumnInfo]) -> Bool {
-        eachPair(a, b) { x, y in
-            x.pointee.id == y.pointee.id && x.pointee.sizeClass == y.pointee.sizeClass && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge
-        }
-    }
-
-    @inline(never) @_effects(readonly)
-    private static func sameCustom(_ a: [CustomInfo], _ b: [CustomInfo]) -> Bool {
-        eachPair(a, b) { x, y in
-            x.pointee.id == y.pointee.id && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge && x.pointee.collides == y.pointee.collides
-        }
-    }
-
-    @inline(never) @_effects(readonly)
-    private static func sameFloating(_ a: [FloatingInfo], _ b: [FloatingInfo]) -> Bool { eachPair(a, b) { $0.pointee.id == $1.pointee.id } }
-
-    @inline(never) @_effects(readonly)
-    private static func sameDiagnostics(_ a: [Diagnostic], _ b: [Diagnostic]) -> Bool {
-        eachPair(a, b) { x, y in
-            x.pointee.code == y.pointee.code && x.pointee.subject == y.pointee.subject && x.pointee.message == y.pointee.message
+            samePairs(a.custom, old.pointee.custom) { x, y in
+                x.pointee.id == y.pointee.id && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge && x.pointee.collides == y.pointee.collides
+            }
+        case .floating: samePairs(a.floating, old.pointee.floating) { $0.pointee.id == $1.pointee.id }
+        case .diagnostics:
+            samePairs(a.diagnostics, old.pointee.diagnostics) { x, y in
+                x.pointee.code == y.pointee.code && x.pointee.subject == y.pointee.subject && x.pointee.message == y.pointee.message
+            }
         }
     }
 
