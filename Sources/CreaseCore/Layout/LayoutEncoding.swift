@@ -1009,7 +1009,8 @@ struct RawWriter {
     /// Writes a layout number at `p` (room for `centiRoom` bytes is the caller's) and
     /// returns the byte after it.
     @inline(__always) static func putCenti(_ v: Double, at start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        guard v.isFinite, abs(v) < 1e13 else { return putCentiSlowly(v, at: start) }
+        // NaN and the infinities fail the comparison too.
+        guard abs(v) < 1e13 else { return putCentiSlowly(v, at: start) }
         var p = start
         let hundredths = JSONWriter.hundredths(v)
         if hundredths < 0 { p.pointee = UInt8(ascii: "-"); p += 1 }
