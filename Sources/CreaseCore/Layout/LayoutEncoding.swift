@@ -262,17 +262,37 @@ extension Bar {
         a.pointee.id == b.pointee.id && a.pointee.container == b.pointee.container && a.pointee.role == b.pointee.role
             && a.pointee.axis == b.pointee.axis && a.pointee.edge == b.pointee.edge && a.pointee.background == b.pointee.background
             && a.pointee.tabBar == b.pointee.tabBar && a.pointee.overflow == b.pointee.overflow
-            && eachPair(a.pointee.items, b.pointee.items) { x, y in
+            && samePairs(a.pointee.items, b.pointee.items) { x, y in
                 x.pointee.id == y.pointee.id && x.pointee.shows == y.pointee.shows && x.pointee.badge == y.pointee.badge
                     && x.pointee.tabs == y.pointee.tabs
             }
     }
 
-    /// The numbers of a bar of the same shape, in the order `write` writes them.
+    /// The numbers of a bar of the same shape, in the order `write` writes them. The items
+    /// are read through the bars' pointers at each step: an array read once and held across
+    /// the calls that write numbers was retained and released (both arrays, every bar).
     static func patch(_ was: UnsafePointer<Bar>, _ now: UnsafePointer<Bar>, _ p: inout Patch, _ w: inout RawWriter) {
         p.rect(was.pointee.frame, now.pointee.frame, &w)
-        framePairs(was.pointee.items, now.pointee.items, &p, &w)
+        let count = now.pointee.items.count
+        if sameStorage(was.pointee.items, now.pointee.items) {
+            p.skip(numbers: 4 &* count)
+            return
+        }
+        for i in 0..<count { p.rect(was.pointee.items[i].frame, now.pointee.items[i].frame, &w) }
     }
+}
+
+/// `eachPair` behind a call that only reads. Arrays of the last layout, read through its
+/// pointer, are then the caller's arguments, read in place: `eachPair` inlined in the caller
+/// retained and released them to keep their buffers alive while it compared.
+@inline(never) @_effects(readonly)
+func samePairs<T>(_ a: [T], _ b: [T], _ same: (UnsafePointer<T>, UnsafePointer<T>) -> Bool) -> Bool { eachPair(a, b, same) }
+
+/// Whether two arrays share their storage (the same elements), behind a read-only call (see
+/// `samePairs`).
+@inline(never) @_effects(readonly)
+func sameStorage<T>(_ a: [T], _ b: [T]) -> Bool {
+    a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress && x.count == y.count } }
 }
 
 /// An element of a layout array whose only numbers are its frame.
@@ -286,20 +306,18 @@ extension ColumnInfo: Framed {}
 extension CustomInfo: Framed {}
 extension FloatingInfo: Framed {}
 
-/// Patches the frames of each pair of elements of two arrays of the same shape; the same
-/// storage holds the same frames. Specialized per element type, with no closure per element
-/// (calling one was a sixth of patching a moved item).
+/// Patches the frames of each pair of elements of an array of the last layout (read through
+/// its pointer at each step, as `Bar.patch` reads items) and one of the same shape in the new
+/// layout; the same storage holds the same frames. Specialized per element type, with no
+/// closure per element (calling one was a sixth of patching a moved item).
 @inline(__always)
-private func framePairs<T: Framed>(_ a: [T], _ b: [T], _ p: inout Patch, _ w: inout RawWriter) {
-    a.withUnsafeBufferPointer { x in
-        b.withUnsafeBufferPointer { y in
-            guard x.baseAddress != y.baseAddress, let xs = x.baseAddress, let ys = y.baseAddress else {
-                p.skip(numbers: 4 * x.count)
-                return
-            }
-            for i in 0..<x.count { p.rect((xs + i).pointee.frame, (ys + i).pointee.frame, &w) }
-        }
+private func framePairs<T: Framed>(_ old: UnsafePointer<[T]>, _ now: [T], _ p: inout Patch, _ w: inout RawWriter) {
+    let count = now.count
+    if sameStorage(old.pointee, now) {
+        p.skip(numbers: 4 &* count)
+        return
     }
+    for i in 0..<count { p.rect(old.pointee[i].frame, now[i].frame, &w) }
 }
 
 extension LayoutEncoder.Member {
@@ -321,10 +339,10 @@ extension LayoutEncoder.Member {
             a.device.pose == old.pointee.device.pose && a.device.display == old.pointee.device.display && a.device.orientation == old.pointee.device.orientation
                 && a.device.layoutDirection == old.pointee.device.layoutDirection && a.device.sizeClass == old.pointee.device.sizeClass
                 && a.barAxis == old.pointee.barAxis && a.verticalBarEdge == old.pointee.verticalBarEdge && a.verticalBarSide == old.pointee.verticalBarSide
-        case .regions: eachPair(a.regions, old.pointee.regions) { $0.pointee.kind == $1.pointee.kind }
+        case .regions: samePairs(a.regions, old.pointee.regions) { $0.pointee.kind == $1.pointee.kind }
         case .bars: false
         case .columns:
-            eachPair(a.columns, old.pointee.columns) { x, y in
+            samePairs(a.columns, old.pointee.columns) { x, y in
                 x.pointee.id == y.pointee.id && x.pointee.sizeClass == y.pointee.sizeClass && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge
             }
         case .sheet:
@@ -340,12 +358,12 @@ extension LayoutEncoder.Member {
             default: false
             }
         case .custom:
-            eachPair(a.custom, old.pointee.custom) { x, y in
+            samePairs(a.custom, old.pointee.custom) { x, y in
                 x.pointee.id == y.pointee.id && x.pointee.verticalBarEdge == y.pointee.verticalBarEdge && x.pointee.collides == y.pointee.collides
             }
-        case .floating: eachPair(a.floating, old.pointee.floating) { $0.pointee.id == $1.pointee.id }
+        case .floating: samePairs(a.floating, old.pointee.floating) { $0.pointee.id == $1.pointee.id }
         case .diagnostics:
-            eachPair(a.diagnostics, old.pointee.diagnostics) { x, y in
+            samePairs(a.diagnostics, old.pointee.diagnostics) { x, y in
                 x.pointee.code == y.pointee.code && x.pointee.subject == y.pointee.subject && x.pointee.message == y.pointee.message
             }
         }
@@ -360,12 +378,12 @@ extension LayoutEncoder.Member {
             p.rect(old.pointee.device.window, now.device.window, &w)
             p.insets(old.pointee.safeArea, now.safeArea, &w)
             p.insets(old.pointee.layoutMargins, now.layoutMargins, &w)
-        case .regions: framePairs(old.pointee.regions, now.regions, &p, &w)
-        case .columns: framePairs(old.pointee.columns, now.columns, &p, &w)
+        case .regions: framePairs(old.pointer(to: \.regions)!, now.regions, &p, &w)
+        case .columns: framePairs(old.pointer(to: \.columns)!, now.columns, &p, &w)
         case .sheet: if let x = old.pointee.sheet, let y = now.sheet { p.rect(x.frame, y.frame, &w) }
         case .inspector: if let x = old.pointee.inspector, let y = now.inspector { p.rect(x.frame, y.frame, &w) }
-        case .custom: framePairs(old.pointee.custom, now.custom, &p, &w)
-        case .floating: framePairs(old.pointee.floating, now.floating, &p, &w)
+        case .custom: framePairs(old.pointer(to: \.custom)!, now.custom, &p, &w)
+        case .floating: framePairs(old.pointer(to: \.floating)!, now.floating, &p, &w)
         case .bars, .diagnostics: break
         }
     }
@@ -833,9 +851,21 @@ struct RawWriter {
     @inline(__always) mutating func carryMarks(_ from: UnsafePointer<Int>, count n: Int, shift: Int) {
         guard n > 0 else { return }
         reserveMarks(n)
-        let to = marks! + markCount
-        for i in 0..<n { to[i] = from[i] &+ shift }
+        RawWriter.shiftMarks(from, n, by: shift, to: marks! + markCount)
         markCount &+= n
+    }
+
+    /// Copies `n` marks (an even count: two per number) adding `shift`, a number's pair at a
+    /// time in one vector add: most runs between changed numbers are a few numbers long, too
+    /// short for the loop the compiler vectorizes by itself.
+    @inline(__always) static func shiftMarks(_ from: UnsafePointer<Int>, _ n: Int, by shift: Int, to: UnsafeMutablePointer<Int>) {
+        let source = UnsafeRawPointer(from), target = UnsafeMutableRawPointer(to)
+        let add = SIMD2<Int>(repeating: shift)
+        var i = 0
+        while i < n {
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: i &* 8, as: SIMD2<Int>.self) &+ add, toByteOffset: i &* 8, as: SIMD2<Int>.self)
+            i &+= 2
+        }
     }
 
     /// A patch's step, within room `Patch.begin` made: `n` bytes of an earlier body and the
@@ -843,8 +873,7 @@ struct RawWriter {
     @inline(__always) mutating func splice(_ bytes: UnsafePointer<UInt8>, count n: Int, marks from: UnsafePointer<Int>, markCount k: Int,
                                            shift: Int, then v: Double) {
         assert(count + n + RawWriter.centiRoom <= capacity && markCount + k + 2 <= markCapacity, "a patch past the room made for it")
-        let to = marks.unsafelyUnwrapped + markCount
-        for i in 0..<k { to[i] = from[i] &+ shift }
+        RawWriter.shiftMarks(from, k, by: shift, to: marks.unsafelyUnwrapped + markCount)
         markCount &+= k
         BoundedLine.copy(bytes, n, to: base + count)
         count = number(v, at: base + (count &+ n)) - base
@@ -980,7 +1009,8 @@ struct RawWriter {
     /// Writes a layout number at `p` (room for `centiRoom` bytes is the caller's) and
     /// returns the byte after it.
     @inline(__always) static func putCenti(_ v: Double, at start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        guard v.isFinite, abs(v) < 1e13 else { return putCentiSlowly(v, at: start) }
+        // NaN and the infinities fail the comparison too.
+        guard abs(v) < 1e13 else { return putCentiSlowly(v, at: start) }
         var p = start
         let hundredths = JSONWriter.hundredths(v)
         if hundredths < 0 { p.pointee = UInt8(ascii: "-"); p += 1 }
