@@ -54,24 +54,59 @@ import Testing
         #expect(Digest.hex(Digest.fnv1a(Array("a".utf8))) == "af63dc4c8601ec8c")
     }
 
-    @Test("crease64 is the layout digest of the body bytes, and every byte and the length count")
-    func crease64() throws {
+    @Test("crease64x4 is the layout digest of the body bytes; in both crease digests every byte, its place and the length count",
+          arguments: [DigestAlgorithm.crease64x4, .crease64])
+    func creaseDigests(_ algorithm: DigestAlgorithm) throws {
         var e = Engine(profile: .builtin, app: builtin("tabs"))
         try e.apply(.hinge(angle: 175))
-        #expect(e.digestAlgorithm == .crease64 && e.digest == Digest.crease64(e.body))
+        #expect(e.digestAlgorithm == .crease64x4 && e.digest == Digest.crease64x4(e.body))
         // Flipping any one bit changes the digest; so does appending a zero byte (padding).
-        var seen: Set<UInt64> = [Digest.crease64(e.body)]
+        var seen: Set<UInt64> = [algorithm.digest(e.body)]
         for i in stride(from: 0, to: e.body.count, by: 37) {
             for bit in [0, 3, 7] {
                 var b = e.body
                 b[i] ^= UInt8(1 << bit)
-                seen.insert(Digest.crease64(b))
+                seen.insert(algorithm.digest(b))
             }
         }
         #expect(seen.count == 1 + 3 * ((e.body.count + 36) / 37))
         for n in 0..<40 {
             let bytes = [UInt8](repeating: 0, count: n)
-            #expect(Digest.crease64(bytes) != Digest.crease64(bytes + [0]), "\(n)")
+            #expect(algorithm.digest(bytes) != algorithm.digest(bytes + [0]), "\(n)")
+        }
+        // Blocks swapped (in the same lane or in two) change it: the lanes keep their order.
+        let blocks = (0..<160).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for (x, y) in [(0, 1), (0, 4), (1, 6), (3, 9)] {
+            var swapped = blocks
+            for k in 0..<16 { swapped.swapAt(x * 16 + k, y * 16 + k) }
+            #expect(algorithm.digest(swapped) != algorithm.digest(blocks), "blocks \(x) and \(y)")
+        }
+    }
+
+    /// crease64x4 reads four blocks per turn into four lanes, and the tail's blocks one by
+    /// one; its definition deals each block to lane `j % 4`. At every length the two agree.
+    @Test("crease64x4's loop equals its definition, block by block into four lanes, at every length")
+    func crease64x4BlockByBlock() {
+        func byDefinition(_ bytes: [UInt8]) -> UInt64 {
+            var padded = bytes
+            while padded.count % 16 != 0 { padded.append(0) }
+            var lanes: [UInt64] = [0, 0, 0, 0]
+            for (j, start) in stride(from: 0, to: padded.count, by: 16).enumerated() {
+                var a: UInt64 = 0, b: UInt64 = 0
+                for k in 0..<8 { a |= UInt64(padded[start + k]) << (8 * UInt64(k)) }
+                for k in 0..<8 { b |= UInt64(padded[start + 8 + k]) << (8 * UInt64(k)) }
+                lanes[j % 4] = Digest.step(lanes[j % 4], a, b)
+            }
+            var h: UInt64 = 0
+            for lane in lanes { h = Digest.chain(h, lane) }
+            return Digest.fmix64(h ^ UInt64(bytes.count))
+        }
+        var state: UInt64 = 0x9e37_79b9_7f4a_7c15
+        var bytes: [UInt8] = []
+        for n in 0...300 {
+            #expect(Digest.crease64x4(bytes) == byDefinition(bytes), "\(n) bytes")
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            bytes.append(UInt8(truncatingIfNeeded: state >> 56))
         }
     }
 

@@ -46,9 +46,9 @@ let sampleEvents: [Event] = [
 
     @Test func unknownVersionIsRefusedClearly() throws {
         var header = try recordTrace(events: [])
-        let text = String(decoding: header, as: UTF8.self).replacingFirst(#""version":2"#, with: #""version":3"#)
+        let text = String(decoding: header, as: UTF8.self).replacingFirst(#""version":3"#, with: #""version":4"#)
         header = Array(text.utf8)
-        #expect(throws: TraceError("trace format version 3 is not supported: this crease reads versions 1 and 2", line: 1, offset: 0)) {
+        #expect(throws: TraceError("trace format version 4 is not supported: this crease reads versions 1, 2 and 3", line: 1, offset: 0)) {
             try TraceFile(bytes: header)
         }
         #expect(throws: TraceError.self) { try TraceFile(bytes: Array(#"{"event":"hinge","angle":3}"#.utf8) + [0x0A]) }
@@ -60,8 +60,8 @@ let sampleEvents: [Event] = [
         }
     }
 
-    @Test("a version-1 trace holds FNV-1a digests, and they still verify; version 2 holds crease64")
-    func versionOneTracesVerifyWithFNV() throws {
+    @Test("version-1 and version-2 traces hold FNV-1a and crease64 digests, and they still verify; version 3 holds crease64x4")
+    func olderTracesVerifyWithTheirDigests() throws {
         let v1Start = Engine(profile: .builtin, app: builtin("tabs"), digestAlgorithm: .fnv1a64)
         let v1 = try TraceFile(bytes: try recordTrace(events: sampleEvents, layouts: true, start: v1Start))
         #expect(v1.header.version == 1 && v1.header.digestAlgorithm == .fnv1a64)
@@ -71,18 +71,27 @@ let sampleEvents: [Event] = [
         #expect(replayed.eventsApplied == sampleEvents.count)
         #expect(replayed.engine.digest == Digest.fnv1a(replayed.engine.body))
 
-        let v2 = try TraceFile(bytes: try recordTrace(events: sampleEvents, layouts: true))
-        #expect(v2.header.version == TraceHeader.currentVersion && v2.header.digestAlgorithm == .crease64)
+        let v2Start = Engine(profile: .builtin, app: builtin("tabs"), digestAlgorithm: .crease64)
+        let v2 = try TraceFile(bytes: try recordTrace(events: sampleEvents, layouts: true, start: v2Start))
+        #expect(v2.header.version == 2 && v2.header.digestAlgorithm == .crease64)
         let v2Replayed = try TraceReplay.run(v2, verify: true)
         #expect(v2Replayed.divergence == nil && v2Replayed.engine.digest == Digest.crease64(v2Replayed.engine.body))
-        // The same layouts, byte for byte: only the digest differs.
-        #expect(replayed.engine.body == v2Replayed.engine.body && replayed.engine.digest != v2Replayed.engine.digest)
 
-        // A version-1 header over crease64 records diverges at its initial digest.
-        let relabeled = String(decoding: try recordTrace(events: sampleEvents), as: UTF8.self)
-            .replacingFirst(#""version":2"#, with: #""version":1"#)
-        let wrong = try TraceReplay.run(try TraceFile(bytes: Array(relabeled.utf8)), verify: true)
-        #expect(wrong.divergence?.kind == .initialDigest)
+        let v3 = try TraceFile(bytes: try recordTrace(events: sampleEvents, layouts: true))
+        #expect(v3.header.version == TraceHeader.currentVersion && v3.header.digestAlgorithm == .crease64x4)
+        let v3Replayed = try TraceReplay.run(v3, verify: true)
+        #expect(v3Replayed.divergence == nil && v3Replayed.engine.digest == Digest.crease64x4(v3Replayed.engine.body))
+        // The same layouts, byte for byte: only the digest differs.
+        #expect(replayed.engine.body == v3Replayed.engine.body && v2Replayed.engine.body == v3Replayed.engine.body)
+        #expect(Set([replayed.engine.digest, v2Replayed.engine.digest, v3Replayed.engine.digest]).count == 3)
+
+        // An older version's header over crease64x4 records diverges at its initial digest.
+        for older in ["1", "2"] {
+            let relabeled = String(decoding: try recordTrace(events: sampleEvents), as: UTF8.self)
+                .replacingFirst(#""version":3"#, with: #""version":\#(older)"#)
+            let wrong = try TraceReplay.run(try TraceFile(bytes: Array(relabeled.utf8)), verify: true)
+            #expect(wrong.divergence?.kind == .initialDigest)
+        }
 
         // A slice of a version-1 trace stays version 1 and verifies.
         let slice = try TraceSlice.slice(v1, from: 3, to: 8)

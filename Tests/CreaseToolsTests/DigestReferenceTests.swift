@@ -17,24 +17,25 @@ import Testing
         return String(doc[open.upperBound..<close.lowerBound])
     }
 
-    @Test("the Python reference in docs/layout.md recomputes the engine's digests")
-    func pythonReferenceAgrees() throws {
+    @Test("the Python reference in docs/layout.md recomputes the engine's digests, and version 2's crease64",
+          arguments: [DigestAlgorithm.crease64x4, .crease64])
+    func pythonReferenceAgrees(_ algorithm: DigestAlgorithm) throws {
         var lines: [UInt8] = []
         // Real layouts of every built-in app through a few changes.
         let events: [Event] = [.hinge(angle: 175), .orientation(.landscapeLeft), .keyboard(visible: true, height: 300),
                                .liveActivities(count: 2), .layoutDirection(.rtl), .hinge(angle: 60), .splitView(.left),
                                .pip(active: true), .hinge(angle: 0)]
         for name in BuiltinApps.names {
-            var engine = Engine(app: BuiltinApps.app(named: name)!)
+            var engine = Engine(app: BuiltinApps.app(named: name)!, digestAlgorithm: algorithm)
             lines += engine.layoutJSON() + [0x0A]
             for event in events where (try? engine.apply(event)) != nil {
                 lines += engine.layoutJSON() + [0x0A]
             }
         }
-        // Bodies of every length around the 16-byte blocks, including an empty one.
-        for n in 0..<48 {
+        // Bodies of every length around the 16-byte blocks and the four lanes' 64, including an empty one.
+        for n in 0..<140 {
             let body = (0..<n).map { UInt8(0x20 + ($0 * 7 + n) % 90) }
-            lines += Layout.assemble(seq: n, digest: Digest.crease64(body), body: body) + [0x0A]
+            lines += Layout.assemble(seq: n, digest: algorithm.digest(body), body: body) + [0x0A]
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("crease-digest-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -44,7 +45,7 @@ import Testing
 
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", script.path]
+        p.arguments = ["python3", script.path] + (algorithm == .crease64 ? ["--version-2"] : [])
         let input = Pipe(), output = Pipe(), errors = Pipe()
         p.standardInput = input
         p.standardOutput = output

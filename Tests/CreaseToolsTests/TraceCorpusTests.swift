@@ -11,10 +11,13 @@ enum Corpus {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".jsonl") }.sorted()
     }
 
-    /// Traces recorded in format version 1 (FNV-1a digests), kept as they were.
-    static func versionOneTraces() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory + "/version-1").filter { $0.hasSuffix(".jsonl") }
-            .sorted().map { "version-1/" + $0 }
+    /// Traces recorded in older format versions (version 1: FNV-1a digests, version 2:
+    /// crease64), kept as they were in `version-N/`.
+    static func olderTraces() throws -> [String] {
+        try [1, 2].flatMap { version in
+            try FileManager.default.contentsOfDirectory(atPath: directory + "/version-\(version)").filter { $0.hasSuffix(".jsonl") }
+                .sorted().map { "version-\(version)/" + $0 }
+        }
     }
 }
 
@@ -55,10 +58,11 @@ enum Corpus {
         for v in Verdict.allCases { #expect(verdicts.contains(v), "no \(v) observation in Traces/") }
     }
 
-    @Test(arguments: try Corpus.versionOneTraces())
-    func versionOneTracesStillVerify(_ name: String) throws {
+    @Test(arguments: try Corpus.olderTraces())
+    func olderVersionTracesStillVerify(_ name: String) throws {
         let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: Corpus.directory + "/" + name)!))
-        #expect(file.header.version == 1 && file.header.digestAlgorithm == .fnv1a64)
+        let version = name.hasPrefix("version-1/") ? 1 : 2
+        #expect(file.header.version == version && file.header.digestAlgorithm == (version == 1 ? .fnv1a64 : .crease64))
         let outcome = try TraceReplay.run(file, verify: true)
         #expect(outcome.divergence == nil, "\(outcome.divergence?.summary ?? "")")
         #expect(outcome.eventsApplied > 50)

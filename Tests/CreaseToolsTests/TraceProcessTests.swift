@@ -291,13 +291,13 @@ func text(_ value: JSONValue?) -> String? { if case .string(let s)? = value { s 
         let info = try runProgram(Built.crease, ["trace", "info", whole], in: scratch)
         #expect(info.status == 0 && info.stdout.contains("select 6"), "\(info.stdout)")
 
-        let future = "\(scratch.path)/v3.jsonl"
-        let v3 = String(decoding: source, as: UTF8.self).replacingFirst(#""version":1,"#, with: #""version":3,"#)
-            .replacingFirst(#""version":2,"#, with: #""version":3,"#)
-        #expect(FileManager.default.createFile(atPath: future, contents: Data(v3.utf8)))
+        let future = "\(scratch.path)/v4.jsonl"
+        let v4 = String(decoding: source, as: UTF8.self).replacingFirst(#""version":1,"#, with: #""version":4,"#)
+            .replacingFirst(#""version":2,"#, with: #""version":4,"#).replacingFirst(#""version":3,"#, with: #""version":4,"#)
+        #expect(FileManager.default.createFile(atPath: future, contents: Data(v4.utf8)))
         let refused = try runProgram(Built.crease, ["replay", "--verify", future], in: scratch)
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("trace format version 3 is not supported: this crease reads versions 1 and 2"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("trace format version 4 is not supported: this crease reads versions 1, 2 and 3"), "\(refused.stderr)")
     }
 }
 

@@ -15,7 +15,7 @@ public struct Engine: Sendable {
     public var layout: Layout { recentLayouts.withUnsafeBufferPointer { $0[current].layout } }
     public var body: [UInt8] { recentLayouts.withUnsafeBufferPointer { $0[current].body } }
     public private(set) var digest: UInt64
-    /// crease64, except when replaying a version-1 trace (FNV-1a).
+    /// crease64x4, except when replaying an older trace (crease64 or FNV-1a: `DigestAlgorithm`).
     public let digestAlgorithm: DigestAlgorithm
 
     /// Keeps the last encoded layout's bytes per member and bar, to copy what did not change.
@@ -57,12 +57,12 @@ public struct Engine: Sendable {
         var readsReduceTransparency: Bool
     }
 
-    public init(profile: DeviceProfile = .builtin, app: App, digestAlgorithm: DigestAlgorithm = .crease64) {
+    public init(profile: DeviceProfile = .builtin, app: App, digestAlgorithm: DigestAlgorithm = .crease64x4) {
         self.init(profile: profile, app: app, state: DeviceState(app: app), seq: 0, digestAlgorithm: digestAlgorithm)
     }
 
     /// Resumes from a recorded state (trace slices, replays from the middle).
-    public init(profile: DeviceProfile, app: App, state: DeviceState, seq: Int, digestAlgorithm: DigestAlgorithm = .crease64) {
+    public init(profile: DeviceProfile, app: App, state: DeviceState, seq: Int, digestAlgorithm: DigestAlgorithm = .crease64x4) {
         self.digestAlgorithm = digestAlgorithm
         self.profile = profile
         self.app = app
@@ -224,7 +224,7 @@ public struct Engine: Sendable {
 
     /// The layout computed with no caches at all: the reference for incremental relayout.
     public static func fromScratch(profile: DeviceProfile, app: App, state: DeviceState, seq: Int,
-                                   digestAlgorithm: DigestAlgorithm = .crease64) -> [UInt8] {
+                                   digestAlgorithm: DigestAlgorithm = .crease64x4) -> [UInt8] {
         let body = LayoutBuilder.build(profile: profile, app: app, state: state).encodeBody()
         return Layout.assemble(seq: seq, digest: digestAlgorithm.digest(body), body: body)
     }

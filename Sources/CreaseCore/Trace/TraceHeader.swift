@@ -2,10 +2,17 @@
 /// so a file replays with nothing else. Each file of a rotated run has its own full
 /// header whose `initial` member holds the state at the point the file begins.
 public struct TraceHeader: Sendable, Equatable {
-    /// The format version this build writes. It reads version 1 too: the same records,
-    /// with FNV-1a digests (see `DigestAlgorithm`).
-    public static let currentVersion = 2
-    public static let readableVersions = [1, 2]
+    /// The format version this build writes. It reads versions 1 and 2 too: the same
+    /// records, with FNV-1a and crease64 digests (see `DigestAlgorithm`).
+    public static let currentVersion = 3
+    public static let readableVersions = [1, 2, 3]
+
+    /// `1, 2 and 3`.
+    static func listed(_ versions: [Int]) -> String {
+        let names = versions.map(String.init)
+        guard let last = names.last, names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " and " + last
+    }
 
     /// The largest seq or t a trace holds: JSON numbers are read as doubles, exact up to 2^53.
     public static let maxInteger = 1 << 53
@@ -66,7 +73,7 @@ public struct TraceHeader: Sendable, Equatable {
     }
 
     /// Which digest the file's records hold.
-    public var digestAlgorithm: DigestAlgorithm { DigestAlgorithm(traceVersion: version) ?? .crease64 }
+    public var digestAlgorithm: DigestAlgorithm { DigestAlgorithm(traceVersion: version) ?? .crease64x4 }
 
     /// The engine at the point this file begins, computing the digest its records hold.
     public func makeEngine() -> Engine {
@@ -114,7 +121,7 @@ public struct TraceHeader: Sendable, Equatable {
         }
         guard let known = readableVersions.first(where: { Double($0) == version }) else {
             let shown = version == version.rounded() && abs(version) < 1e15 ? String(Int(version)) : String(version)
-            throw TraceError("trace format version \(shown) is not supported: this crease reads versions \(readableVersions.map(String.init).joined(separator: " and "))",
+            throw TraceError("trace format version \(shown) is not supported: this crease reads versions \(TraceHeader.listed(readableVersions))",
                              line: 1, offset: 0)
         }
         do {
