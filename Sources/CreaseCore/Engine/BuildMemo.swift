@@ -2,7 +2,8 @@
 /// are the same. The engine's builder keeps two (the last build's, read, and the one
 /// being filled, whose storage is the build before's); `Engine.fromScratch` builds
 /// remembering nothing.
-/// - Fits: the previous build's in order, and a pool of earlier ones. A fitter reads the
+/// - Fits: the previous build's in order (vertical columns here; horizontal fits in the
+///   builder's `horizontalFits`, replaced in place), and a pool of earlier ones. A fitter reads the
 ///   reserved regions only through its band's largest free interval, so a bar whose band,
 ///   free interval, entries and flags are ones a fit has seen keeps that placement without
 ///   fitting again; a horizontal bar that only moved up or down (bottom bars over the
@@ -13,17 +14,72 @@
 /// - The last layout's arrays and the primary screen, taken again where they are the same.
 /// - Whether the build read `reduceTransparency`.
 struct BuildMemo: Sendable {
+    /// A horizontal fit and what it read: the band (its `y` only through the items' `y`),
+    /// the band's largest free interval (all a fit reads of the regions) and the rest of the
+    /// input. Not the regions themselves: the entry holds no array it does not compare.
     struct Horizontal: Sendable {
-        var input: HorizontalBarFitter.Input
+        var band: Rect
         var free: (Double, Double)
+        var entries: [BarEntry]
+        var centerWidth: Double
+        var hostsOverflowButton: Bool
+        var menuPrefilled: Bool
+        var direction: LayoutDirection
         var output: HorizontalBarFitter.Output
 
-        func matches(_ other: HorizontalBarFitter.Input, free otherFree: (Double, Double)) -> Bool {
-            BuildMemo.same(free, otherFree) && input.band.x.bitPattern == other.band.x.bitPattern
-                && input.band.w.bitPattern == other.band.w.bitPattern && input.band.h.bitPattern == other.band.h.bitPattern
-                && input.centerWidth.bitPattern == other.centerWidth.bitPattern
-                && input.hostsOverflowButton == other.hostsOverflowButton && input.menuPrefilled == other.menuPrefilled
-                && input.direction == other.direction && input.entries == other.entries
+        init(_ input: borrowing HorizontalBarFitter.Input, free: (Double, Double), output: HorizontalBarFitter.Output) {
+            band = input.band
+            self.free = free
+            entries = input.entries
+            centerWidth = input.centerWidth
+            hostsOverflowButton = input.hostsOverflowButton
+            menuPrefilled = input.menuPrefilled
+            direction = input.direction
+            self.output = output
+        }
+
+        /// Whether a fit of `other` places its items as `fit` did, but perhaps at another `y`.
+        /// Read through a pointer: a method on an array element copied the whole entry first.
+        /// The entries are usually the same storage (a screen's entries are memoized), which
+        /// `==` settles without comparing them.
+        static func matches(_ fit: UnsafePointer<Horizontal>, _ other: borrowing HorizontalBarFitter.Input, free: (Double, Double)) -> Bool {
+            BuildMemo.same(fit.pointee.free, free) && fit.pointee.band.x.bitPattern == other.band.x.bitPattern
+                && fit.pointee.band.w.bitPattern == other.band.w.bitPattern && fit.pointee.band.h.bitPattern == other.band.h.bitPattern
+                && fit.pointee.centerWidth.bitPattern == other.centerWidth.bitPattern
+                && fit.pointee.hostsOverflowButton == other.hostsOverflowButton && fit.pointee.menuPrefilled == other.menuPrefilled
+                && fit.pointee.direction == other.direction && fit.pointee.entries == other.entries
+        }
+
+        /// The output moved to the band at `y` (items centred across it at `itemY`).
+        mutating func move(toBandY y: Double, itemY: Double) {
+            guard band.y.bitPattern != y.bitPattern else { return }
+            band.y = y
+            for i in output.items.indices { output.items[i].frame.y = itemY }
+        }
+    }
+
+    /// The tab bar's items for its tabs, frame and free width (the items' frames depend on
+    /// nothing else), and the tabs past its width, which join the menu.
+    struct TabBar: Sendable {
+        var tabs: [Tab]   // held, as in `HorizontalEntries`
+        var frame: Rect
+        var free: (Double, Double)
+        var direction: LayoutDirection
+        var items: [PlacedItem]
+        var menuTabs: [String]
+
+        /// Whether these are the items for `tabs` in `frame` but perhaps at another `y`.
+        func matches(_ tabs: [Tab], frame: Rect, free: (Double, Double), direction: LayoutDirection) -> Bool {
+            BuildMemo.same(self.free, free) && self.frame.x.bitPattern == frame.x.bitPattern
+                && self.frame.w.bitPattern == frame.w.bitPattern && self.frame.h.bitPattern == frame.h.bitPattern
+                && self.direction == direction && BuildMemo.identical(self.tabs, tabs)
+        }
+
+        /// The items moved with the bar to `y` (they span its height).
+        mutating func move(toY y: Double) {
+            guard frame.y.bitPattern != y.bitPattern else { return }
+            frame.y = y
+            for i in items.indices { items[i].frame.y = y }
         }
     }
 
@@ -52,8 +108,10 @@ struct BuildMemo: Sendable {
         var declared: [String] = []
         var diagnostics: [Diagnostic] = []
 
-        func isFor(_ screen: Screen, back: Bool) -> Bool {
-            self.back == back && BuildMemo.identical(toolbar, screen.toolbar) && BuildMemo.identical(overflowMenu, screen.overflowMenu)
+        /// Whether `entries` are for a screen with this toolbar and overflow menu (read in place).
+        static func isFor(_ entries: UnsafePointer<HorizontalEntries>, _ toolbar: [Item], _ overflowMenu: [Item], back: Bool) -> Bool {
+            entries.pointee.back == back && BuildMemo.identical(entries.pointee.toolbar, toolbar)
+                && BuildMemo.identical(entries.pointee.overflowMenu, overflowMenu)
         }
     }
 
@@ -81,9 +139,8 @@ struct BuildMemo: Sendable {
         var note: Diagnostic
     }
 
-    /// This build's fits, in the order it fitted its bars: the next build looks at the
-    /// same position first.
-    var horizontal: [Horizontal] = []
+    /// This build's column fits, in the order it fitted its columns: the next build looks at
+    /// the same position first.
     var columns: [Column] = []
     /// Whatever earlier builds computed, bounded, carried from build to build by moving
     /// (never copied): fits a build meets again (a tab switched back, a fold undone, a
@@ -147,16 +204,20 @@ struct BuildMemo: Sendable {
             }
         }
 
-        func firstIndex(where matches: (borrowing Entry) -> Bool) -> Int? {
-            for i in entries.indices where matches(entries[i]) { return i }
-            return nil
+        /// Entries are read in place: `entries[i]` copied each one (retaining its arrays) to test it.
+        func firstIndex(where matches: (UnsafePointer<Entry>) -> Bool) -> Int? {
+            entries.withUnsafeBufferPointer { all in
+                guard let first = all.baseAddress else { return nil }
+                for i in all.indices where matches(first + i) { return i }
+                return nil
+            }
         }
     }
 
     /// An earlier column fit with these inputs: the previous build's at position `k`, else one in the pool.
     func columnFit(for input: ColumnFitter.Input, free: (Double, Double), atPrevious k: Int, in previous: BuildMemo) -> Column? {
         if k < previous.columns.count, previous.columns[k].matches(input, free: free) { return previous.columns[k] }
-        return pools.columns.firstIndex(where: { $0.matches(input, free: free) }).map { pools.columns.entries[$0] }
+        return pools.columns.firstIndex(where: { $0.pointee.matches(input, free: free) }).map { pools.columns.entries[$0] }
     }
 
     /// `filled` as the layout's array, or `built` (the last build's) when they are equal; then

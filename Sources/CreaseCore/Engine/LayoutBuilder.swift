@@ -19,6 +19,13 @@ struct LayoutBuilder: Sendable {
     var previous = BuildMemo()
     var remembers = false
     var memo = BuildMemo()
+    /// The horizontal fits of the last build in the order it fitted its bars, then this
+    /// build's as far as it got (`horizontalFitted`): each position holds the last build's
+    /// fit until this build's replaces it, so the next build looks at the same position first.
+    var horizontalFits: [BuildMemo.Horizontal] = []
+    var horizontalFitted = 0
+    /// The last tab bar placed (a build places at most one).
+    var tabBar: BuildMemo.TabBar?
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
@@ -33,9 +40,8 @@ struct LayoutBuilder: Sendable {
         // The last build's memo is read; the one before it, emptied, is filled anew.
         swap(&previous, &memo)
         memo.readReduceTransparency = false
-        memo.horizontal.removeAll(keepingCapacity: true)
+        horizontalFitted = 0
         memo.columns.removeAll(keepingCapacity: true)
-        memo.horizontal.reserveCapacity(previous.horizontal.count)
         memo.columns.reserveCapacity(previous.columns.count)
         // Moved, never copied: what earlier builds computed, and storage emptied for filling.
         swap(&memo.pools, &previous.pools)
@@ -59,44 +65,36 @@ struct LayoutBuilder: Sendable {
         return built
     }
 
-    /// Fits a horizontal bar, or takes an earlier fit with the same inputs: the previous
-    /// build's at this position first, then one in the memo's pool (a tab switched back, a
-    /// fold undone). A fit whose bar only moved up or down is taken moved to the new band.
-    /// `input` is consumed: the memo keeps the caller's references to its regions and entries
-    /// (borrowed, it was copied into the memo and then destroyed by the caller).
+    /// Fits a horizontal bar, or takes an earlier fit with the same inputs: the last build's
+    /// at this position first (`horizontalFits`), then one in the memo's pool (a tab switched
+    /// back, a fold undone). A fit whose bar only moved up or down is taken moved to the new
+    /// band. The last build's fit is checked and moved where it lies, and this build's fit
+    /// takes its place: a hit copies no entry and retains nothing but the output it returns.
     mutating func fitHorizontal(_ input: consuming HorizontalBarFitter.Input) -> HorizontalBarFitter.Output {
         // The fitter (which holds a copy of the profile) is made only when a fit runs.
         let free = HorizontalBarFitter.freeInterval(input)
         guard remembers else { return HorizontalBarFitter(profile: p, input: consume input).fit(free: free) }
-        let k = memo.horizontal.count
-        var output: HorizontalBarFitter.Output
-        // Read in place: taking the matching entry whole (or calling `matches` on an array
-        // element) copied its input and output.
-        let atPrevious: (output: HorizontalBarFitter.Output, y: Double)? = previous.horizontal.withUnsafeBufferPointer { entries in
-            guard k < entries.count, entries[k].matches(input, free: free) else { return nil }
-            return (entries[k].output, entries[k].input.band.y)
+        let k = horizontalFitted
+        horizontalFitted += 1
+        let bandY = input.band.y, itemY = HorizontalBarFitter.itemY(band: input.band, profile: p)
+        if k < horizontalFits.count, let output = horizontalFits.withUnsafeMutableBufferPointer({ fits -> HorizontalBarFitter.Output? in
+            let fit = fits.baseAddress! + k
+            guard BuildMemo.Horizontal.matches(fit, input, free: free) else { return nil }
+            fit.pointee.move(toBandY: bandY, itemY: itemY)
+            return fit.pointee.output
+        }) {
+            return output
         }
-        let earlierY: Double?
-        if let atPrevious {
-            output = atPrevious.output
-            earlierY = atPrevious.y
-        } else if let i = memo.pools.horizontal.firstIndex(where: { $0.matches(input, free: free) }) {
-            output = memo.pools.horizontal.entries[i].output
-            earlierY = memo.pools.horizontal.entries[i].input.band.y
+        var fit: BuildMemo.Horizontal
+        if let i = memo.pools.horizontal.firstIndex(where: { BuildMemo.Horizontal.matches($0, input, free: free) }) {
+            fit = memo.pools.horizontal.entries[i]
+            fit.move(toBandY: bandY, itemY: itemY)
         } else {
-            earlierY = nil
-            output = .init()
+            fit = .init(input, free: free, output: HorizontalBarFitter(profile: p, input: copy input).fit(free: free))
+            memo.pools.horizontal.add(fit)
         }
-        if let earlierY {
-            if earlierY.bitPattern != input.band.y.bitPattern {
-                let y = HorizontalBarFitter.itemY(band: input.band, profile: p)
-                for i in output.items.indices { output.items[i].frame.y = y }
-            }
-        } else {
-            output = HorizontalBarFitter(profile: p, input: copy input).fit(free: free)
-            memo.pools.horizontal.add(.init(input: copy input, free: free, output: output))
-        }
-        memo.horizontal.append(.init(input: consume input, free: free, output: output))
+        let output = fit.output
+        if k < horizontalFits.count { horizontalFits[k] = consume fit } else { horizontalFits.append(consume fit) }
         return output
     }
 
@@ -287,6 +285,8 @@ struct LayoutBuilder: Sendable {
         manifestDiagnostics()
         let built = settle(custom: custom, floating: floating)
         if remembers {
+            // Fits past this build's last are the last build's: gone.
+            if horizontalFits.count > horizontalFitted { horizontalFits.removeLast(horizontalFits.count - horizontalFitted) }
             memo.primaryIndex = scene.primary
             memo.primaryIn = app.screens
             memo.primary = consume primary
@@ -313,13 +313,6 @@ struct LayoutBuilder: Sendable {
         return menu.ids
     }
 
-    /// The items of the last build's bar at the position of the bar appended next, when it has this id.
-    func lastItems(ofBar id: String) -> [PlacedItem] {
-        let position = bars.count
-        guard remembers else { return [] }
-        return previous.built.bars.withUnsafeBufferPointer { position < $0.count && $0[position].id == id ? $0[position].items : [] }
-    }
-
     /// The one place the build reads `reduceTransparency` (only vertical bars show it), so
     /// the memo can tell the engine whether a toggle of it can change this layout.
     mutating func readReduceTransparency() -> Bool {
@@ -329,6 +322,12 @@ struct LayoutBuilder: Sendable {
 
     mutating func note(_ code: Diagnostic.Code, _ subject: String, _ message: String) {
         diagnostics.append(Diagnostic(code: code, subject: subject, message: message))
+    }
+
+    /// Notes an earlier build made for the same inputs, again: one by one (`+=` cost more for
+    /// the few a piece has, and as much for none).
+    mutating func noteAgain(_ notes: [Diagnostic]) {
+        for i in notes.indices { diagnostics.append(notes[i]) }
     }
 
     // MARK: - Vertical: the side column and the title row
@@ -439,22 +438,10 @@ struct LayoutBuilder: Sendable {
         if !tabs.isEmpty {
             y -= p.tabBarHeight
             let frame = Rect(x: area.x, y: y, w: area.w, h: p.tabBarHeight)
-            // Tabs share the bar's free width equally (a partly folded fold splits it).
-            let free = FreeSpace.largestInterval(in: frame, axis: .horizontal, avoiding: regions)
-            let fit = max(1, Int((free.1 - free.0) / p.minTabWidth))
-            let shown = min(fit, tabs.count)
-            menu.tabs = tabs.dropFirst(fit).map(\.id)
-            let w = (free.1 - free.0) / Double(shown)
-            var items = Reused(lastItems(ofBar: tabBarOwner.bar), capacity: shown)
-            // By index: iterating the tabs copied each one (retaining its strings).
-            for i in 0..<shown {
-                let slot = g.direction == .ltr ? Double(i) : Double(shown - 1 - i)
-                let shows: Shows = tabs[i].symbol == nil ? .title : .symbolAndTitle
-                let item = PlacedItem(id: tabs[i].id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tabs[i].badge)
-                if items.reuse({ $0 == item }) == nil { items.appendNew(item) }
-            }
+            let placed = placeTabs(tabs, frame: frame)
+            menu.tabs = placed.menuTabs
             bars.append(Bar(id: tabBarOwner.bar, container: tabBarOwner.container, role: .tabBar, axis: .horizontal, edge: .bottom,
-                            frame: frame, background: false, items: items.array, overflow: [], tabBar: .expanded))
+                            frame: frame, background: false, items: placed.items, overflow: [], tabBar: .expanded))
         }
         var toolbarBar: Bar?
         if !bottom.isEmpty {
@@ -462,7 +449,7 @@ struct LayoutBuilder: Sendable {
             let frame = Rect(x: area.x, y: y, w: area.w, h: p.toolbarHeight)
             let out = fitHorizontal(.init(band: frame, regions: regions, entries: bottom, centerWidth: 0,
                                                                    hostsOverflowButton: false, menuPrefilled: false, direction: g.direction))
-            menu.displaced += out.displaced
+            menu.displaced = out.displaced   // nothing displaced before it
             toolbarBar = Bar(id: screen.barIds.toolbar, container: screen.id, role: .toolbar, axis: .horizontal, edge: .bottom,
                              frame: frame, background: false, items: out.items, overflow: [], tabBar: nil)
         }
@@ -471,7 +458,8 @@ struct LayoutBuilder: Sendable {
             let frame = Rect(x: area.x, y: p.statusBarHeight, w: area.w, h: p.navigationBarHeight)
             let out = fitHorizontal(.init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen),
                                                                    hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
-            menu.displaced = out.displaced + menu.displaced
+            // The common cases (one side or both empty) make no new array.
+            menu.displaced = menu.displaced.isEmpty ? out.displaced : out.displaced + menu.displaced
             badgeDiagnostics(menu.displaced, screen: screen)
             bars.append(Bar(id: screen.barIds.navigation, container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
                             frame: frame, background: false, items: out.items, overflow: out.hasOverflowButton ? overflowIds(menu) : [], tabBar: nil))
@@ -480,14 +468,42 @@ struct LayoutBuilder: Sendable {
         return navExists
     }
 
+    /// The tab bar's items and the tabs past its width: the last build's when the tabs, the
+    /// bar's free width and its frame are the same (moved with the bar over a keyboard).
+    mutating func placeTabs(_ tabs: [Tab], frame: Rect) -> (items: [PlacedItem], menuTabs: [String]) {
+        // Tabs share the bar's free width equally (a partly folded fold splits it).
+        let free = FreeSpace.largestInterval(in: frame, axis: .horizontal, avoiding: regions)
+        if remembers, tabBar?.matches(tabs, frame: frame, free: free, direction: g.direction) == true {
+            tabBar!.move(toY: frame.y)
+            return (tabBar!.items, tabBar!.menuTabs)
+        }
+        let fit = max(1, Int((free.1 - free.0) / p.minTabWidth))
+        let shown = min(fit, tabs.count)
+        let w = (free.1 - free.0) / Double(shown)
+        var items: [PlacedItem] = []
+        items.reserveCapacity(shown)
+        // By index: iterating the tabs copied each one (retaining its strings).
+        for i in 0..<shown {
+            let slot = g.direction == .ltr ? Double(i) : Double(shown - 1 - i)
+            let shows: Shows = tabs[i].symbol == nil ? .title : .symbolAndTitle
+            items.append(PlacedItem(id: tabs[i].id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tabs[i].badge))
+        }
+        let menuTabs = tabs.dropFirst(fit).map(\.id)
+        if remembers {
+            tabBar = .init(tabs: tabs, frame: frame, free: free, direction: g.direction, items: items, menuTabs: menuTabs)
+        }
+        return (items, menuTabs)
+    }
+
     /// A screen's horizontal entries and their item diagnostics: they depend on the
     /// manifest alone, so a memo hands back the previous build's for the same arrays.
     mutating func horizontalEntries(_ screen: Screen, back: Bool)
         -> (top: [BarEntry], bottom: [BarEntry], secondary: [String], declared: [String]) {
-        if let i = memo.pools.horizontalEntries.firstIndex(where: { $0.isFor(screen, back: back) }) {
+        let toolbar = screen.toolbar, overflowMenu = screen.overflowMenu
+        if let i = memo.pools.horizontalEntries.firstIndex(where: { BuildMemo.HorizontalEntries.isFor($0, toolbar, overflowMenu, back: back) }) {
             // Field by field: the whole entry copied (and then released) the manifest arrays it holds too.
             return memo.pools.horizontalEntries.entries.withUnsafeBufferPointer { entries in
-                diagnostics += entries[i].diagnostics
+                noteAgain(entries[i].diagnostics)
                 return (entries[i].top, entries[i].bottom, entries[i].secondary, entries[i].declared)
             }
         }
@@ -766,8 +782,8 @@ struct LayoutBuilder: Sendable {
     mutating func badgeDiagnostics(_ displaced: [String], screen: Screen) {
         // Most toolbars badge nothing: then no displaced id needs looking up.
         guard !displaced.isEmpty, screen.toolbar.hasBadgedItem else { return }
-        if let i = memo.pools.badgeNotes.firstIndex(where: { BuildMemo.identical($0.toolbar, screen.toolbar) && $0.displaced == displaced }) {
-            diagnostics += memo.pools.badgeNotes.entries[i].diagnostics
+        if let i = memo.pools.badgeNotes.firstIndex(where: { BuildMemo.identical($0.pointee.toolbar, screen.toolbar) && $0.pointee.displaced == displaced }) {
+            noteAgain(memo.pools.badgeNotes.entries[i].diagnostics)
             return
         }
         let mark = diagnostics.count
@@ -787,7 +803,7 @@ struct LayoutBuilder: Sendable {
     /// A custom bar's overlap note: the previous build's when the bar overlaps the same
     /// kinds of region (its message is the same), so a keyboard moving under it builds none.
     mutating func collisionNote(_ id: String, _ collides: [RegionKind]) {
-        if let i = memo.pools.collisionNotes.firstIndex(where: { $0.subject == id && $0.collides == collides }) {
+        if let i = memo.pools.collisionNotes.firstIndex(where: { $0.pointee.subject == id && $0.pointee.collides == collides }) {
             diagnostics.append(memo.pools.collisionNotes.entries[i].note)
             return
         }
@@ -801,7 +817,7 @@ struct LayoutBuilder: Sendable {
         // It reads the manifest alone: a memo hands back the previous build's for the same tab
         // view (read in place: binding the memo's entry or the tab view copied them).
         if memo.tabViewNotes?.tabView == tv, BuildMemo.identical(memo.tabViewNotes!.containers, app.containers) {
-            diagnostics += memo.tabViewNotes!.diagnostics
+            noteAgain(memo.tabViewNotes!.diagnostics)
             return
         }
         guard case .tabView(let spec) = app.containers[tv] else { return }
