@@ -56,7 +56,7 @@ struct LayoutBuilder: Sendable {
     mutating func settle(custom: [CustomInfo], floating: [FloatingInfo]) -> BuildMemo.Built {
         guard remembers else { return .init(bars: bars, custom: custom, floating: floating, diagnostics: diagnostics) }
         let built = BuildMemo.Built(
-            bars: BuildMemo.settled(&bars, previous.built.bars, spare: &memo.spare.bars) { $0.pointee.sameContent(as: $1) },
+            bars: BuildMemo.settled(&bars, previous.built.bars, spare: &memo.spare.bars, same: Bar.sameContent),
             custom: custom, floating: floating,
             diagnostics: BuildMemo.settled(&diagnostics, previous.built.diagnostics, spare: &memo.spare.diagnostics) {
                 $0.pointee.code == $1.pointee.code && $0.pointee.subject == $1.pointee.subject && $0.pointee.message == $1.pointee.message
