@@ -267,13 +267,17 @@ struct Reused<Element> {
         self.capacity = capacity
     }
 
-    /// The last build's element at this position when `same` says it is the one to add;
-    /// nil, and nothing added, when it is not (then the caller adds its own with `appendNew`).
-    mutating func reuse(_ same: (borrowing Element) -> Bool) -> Element? {
-        guard !diverged, kept < last.count, same(last[kept]) else { return nil }
+    /// Whether the last build's element at this position, which `same` reads in place, is
+    /// the one to add (then it is added: `lastKept`); when not, nothing is added (the caller
+    /// adds its own with `appendNew`).
+    mutating func reuse(_ same: (UnsafePointer<Element>) -> Bool) -> Bool {
+        guard !diverged, kept < last.count, last.withUnsafeBufferPointer({ same($0.baseAddress! + kept) }) else { return false }
         kept += 1
-        return last[kept - 1]
+        return true
     }
+
+    /// The element `reuse` added last.
+    var lastKept: Element { last[kept - 1] }
 
     mutating func appendNew(_ element: Element) {
         if !diverged {

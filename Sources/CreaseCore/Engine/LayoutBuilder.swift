@@ -692,8 +692,9 @@ struct LayoutBuilder: Sendable {
                 note(.customBarStaysPut, bar.id, "custom \(bar.kind.rawValue) \"\(bar.id)\" will not move into the vertical bar; use the system container, or lay it out from toolbarVerticalEdge and the safe area")
             }
             let collides: [RegionKind]
-            if let kept = out.reuse({ $0.id == bar.id && $0.frame == frame && $0.verticalBarEdge == preferredEdge && overlapped.lists($0.collides) }) {
-                collides = kept.collides
+            if out.reuse({ $0.pointee.id == bar.id && $0.pointee.frame == frame && $0.pointee.verticalBarEdge == preferredEdge
+                           && overlapped.lists($0.pointee.collides) }) {
+                collides = out.lastKept.collides
             } else {
                 collides = overlapped.list
                 out.appendNew(CustomInfo(id: bar.id, frame: frame, verticalBarEdge: preferredEdge, collides: collides))
@@ -757,7 +758,7 @@ struct LayoutBuilder: Sendable {
             if !fromSafeArea {
                 note(.floatingButtonFromScreenEdge, button.id, "floating button \"\(button.id)\" is placed from the screen edge; offset it from the safe area so the controls never hide it")
             }
-            if out.reuse({ $0.id == button.id && $0.frame == frame }) == nil { out.appendNew(FloatingInfo(id: button.id, frame: frame)) }
+            if !out.reuse({ $0.pointee.id == button.id && $0.pointee.frame == frame }) { out.appendNew(FloatingInfo(id: button.id, frame: frame)) }
         }
         return out.array
     }
