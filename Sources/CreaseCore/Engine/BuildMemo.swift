@@ -168,13 +168,12 @@ struct BuildMemo: Sendable {
         var diagnostics: [Diagnostic] = []
     }
 
-    /// Storage kept from build to build, empty, for the bars and diagnostics a build fills
-    /// before settling them (`settled`).
+    /// Storage kept from build to build, empty, for the bars a build fills before settling
+    /// them (`settled`).
     var spare = Spare()
 
     struct Spare: Sendable {
         var bars: [Bar] = []
-        var diagnostics: [Diagnostic] = []
     }
 
     struct Pools: Sendable {
@@ -289,4 +288,28 @@ struct Reused<Element> {
     }
 
     var array: [Element] { diverged ? fresh : kept == last.count ? last : Array(last[..<kept]) }
+
+    var count: Int { diverged ? fresh.count : kept }
+
+    subscript(i: Int) -> Element { diverged ? fresh[i] : last[i] }
+
+    /// The elements from `start` on, in an array of their own.
+    func suffix(from start: Int) -> [Element] { diverged ? Array(fresh[start...]) : Array(last[start..<kept]) }
 }
+
+extension Reused where Element == Diagnostic {
+    /// Adds a note: the last build's at this position when it reads the same (notes taken
+    /// from a memo are its strings, so comparing them stops at their storage).
+    mutating func append(_ note: Diagnostic) {
+        withUnsafePointer(to: note) { append($0) }
+    }
+
+    /// `append`, reading the note in place (a note taken again from a memo is not copied unless added).
+    mutating func append(_ note: UnsafePointer<Diagnostic>) {
+        if !reuse({ $0.pointee.code == note.pointee.code && $0.pointee.subject == note.pointee.subject && $0.pointee.message == note.pointee.message }) {
+            appendNew(note.pointee)
+        }
+    }
+}
+
+extension Reused: Sendable where Element: Sendable {}

@@ -12,7 +12,9 @@ struct LayoutBuilder: Sendable {
 
     var regions: [Region] = []
     var bars: [Bar] = []
-    var diagnostics: [Diagnostic] = []
+    /// This build's notes, compared one by one with the last build's as they are made: while
+    /// they are the same nothing is copied, and the layout takes the last build's array.
+    var diagnostics = Reused<Diagnostic>([], capacity: 8)
     /// The previous build's memo and this build's. A build from scratch has an empty
     /// previous memo (every lookup misses) and remembers nothing (`remembers` false). Not
     /// optional, so lookups read it in place: binding an optional copied it at every use.
@@ -47,20 +49,17 @@ struct LayoutBuilder: Sendable {
         swap(&memo.pools, &previous.pools)
         swap(&memo.tabViewNotes, &previous.tabViewNotes)
         swap(&bars, &previous.spare.bars)
-        swap(&diagnostics, &previous.spare.diagnostics)
         return run()
     }
 
     /// The layout's bars and diagnostics: the last build's arrays when they came out equal
-    /// (see `BuildMemo.settled`), and what this build's layout shows, for the next build.
+    /// (see `BuildMemo.settled`, `Reused`), and what this build's layout shows, for the next build.
     mutating func settle(custom: [CustomInfo], floating: [FloatingInfo]) -> BuildMemo.Built {
-        guard remembers else { return .init(bars: bars, custom: custom, floating: floating, diagnostics: diagnostics) }
+        guard remembers else { return .init(bars: bars, custom: custom, floating: floating, diagnostics: diagnostics.array) }
         let built = BuildMemo.Built(
             bars: BuildMemo.settled(&bars, previous.built.bars, spare: &memo.spare.bars, same: Bar.sameContent),
             custom: custom, floating: floating,
-            diagnostics: BuildMemo.settled(&diagnostics, previous.built.diagnostics, spare: &memo.spare.diagnostics) {
-                $0.pointee.code == $1.pointee.code && $0.pointee.subject == $1.pointee.subject && $0.pointee.message == $1.pointee.message
-            })
+            diagnostics: diagnostics.array)
         memo.built = built
         return built
     }
@@ -120,7 +119,7 @@ struct LayoutBuilder: Sendable {
     mutating func run() -> Layout {
         // One allocation each rather than one per doubling as they fill.
         if bars.capacity < 8 { bars.reserveCapacity(8) }
-        if diagnostics.capacity < 8 { diagnostics.reserveCapacity(8) }
+        diagnostics = Reused(remembers ? previous.built.diagnostics : [], capacity: 8)
         // The primary screen, moved out of the memo when it holds this one: a copy out of the
         // app retained (and later released) each of its strings and arrays.
         let primary: Screen
@@ -327,7 +326,9 @@ struct LayoutBuilder: Sendable {
     /// Notes an earlier build made for the same inputs, again: one by one (`+=` cost more for
     /// the few a piece has, and as much for none).
     mutating func noteAgain(_ notes: [Diagnostic]) {
-        for i in notes.indices { diagnostics.append(notes[i]) }
+        notes.withUnsafeBufferPointer { all in
+            for i in all.indices { diagnostics.append(all.baseAddress! + i) }
+        }
     }
 
     // MARK: - Vertical: the side column and the title row
@@ -527,7 +528,7 @@ struct LayoutBuilder: Sendable {
         parts.declared = screen.overflowMenu.map(\.id)
         for item in screen.overflowMenu { itemDiagnostics(item, vertical: false) }
         if remembers {
-            parts.diagnostics = Array(diagnostics[mark...])
+            parts.diagnostics = diagnostics.suffix(from: mark)
             memo.pools.horizontalEntries.add(parts)
         }
         return (parts.top, parts.bottom, parts.secondary, parts.declared)
@@ -790,7 +791,7 @@ struct LayoutBuilder: Sendable {
         let mark = diagnostics.count
         for id in displaced { badgeDiagnostic(id, screen: screen) }
         if remembers {
-            memo.pools.badgeNotes.add(.init(toolbar: screen.toolbar, displaced: displaced, diagnostics: Array(diagnostics[mark...])))
+            memo.pools.badgeNotes.add(.init(toolbar: screen.toolbar, displaced: displaced, diagnostics: diagnostics.suffix(from: mark)))
         }
     }
 
@@ -805,7 +806,7 @@ struct LayoutBuilder: Sendable {
     /// kinds of region (its message is the same), so a keyboard moving under it builds none.
     mutating func collisionNote(_ id: String, _ collides: [RegionKind]) {
         if let i = memo.pools.collisionNotes.firstIndex(where: { $0.pointee.subject == id && $0.pointee.collides == collides }) {
-            diagnostics.append(memo.pools.collisionNotes.entries[i].note)
+            memo.pools.collisionNotes.entries.withUnsafeBufferPointer { all in diagnostics.append((all.baseAddress! + i).pointer(to: \.note)!) }
             return
         }
         note(.customBarCollides, id, "custom bar \"\(id)\" overlaps \(collides.map(\.rawValue).joined(separator: ", ")); query reserved regions")
@@ -828,7 +829,7 @@ struct LayoutBuilder: Sendable {
             note(.inconsistentOptOut, spec.id, "tabs of \"\(spec.id)\" opt out of the vertical bar differently; the layout will jump as people switch tabs")
         }
         if remembers {
-            memo.tabViewNotes = .init(containers: app.containers, tabView: tv, diagnostics: Array(diagnostics[mark...]))
+            memo.tabViewNotes = .init(containers: app.containers, tabView: tv, diagnostics: diagnostics.suffix(from: mark))
         }
     }
 }
