@@ -10,7 +10,8 @@
 ///   keyboard) keeps it moved to its band. A Live Activity or PiP refits only the bars it
 ///   reaches.
 /// - A screen's entries and item diagnostics, which depend on the manifest alone, and
-///   the badge notes of displaced items, which depend on the toolbar and the ids (pooled).
+///   the badge notes of displaced items, which depend on the toolbar and the ids (pooled,
+///   in `Pools`, which the builder keeps apart from the two memos).
 /// - The last layout's arrays and the primary screen, taken again where they are the same.
 /// - Whether the build read `reduceTransparency`.
 struct BuildMemo: Sendable {
@@ -54,7 +55,10 @@ struct BuildMemo: Sendable {
         mutating func move(toBandY y: Double, itemY: Double) {
             guard band.y.bitPattern != y.bitPattern else { return }
             band.y = y
-            for i in output.items.indices { output.items[i].frame.y = itemY }
+            // One copy of the shared array, then plain stores (indexing checked uniqueness at every item).
+            output.items.withUnsafeMutableBufferPointer { items in
+                for i in items.indices { items[i].frame.y = itemY }
+            }
         }
     }
 
@@ -68,18 +72,21 @@ struct BuildMemo: Sendable {
         var items: [PlacedItem]
         var menuTabs: [String]
 
-        /// Whether these are the items for `tabs` in `frame` but perhaps at another `y`.
-        func matches(_ tabs: [Tab], frame: Rect, free: (Double, Double), direction: LayoutDirection) -> Bool {
-            BuildMemo.same(self.free, free) && self.frame.x.bitPattern == frame.x.bitPattern
-                && self.frame.w.bitPattern == frame.w.bitPattern && self.frame.h.bitPattern == frame.h.bitPattern
-                && self.direction == direction && BuildMemo.identical(self.tabs, tabs)
+        /// Whether `placed` holds the items for `tabs` in `frame`, but perhaps at another `y`
+        /// (read in place, as `Horizontal.matches`).
+        static func matches(_ placed: UnsafePointer<TabBar>, _ tabs: [Tab], frame: Rect, free: (Double, Double), direction: LayoutDirection) -> Bool {
+            BuildMemo.same(placed.pointee.free, free) && placed.pointee.frame.x.bitPattern == frame.x.bitPattern
+                && placed.pointee.frame.w.bitPattern == frame.w.bitPattern && placed.pointee.frame.h.bitPattern == frame.h.bitPattern
+                && placed.pointee.direction == direction && BuildMemo.identical(placed.pointee.tabs, tabs)
         }
 
         /// The items moved with the bar to `y` (they span its height).
         mutating func move(toY y: Double) {
             guard frame.y.bitPattern != y.bitPattern else { return }
             frame.y = y
-            for i in items.indices { items[i].frame.y = y }
+            items.withUnsafeMutableBufferPointer { items in
+                for i in items.indices { items[i].frame.y = y }
+            }
         }
     }
 
@@ -115,6 +122,12 @@ struct BuildMemo: Sendable {
         }
     }
 
+    /// A keyboard accessory's entries, which depend on its items alone.
+    struct AccessoryEntries: Sendable {
+        var items: [Item]   // held, as in `HorizontalEntries`
+        var entries: [BarEntry]
+    }
+
     /// The badge notes for a toolbar's displaced ids.
     struct BadgeNotes: Sendable {
         var toolbar: [Item]   // held, as in `HorizontalEntries`
@@ -142,13 +155,6 @@ struct BuildMemo: Sendable {
     /// This build's column fits, in the order it fitted its columns: the next build looks at
     /// the same position first.
     var columns: [Column] = []
-    /// Whatever earlier builds computed, bounded, carried from build to build by moving
-    /// (never copied): fits a build meets again (a tab switched back, a fold undone, a
-    /// sheet dismissed) and what each screen derives from the manifest. Only what was
-    /// computed anew is added, so a build that reuses everything adds nothing.
-    var pools = Pools()
-    var tabViewNotes: TabViewNotes?
-
     /// The primary screen of this memo's build, at `primaryIndex` in `primaryIn` (the app's
     /// screens, held so no other array can have their address while the memo keeps them).
     /// Apart, so that checking them reads no copy of the screen.
@@ -176,10 +182,17 @@ struct BuildMemo: Sendable {
         var bars: [Bar] = []
     }
 
+    /// Whatever earlier builds computed, bounded, kept by the builder from build to build
+    /// (not double-buffered like the rest of the memo): fits a build meets again (a tab
+    /// switched back, a fold undone, a sheet dismissed), tab bars, and what each screen
+    /// derives from the manifest. Only what was computed anew is added, so a build that
+    /// reuses everything adds nothing.
     struct Pools: Sendable {
         var horizontal = Pool<Horizontal>(capacity: 16)
         var columns = Pool<Column>(capacity: 8)
+        var tabBars = Pool<TabBar>(capacity: 4)
         var horizontalEntries = Pool<HorizontalEntries>(capacity: 32)
+        var accessoryEntries = Pool<AccessoryEntries>(capacity: 8)
         var badgeNotes = Pool<BadgeNotes>(capacity: 32)
         var collisionNotes = Pool<CollisionNote>(capacity: 16)
     }
@@ -203,6 +216,9 @@ struct BuildMemo: Sendable {
             }
         }
 
+        /// Changes entry `i` where it lies (an entry taken again and moved, say).
+        mutating func update<R>(_ i: Int, _ change: (inout Entry) -> R) -> R { change(&entries[i]) }
+
         /// Entries are read in place: `entries[i]` copied each one (retaining its arrays) to test it.
         func firstIndex(where matches: (UnsafePointer<Entry>) -> Bool) -> Int? {
             entries.withUnsafeBufferPointer { all in
@@ -214,9 +230,10 @@ struct BuildMemo: Sendable {
     }
 
     /// An earlier column fit with these inputs: the previous build's at position `k`, else one in the pool.
-    func columnFit(for input: ColumnFitter.Input, free: (Double, Double), atPrevious k: Int, in previous: BuildMemo) -> Column? {
+    static func columnFit(for input: ColumnFitter.Input, free: (Double, Double), atPrevious k: Int, in previous: BuildMemo,
+                          pool: Pool<Column>) -> Column? {
         if k < previous.columns.count, previous.columns[k].matches(input, free: free) { return previous.columns[k] }
-        return pools.columns.firstIndex(where: { $0.pointee.matches(input, free: free) }).map { pools.columns.entries[$0] }
+        return pool.firstIndex(where: { $0.pointee.matches(input, free: free) }).map { pool.entries[$0] }
     }
 
     /// `filled` as the layout's array, or `built` (the last build's) when they are equal; then

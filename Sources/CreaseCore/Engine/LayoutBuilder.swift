@@ -26,8 +26,10 @@ struct LayoutBuilder: Sendable {
     /// fit until this build's replaces it, so the next build looks at the same position first.
     var horizontalFits: [BuildMemo.Horizontal] = []
     var horizontalFitted = 0
-    /// The last tab bar placed (a build places at most one).
-    var tabBar: BuildMemo.TabBar?
+    /// What earlier builds computed (see `BuildMemo.Pools`), and the tab view's opt-out note,
+    /// which reads the manifest alone.
+    var pools = BuildMemo.Pools()
+    var tabViewNotes: BuildMemo.TabViewNotes?
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
@@ -45,9 +47,7 @@ struct LayoutBuilder: Sendable {
         horizontalFitted = 0
         memo.columns.removeAll(keepingCapacity: true)
         memo.columns.reserveCapacity(previous.columns.count)
-        // Moved, never copied: what earlier builds computed, and storage emptied for filling.
-        swap(&memo.pools, &previous.pools)
-        swap(&memo.tabViewNotes, &previous.tabViewNotes)
+        // Moved, never copied: storage emptied for filling.
         swap(&bars, &previous.spare.bars)
         return run()
     }
@@ -85,12 +85,12 @@ struct LayoutBuilder: Sendable {
             return output
         }
         var fit: BuildMemo.Horizontal
-        if let i = memo.pools.horizontal.firstIndex(where: { BuildMemo.Horizontal.matches($0, input, free: free) }) {
-            fit = memo.pools.horizontal.entries[i]
+        if let i = pools.horizontal.firstIndex(where: { BuildMemo.Horizontal.matches($0, input, free: free) }) {
+            fit = pools.horizontal.entries[i]
             fit.move(toBandY: bandY, itemY: itemY)
         } else {
             fit = .init(input, free: free, output: HorizontalBarFitter(profile: p, input: copy input).fit(free: free))
-            memo.pools.horizontal.add(fit)
+            pools.horizontal.add(fit)
         }
         let output = fit.output
         if k < horizontalFits.count { horizontalFits[k] = consume fit } else { horizontalFits.append(consume fit) }
@@ -104,11 +104,11 @@ struct LayoutBuilder: Sendable {
         guard remembers else { return fitter.fit(free: free) }
         let k = memo.columns.count
         let output: ColumnFitter.Output
-        if let earlier = memo.columnFit(for: input, free: free, atPrevious: k, in: previous) {
+        if let earlier = BuildMemo.columnFit(for: input, free: free, atPrevious: k, in: previous, pool: pools.columns) {
             output = earlier.output
         } else {
             output = fitter.fit(free: free)
-            memo.pools.columns.add(.init(input: copy input, free: free, output: output))
+            pools.columns.add(.init(input: copy input, free: free, output: output))
         }
         memo.columns.append(.init(input: consume input, free: free, output: output))
         return output
@@ -469,14 +469,17 @@ struct LayoutBuilder: Sendable {
         return navExists
     }
 
-    /// The tab bar's items and the tabs past its width: the last build's when the tabs, the
-    /// bar's free width and its frame are the same (moved with the bar over a keyboard).
+    /// The tab bar's items and the tabs past its width: an earlier build's when the tabs, the
+    /// bar's free width, its frame and the direction are the same (moved with the bar over a keyboard).
     mutating func placeTabs(_ tabs: [Tab], frame: Rect) -> (items: [PlacedItem], menuTabs: [String]) {
         // Tabs share the bar's free width equally (a partly folded fold splits it).
         let free = FreeSpace.largestInterval(in: frame, axis: .horizontal, avoiding: regions)
-        if remembers, tabBar?.matches(tabs, frame: frame, free: free, direction: g.direction) == true {
-            tabBar!.move(toY: frame.y)
-            return (tabBar!.items, tabBar!.menuTabs)
+        let direction = g.direction
+        if remembers, let i = pools.tabBars.firstIndex(where: { BuildMemo.TabBar.matches($0, tabs, frame: frame, free: free, direction: direction) }) {
+            return pools.tabBars.update(i) { placed in
+                placed.move(toY: frame.y)
+                return (placed.items, placed.menuTabs)
+            }
         }
         let fit = max(1, Int((free.1 - free.0) / p.minTabWidth))
         let shown = min(fit, tabs.count)
@@ -485,13 +488,13 @@ struct LayoutBuilder: Sendable {
         items.reserveCapacity(shown)
         // By index: iterating the tabs copied each one (retaining its strings).
         for i in 0..<shown {
-            let slot = g.direction == .ltr ? Double(i) : Double(shown - 1 - i)
+            let slot = direction == .ltr ? Double(i) : Double(shown - 1 - i)
             let shows: Shows = tabs[i].symbol == nil ? .title : .symbolAndTitle
             items.append(PlacedItem(id: tabs[i].id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tabs[i].badge))
         }
         let menuTabs = tabs.dropFirst(fit).map(\.id)
         if remembers {
-            tabBar = .init(tabs: tabs, frame: frame, free: free, direction: g.direction, items: items, menuTabs: menuTabs)
+            pools.tabBars.add(.init(tabs: tabs, frame: frame, free: free, direction: direction, items: items, menuTabs: menuTabs))
         }
         return (items, menuTabs)
     }
@@ -501,9 +504,9 @@ struct LayoutBuilder: Sendable {
     mutating func horizontalEntries(_ screen: Screen, back: Bool)
         -> (top: [BarEntry], bottom: [BarEntry], secondary: [String], declared: [String]) {
         let toolbar = screen.toolbar, overflowMenu = screen.overflowMenu
-        if let i = memo.pools.horizontalEntries.firstIndex(where: { BuildMemo.HorizontalEntries.isFor($0, toolbar, overflowMenu, back: back) }) {
+        if let i = pools.horizontalEntries.firstIndex(where: { BuildMemo.HorizontalEntries.isFor($0, toolbar, overflowMenu, back: back) }) {
             // Field by field: the whole entry copied (and then released) the manifest arrays it holds too.
-            return memo.pools.horizontalEntries.entries.withUnsafeBufferPointer { entries in
+            return pools.horizontalEntries.entries.withUnsafeBufferPointer { entries in
                 noteAgain(entries[i].diagnostics)
                 return (entries[i].top, entries[i].bottom, entries[i].secondary, entries[i].declared)
             }
@@ -529,7 +532,7 @@ struct LayoutBuilder: Sendable {
         for item in screen.overflowMenu { itemDiagnostics(item, vertical: false) }
         if remembers {
             parts.diagnostics = diagnostics.suffix(from: mark)
-            memo.pools.horizontalEntries.add(parts)
+            pools.horizontalEntries.add(parts)
         }
         return (parts.top, parts.bottom, parts.secondary, parts.declared)
     }
@@ -655,18 +658,29 @@ struct LayoutBuilder: Sendable {
 
     /// Seed 002: "Keyboard accessory bars stay horizontal", attached to the keyboard.
     mutating func layoutAccessory(_ screen: Screen, band: Rect) {
+        let entries = accessoryEntries(screen.keyboardAccessory)
+        let out = fitHorizontal(.init(band: band, regions: regions, entries: entries, centerWidth: 0,
+                                                               hostsOverflowButton: true, menuPrefilled: false, direction: g.direction))
+        bars.append(Bar(id: screen.barIds.keyboardAccessory, container: screen.id, role: .keyboardAccessory, axis: .horizontal, edge: .bottom,
+                        frame: band, background: false, items: out.items, overflow: out.hasOverflowButton ? out.displaced : [], tabBar: nil))
+    }
+
+    /// A keyboard accessory's entries: they depend on its items alone, so a memo hands back
+    /// the ones made for the same items (storage), and the fit finds them the same storage.
+    mutating func accessoryEntries(_ items: [Item]) -> [BarEntry] {
+        if let i = pools.accessoryEntries.firstIndex(where: { BuildMemo.identical($0.pointee.items, items) }) {
+            return pools.accessoryEntries.entries[i].entries
+        }
         var entries: [BarEntry] = []
         var afterFlexible = false
-        for (position, item) in screen.keyboardAccessory.enumerated() {
+        for (position, item) in items.enumerated() {
             if item.kind == .flexibleSpacer { afterFlexible = true }
             var e = EntryBuilder.item(item, group: position, bottom: false, vertical: false, profile: p)
             e.trailing = afterFlexible
             entries.append(e)
         }
-        let out = fitHorizontal(.init(band: band, regions: regions, entries: entries, centerWidth: 0,
-                                                               hostsOverflowButton: true, menuPrefilled: false, direction: g.direction))
-        bars.append(Bar(id: screen.barIds.keyboardAccessory, container: screen.id, role: .keyboardAccessory, axis: .horizontal, edge: .bottom,
-                        frame: band, background: false, items: out.items, overflow: out.hasOverflowButton ? out.displaced : [], tabBar: nil))
+        if remembers { pools.accessoryEntries.add(.init(items: items, entries: entries)) }
+        return entries
     }
 
     // MARK: - Custom bars and floating buttons
@@ -784,14 +798,14 @@ struct LayoutBuilder: Sendable {
     mutating func badgeDiagnostics(_ displaced: [String], screen: Screen) {
         // Most toolbars badge nothing: then no displaced id needs looking up.
         guard !displaced.isEmpty, screen.toolbar.hasBadgedItem else { return }
-        if let i = memo.pools.badgeNotes.firstIndex(where: { BuildMemo.identical($0.pointee.toolbar, screen.toolbar) && $0.pointee.displaced == displaced }) {
-            noteAgain(memo.pools.badgeNotes.entries[i].diagnostics)
+        if let i = pools.badgeNotes.firstIndex(where: { BuildMemo.identical($0.pointee.toolbar, screen.toolbar) && $0.pointee.displaced == displaced }) {
+            noteAgain(pools.badgeNotes.entries[i].diagnostics)
             return
         }
         let mark = diagnostics.count
         for id in displaced { badgeDiagnostic(id, screen: screen) }
         if remembers {
-            memo.pools.badgeNotes.add(.init(toolbar: screen.toolbar, displaced: displaced, diagnostics: diagnostics.suffix(from: mark)))
+            pools.badgeNotes.add(.init(toolbar: screen.toolbar, displaced: displaced, diagnostics: diagnostics.suffix(from: mark)))
         }
     }
 
@@ -805,12 +819,12 @@ struct LayoutBuilder: Sendable {
     /// A custom bar's overlap note: the previous build's when the bar overlaps the same
     /// kinds of region (its message is the same), so a keyboard moving under it builds none.
     mutating func collisionNote(_ id: String, _ collides: [RegionKind]) {
-        if let i = memo.pools.collisionNotes.firstIndex(where: { $0.pointee.subject == id && $0.pointee.collides == collides }) {
-            memo.pools.collisionNotes.entries.withUnsafeBufferPointer { all in diagnostics.append((all.baseAddress! + i).pointer(to: \.note)!) }
+        if let i = pools.collisionNotes.firstIndex(where: { $0.pointee.subject == id && $0.pointee.collides == collides }) {
+            pools.collisionNotes.entries.withUnsafeBufferPointer { all in diagnostics.append((all.baseAddress! + i).pointer(to: \.note)!) }
             return
         }
         note(.customBarCollides, id, "custom bar \"\(id)\" overlaps \(collides.map(\.rawValue).joined(separator: ", ")); query reserved regions")
-        if remembers { memo.pools.collisionNotes.add(.init(subject: id, collides: collides, note: diagnostics[diagnostics.count - 1])) }
+        if remembers { pools.collisionNotes.add(.init(subject: id, collides: collides, note: diagnostics[diagnostics.count - 1])) }
     }
 
     mutating func manifestDiagnostics() {
@@ -818,8 +832,8 @@ struct LayoutBuilder: Sendable {
         guard let tv = scene.tabView else { return }
         // It reads the manifest alone: a memo hands back the previous build's for the same tab
         // view (read in place: binding the memo's entry or the tab view copied them).
-        if memo.tabViewNotes?.tabView == tv, BuildMemo.identical(memo.tabViewNotes!.containers, app.containers) {
-            noteAgain(memo.tabViewNotes!.diagnostics)
+        if tabViewNotes?.tabView == tv, BuildMemo.identical(tabViewNotes!.containers, app.containers) {
+            noteAgain(tabViewNotes!.diagnostics)
             return
         }
         guard case .tabView(let spec) = app.containers[tv] else { return }
@@ -829,7 +843,7 @@ struct LayoutBuilder: Sendable {
             note(.inconsistentOptOut, spec.id, "tabs of \"\(spec.id)\" opt out of the vertical bar differently; the layout will jump as people switch tabs")
         }
         if remembers {
-            memo.tabViewNotes = .init(containers: app.containers, tabView: tv, diagnostics: diagnostics.suffix(from: mark))
+            tabViewNotes = .init(containers: app.containers, tabView: tv, diagnostics: diagnostics.suffix(from: mark))
         }
     }
 }
