@@ -1,9 +1,9 @@
 /// What earlier builds fitted and derived, for later builds to reuse where the inputs
-/// are the same. The engine's builder keeps two (the last build's, read, and the one
-/// being filled, whose storage is the build before's); `Engine.fromScratch` builds
-/// remembering nothing.
+/// are the same. The engine's builder keeps one: a build reads the last build's and
+/// replaces it in place as it goes; `Engine.fromScratch` builds remembering nothing.
 /// - Fits: the previous build's in order (vertical columns here; horizontal fits in the
-///   builder's `horizontalFits`, replaced in place), and a pool of earlier ones. A fitter reads the
+///   builder's `horizontalFits`), each replaced in place by this build's at its position,
+///   and a pool of earlier ones. A fitter reads the
 ///   reserved regions only through its band's largest free interval, so a bar whose band,
 ///   free interval, entries and flags are ones a fit has seen keeps that placement without
 ///   fitting again; a horizontal bar that only moved up or down (bottom bars over the
@@ -12,7 +12,7 @@
 /// - A screen's entries and item diagnostics, which depend on the manifest alone, and
 ///   the badge notes of displaced items, which depend on the toolbar and the ids (pooled,
 ///   in `Pools`, which the builder keeps apart from the two memos).
-/// - The last layout's arrays and the primary screen, taken again where they are the same.
+/// - The last layout's arrays, taken again where they are the same.
 /// - Whether the build read `reduceTransparency`.
 struct BuildMemo: Sendable {
     /// A horizontal fit and what it read: the band (its `y` only through the items' `y`),
@@ -152,15 +152,10 @@ struct BuildMemo: Sendable {
         var note: Diagnostic
     }
 
-    /// This build's column fits, in the order it fitted its columns: the next build looks at
-    /// the same position first.
+    /// The column fits in the order the last build fitted its columns, each replaced by this
+    /// build's as it fits (the builder's `columnsFitted`): the next build looks at the same
+    /// position first.
     var columns: [Column] = []
-    /// The primary screen of this memo's build, at `primaryIndex` in `primaryIn` (the app's
-    /// screens, held so no other array can have their address while the memo keeps them).
-    /// Apart, so that checking them reads no copy of the screen.
-    var primary: Screen?
-    var primaryIndex = -1
-    var primaryIn: [Screen] = []
 
     /// The arrays of the layout this memo's build made. A build whose bars, custom bars,
     /// floating buttons or diagnostics come out equal takes these (shared storage: nothing
@@ -227,13 +222,6 @@ struct BuildMemo: Sendable {
                 return nil
             }
         }
-    }
-
-    /// An earlier column fit with these inputs: the previous build's at position `k`, else one in the pool.
-    static func columnFit(for input: ColumnFitter.Input, free: (Double, Double), atPrevious k: Int, in previous: BuildMemo,
-                          pool: Pool<Column>) -> Column? {
-        if k < previous.columns.count, previous.columns[k].matches(input, free: free) { return previous.columns[k] }
-        return pool.firstIndex(where: { $0.pointee.matches(input, free: free) }).map { pool.entries[$0] }
     }
 
     /// `filled` as the layout's array, or `built` (the last build's) when they are equal; then

@@ -15,10 +15,10 @@ struct LayoutBuilder: Sendable {
     /// This build's notes, compared one by one with the last build's as they are made: while
     /// they are the same nothing is copied, and the layout takes the last build's array.
     var diagnostics = Reused<Diagnostic>([], capacity: 8)
-    /// The previous build's memo and this build's. A build from scratch has an empty
-    /// previous memo (every lookup misses) and remembers nothing (`remembers` false). Not
-    /// optional, so lookups read it in place: binding an optional copied it at every use.
-    var previous = BuildMemo()
+    /// What the last build made, read by this one and then replaced in place. A build from
+    /// scratch has an empty memo (every lookup misses) and remembers nothing (`remembers`
+    /// false). Not optional, so lookups read it in place: binding an optional copied it at
+    /// every use.
     var remembers = false
     var memo = BuildMemo()
     /// The horizontal fits of the last build in the order it fitted its bars, then this
@@ -26,10 +26,19 @@ struct LayoutBuilder: Sendable {
     /// fit until this build's replaces it, so the next build looks at the same position first.
     var horizontalFits: [BuildMemo.Horizontal] = []
     var horizontalFitted = 0
+    /// How many of `memo.columns` are this build's (as `horizontalFitted`).
+    var columnsFitted = 0
     /// What earlier builds computed (see `BuildMemo.Pools`), and the tab view's opt-out note,
     /// which reads the manifest alone.
     var pools = BuildMemo.Pools()
     var tabViewNotes: BuildMemo.TabViewNotes?
+    /// The last build's primary screen, at `primaryIndex` in `primaryIn` (the app's screens,
+    /// held so no other array can have their address while it is kept), moved into the next
+    /// build that shows it: a copy out of the app retained (and later released) each of its
+    /// strings and arrays. One slot, not in the swapped memos (a Screen is large to swap).
+    var lastPrimary: Screen?
+    var primaryIndex = -1
+    var primaryIn: [Screen] = []
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
@@ -41,14 +50,11 @@ struct LayoutBuilder: Sendable {
     /// and derived where its inputs are unchanged, and leaves this build's in `memo` for the
     /// next. The builder stays: nothing of it is copied in or destroyed per build.
     mutating func rebuild() -> Layout {
-        // The last build's memo is read; the one before it, emptied, is filled anew.
-        swap(&previous, &memo)
         memo.readReduceTransparency = false
         horizontalFitted = 0
-        memo.columns.removeAll(keepingCapacity: true)
-        memo.columns.reserveCapacity(previous.columns.count)
+        columnsFitted = 0
         // Moved, never copied: storage emptied for filling.
-        swap(&bars, &previous.spare.bars)
+        swap(&bars, &memo.spare.bars)
         return run()
     }
 
@@ -56,8 +62,9 @@ struct LayoutBuilder: Sendable {
     /// (see `BuildMemo.settled`, `Reused`), and what this build's layout shows, for the next build.
     mutating func settle(custom: [CustomInfo], floating: [FloatingInfo]) -> BuildMemo.Built {
         guard remembers else { return .init(bars: bars, custom: custom, floating: floating, diagnostics: diagnostics.array) }
+        let last = memo.built.bars
         let built = BuildMemo.Built(
-            bars: BuildMemo.settled(&bars, previous.built.bars, spare: &memo.spare.bars, same: Bar.sameContent),
+            bars: BuildMemo.settled(&bars, last, spare: &memo.spare.bars, same: Bar.sameContent),
             custom: custom, floating: floating,
             diagnostics: diagnostics.array)
         memo.built = built
@@ -102,15 +109,19 @@ struct LayoutBuilder: Sendable {
         var fitter = ColumnFitter(profile: p, input: copy input)
         let free = fitter.freeInterval()
         guard remembers else { return fitter.fit(free: free) }
-        let k = memo.columns.count
+        let k = columnsFitted
+        columnsFitted += 1
+        // The last build's fit at this position stays where it is when it matches.
+        if k < memo.columns.count, memo.columns[k].matches(input, free: free) { return memo.columns[k].output }
         let output: ColumnFitter.Output
-        if let earlier = BuildMemo.columnFit(for: input, free: free, atPrevious: k, in: previous, pool: pools.columns) {
-            output = earlier.output
+        if let i = pools.columns.firstIndex(where: { $0.pointee.matches(input, free: free) }) {
+            output = pools.columns.entries[i].output
         } else {
             output = fitter.fit(free: free)
             pools.columns.add(.init(input: copy input, free: free, output: output))
         }
-        memo.columns.append(.init(input: consume input, free: free, output: output))
+        let fit = BuildMemo.Column(input: consume input, free: free, output: output)
+        if k < memo.columns.count { memo.columns[k] = fit } else { memo.columns.append(fit) }
         return output
     }
 
@@ -119,11 +130,10 @@ struct LayoutBuilder: Sendable {
     mutating func run() -> Layout {
         // One allocation each rather than one per doubling as they fill.
         if bars.capacity < 8 { bars.reserveCapacity(8) }
-        diagnostics = Reused(remembers ? previous.built.diagnostics : [], capacity: 8)
-        // The primary screen, moved out of the memo when it holds this one: a copy out of the
-        // app retained (and later released) each of its strings and arrays.
+        diagnostics = Reused(remembers ? memo.built.diagnostics : [], capacity: 8)
+        // The primary screen, moved out of `lastPrimary` when that is this one.
         let primary: Screen
-        if remembers, previous.primaryIndex == scene.primary, BuildMemo.identical(previous.primaryIn, app.screens), let kept = previous.primary.take() {
+        if remembers, primaryIndex == scene.primary, BuildMemo.identical(primaryIn, app.screens), let kept = lastPrimary.take() {
             primary = kept
         } else {
             primary = app.screens[scene.primary]
@@ -286,9 +296,10 @@ struct LayoutBuilder: Sendable {
         if remembers {
             // Fits past this build's last are the last build's: gone.
             if horizontalFits.count > horizontalFitted { horizontalFits.removeLast(horizontalFits.count - horizontalFitted) }
-            memo.primaryIndex = scene.primary
-            memo.primaryIn = app.screens
-            memo.primary = consume primary
+            if memo.columns.count > columnsFitted { memo.columns.removeLast(memo.columns.count - columnsFitted) }
+            primaryIndex = scene.primary
+            primaryIn = app.screens
+            lastPrimary = consume primary
         }
 
         return Layout(
@@ -305,7 +316,7 @@ struct LayoutBuilder: Sendable {
     /// position when that lists the same ids, else a new one.
     func overflowIds(_ menu: OverflowMenu) -> [String] {
         let position = bars.count
-        if remembers, let earlier = previous.built.bars.withUnsafeBufferPointer({ position < $0.count ? $0[position].overflow : nil }),
+        if remembers, let earlier = memo.built.bars.withUnsafeBufferPointer({ position < $0.count ? $0[position].overflow : nil }),
            menu.lists(earlier) {
             return earlier
         }
@@ -689,7 +700,7 @@ struct LayoutBuilder: Sendable {
     /// to your view … never moves into the vertical bar." One that follows
     /// toolbarVerticalEdge is laid out by the app in the column's free space.
     mutating func layoutCustomBars(_ screen: Screen, vertical: Bool, preferredEdge: HorizontalEdge?, area: Rect) -> [CustomInfo] {
-        var out = Reused(remembers ? previous.built.custom : [], capacity: screen.customBars.count)
+        var out = Reused(remembers ? memo.built.custom : [], capacity: screen.customBars.count)
         for bar in screen.customBars {
             let thickness = bar.kind == .tabBar ? p.tabBarHeight : p.itemLength
             var frame: Rect
@@ -751,7 +762,7 @@ struct LayoutBuilder: Sendable {
     /// Seed 001: floating buttons are the app's to place: "place it from the safe area"
     /// and "Keep it off the fold".
     mutating func layoutFloating(_ screen: Screen, area: Rect, safe: Insets) -> [FloatingInfo] {
-        var out = Reused(remembers ? previous.built.floating : [], capacity: screen.floatingButtons.count)
+        var out = Reused(remembers ? memo.built.floating : [], capacity: screen.floatingButtons.count)
         for button in screen.floatingButtons {
             let fromSafeArea = button.anchor == .safeArea
             let leftInset = fromSafeArea ? (g.direction == .ltr ? safe.leading : safe.trailing) : 0
