@@ -7,29 +7,8 @@ import Testing
 /// without building, so these drive one builder directly: every state is built.
 struct BuilderMemoTests {
     /// Device events drawn from a few values (so fits, tab bars and pools are met again,
-    /// moved or changed), mixed with any event.
-    struct DeviceHeavyEvents {
-        var rng: SplitMix64
-        var random: RandomEvents
-
-        init(seed: UInt64, app: App) {
-            rng = SplitMix64(seed: seed)
-            random = RandomEvents(seed: seed &+ 1, app: app)
-        }
-
-        mutating func next() -> Event {
-            switch rng.next() % 10 {
-            case 0, 1: .keyboard(visible: rng.next() % 4 != 0, height: [nil, 250, 300, 333.5, 420][Int(rng.next() % 5)])
-            case 2: .pip(active: rng.next() % 2 == 0)
-            case 3: .liveActivities(count: Int(rng.next() % 4))
-            case 4: .layoutDirection(rng.next() % 2 == 0 ? .ltr : .rtl)
-            case 5: .hinge(angle: [10, 90, 175][Int(rng.next() % 3)])
-            default: random.next()
-            }
-        }
-    }
-
-    @Test("every rebuild of one builder prints what a build from scratch prints, over device-heavy sequences",
+    /// moved or changed), mixed with any event (`EngineShortcutTests.RevisitingEvents`).
+    @Test("every rebuild of one builder prints what a build from scratch prints, over revisiting sequences",
           arguments: BuiltinApps.names)
     func rebuildEqualsBuild(app name: String) throws {
         let profile = DeviceProfile.builtin
@@ -40,7 +19,7 @@ struct BuilderMemoTests {
             var g = ScreenGeometryRule.geometry(profile: profile, state: state)
             var builder = LayoutBuilder(p: profile, app: app, state: state, g: g, scene: Scene(app: app, ui: state.ui, geometry: g), remembers: true)
             _ = builder.rebuild()
-            var gen = DeviceHeavyEvents(seed: 29 &+ UInt64(s) &* 7919, app: app)
+            var gen = EngineShortcutTests.RevisitingEvents(seed: 29 &+ UInt64(s) &* 7919, app: app)
             var history: [Event] = []
             for _ in 0..<50 {
                 let event = gen.next()
@@ -60,9 +39,9 @@ struct BuilderMemoTests {
         #expect(compared > 1_500)
     }
 
-    /// The tab bar's items are the last build's when nothing they depend on changed, moved
-    /// with the bar over a keyboard (new storage, the y of each), and placed anew when the
-    /// free width changes (a partly folded fold across the bar in landscape, PiP beside it).
+    /// The tab bar's items are the last build's when nothing they depend on changed (a Live
+    /// Activity), moved with the bar over a keyboard (new storage, only the y of each), and
+    /// placed anew, mirrored, for a right-to-left layout.
     @Test("the tab bar's items are kept, moved or placed anew as their inputs say")
     func tabBarItemsKeptMovedOrPlaced() throws {
         func identical<T>(_ a: [T], _ b: [T]) -> Bool { BuildMemo.identical(a, b) }
