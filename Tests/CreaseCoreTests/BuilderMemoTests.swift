@@ -108,5 +108,14 @@ struct BuilderMemoTests {
             }
         }
         #expect(crossed > 10_000)
+        // Bands no region crosses, infinite and empty ones among them.
+        for band in [Rect(x: -.infinity, y: 0, w: 10, h: 10), Rect(x: 0, y: 0, w: .infinity, h: 10), Rect(x: 5, y: 5, w: 0, h: 0),
+                     Rect(x: 5, y: 5, w: -3, h: 2), Rect(x: .nan, y: 0, w: 1, h: 1)] {
+            for axis in [Axis.horizontal, .vertical] {
+                let got = FreeSpace.largestInterval(in: band, axis: axis, avoiding: [])
+                let want = reference(in: band, axis: axis, avoiding: [])
+                #expect(got.0.bitPattern == want.0.bitPattern && got.1.bitPattern == want.1.bitPattern, "\(band) \(axis)")
+            }
+        }
     }
 }

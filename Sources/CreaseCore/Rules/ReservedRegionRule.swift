@@ -71,6 +71,10 @@ public enum FreeSpace {
     public static func largestInterval(in band: Rect, axis: Axis, avoiding regions: [Region]) -> (Double, Double) {
         let lo = axis == .vertical ? band.y : band.x
         let hi = axis == .vertical ? band.maxY : band.maxX
+        // Most bands cross no region: the sweep below over no blocked interval, without its buffer.
+        guard regions.contains(where: { $0.frame.intersects(band) }) else {
+            return hi - lo > lo - lo ? (lo, hi) : (lo, lo)
+        }
         // Blocked intervals, sorted by start (insertion sort: there are at most a handful),
         // on the stack: an array allocated whenever a region crossed the band.
         return withUnsafeTemporaryAllocation(of: (Double, Double).self, capacity: regions.count) { blocked in
