@@ -274,6 +274,7 @@ struct Reused<Element> {
     /// Whether the last build's element at this position, which `same` reads in place, is
     /// the one to add (then it is added: `lastKept`); when not, nothing is added (the caller
     /// adds its own with `appendNew`).
+    @inline(__always)
     mutating func reuse(_ same: (UnsafePointer<Element>) -> Bool) -> Bool {
         guard !diverged, kept < last.count, last.withUnsafeBufferPointer({ same($0.baseAddress! + kept) }) else { return false }
         kept += 1
@@ -310,6 +311,7 @@ extension Reused where Element == Diagnostic {
     }
 
     /// `append`, reading the note in place (a note taken again from a memo is not copied unless added).
+    @inline(__always)
     mutating func append(_ note: UnsafePointer<Diagnostic>) {
         if !reuse({ $0.pointee.code == note.pointee.code && $0.pointee.subject == note.pointee.subject && $0.pointee.message == note.pointee.message }) {
             appendNew(note.pointee)
