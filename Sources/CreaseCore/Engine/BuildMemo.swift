@@ -1,29 +1,92 @@
 /// What earlier builds fitted and derived, for later builds to reuse where the inputs
-/// are the same. The engine's builder keeps two (the last build's, read, and the one
-/// being filled, whose storage is the build before's); `Engine.fromScratch` builds
-/// remembering nothing.
-/// - Fits: the previous build's in order, and a pool of earlier ones. A fitter reads the
+/// are the same. The engine's builder keeps one: a build reads the last build's and
+/// replaces it in place as it goes; `Engine.fromScratch` builds remembering nothing.
+/// - Fits: the previous build's in order (vertical columns here; horizontal fits in the
+///   builder's `horizontalFits`), each replaced in place by this build's at its position,
+///   and a pool of earlier ones. A fitter reads the
 ///   reserved regions only through its band's largest free interval, so a bar whose band,
 ///   free interval, entries and flags are ones a fit has seen keeps that placement without
 ///   fitting again; a horizontal bar that only moved up or down (bottom bars over the
 ///   keyboard) keeps it moved to its band. A Live Activity or PiP refits only the bars it
 ///   reaches.
 /// - A screen's entries and item diagnostics, which depend on the manifest alone, and
-///   the badge notes of displaced items, which depend on the toolbar and the ids (pooled).
-/// - The last layout's arrays and the primary screen, taken again where they are the same.
+///   the badge notes of displaced items, which depend on the toolbar and the ids (pooled,
+///   in `Pools`, which the builder keeps apart from the two memos).
+/// - The last layout's arrays, taken again where they are the same.
 /// - Whether the build read `reduceTransparency`.
 struct BuildMemo: Sendable {
+    /// A horizontal fit and what it read: the band (its `y` only through the items' `y`),
+    /// the band's largest free interval (all a fit reads of the regions) and the rest of the
+    /// input. Not the regions themselves: the entry holds no array it does not compare.
     struct Horizontal: Sendable {
-        var input: HorizontalBarFitter.Input
+        var band: Rect
         var free: (Double, Double)
+        var entries: [BarEntry]
+        var centerWidth: Double
+        var hostsOverflowButton: Bool
+        var menuPrefilled: Bool
+        var direction: LayoutDirection
         var output: HorizontalBarFitter.Output
 
-        func matches(_ other: HorizontalBarFitter.Input, free otherFree: (Double, Double)) -> Bool {
-            BuildMemo.same(free, otherFree) && input.band.x.bitPattern == other.band.x.bitPattern
-                && input.band.w.bitPattern == other.band.w.bitPattern && input.band.h.bitPattern == other.band.h.bitPattern
-                && input.centerWidth.bitPattern == other.centerWidth.bitPattern
-                && input.hostsOverflowButton == other.hostsOverflowButton && input.menuPrefilled == other.menuPrefilled
-                && input.direction == other.direction && input.entries == other.entries
+        init(_ input: borrowing HorizontalBarFitter.Input, free: (Double, Double), output: HorizontalBarFitter.Output) {
+            band = input.band
+            self.free = free
+            entries = input.entries
+            centerWidth = input.centerWidth
+            hostsOverflowButton = input.hostsOverflowButton
+            menuPrefilled = input.menuPrefilled
+            direction = input.direction
+            self.output = output
+        }
+
+        /// Whether a fit of `other` places its items as `fit` did, but perhaps at another `y`.
+        /// Read through a pointer: a method on an array element copied the whole entry first.
+        /// The entries are usually the same storage (a screen's entries are memoized), which
+        /// `==` settles without comparing them.
+        static func matches(_ fit: UnsafePointer<Horizontal>, _ other: borrowing HorizontalBarFitter.Input, free: (Double, Double)) -> Bool {
+            BuildMemo.same(fit.pointee.free, free) && fit.pointee.band.x.bitPattern == other.band.x.bitPattern
+                && fit.pointee.band.w.bitPattern == other.band.w.bitPattern && fit.pointee.band.h.bitPattern == other.band.h.bitPattern
+                && fit.pointee.centerWidth.bitPattern == other.centerWidth.bitPattern
+                && fit.pointee.hostsOverflowButton == other.hostsOverflowButton && fit.pointee.menuPrefilled == other.menuPrefilled
+                && fit.pointee.direction == other.direction && fit.pointee.entries == other.entries
+        }
+
+        /// The output moved to the band at `y` (items centred across it at `itemY`).
+        mutating func move(toBandY y: Double, itemY: Double) {
+            guard band.y.bitPattern != y.bitPattern else { return }
+            band.y = y
+            // One copy of the shared array, then plain stores (indexing checked uniqueness at every item).
+            output.items.withUnsafeMutableBufferPointer { items in
+                for i in items.indices { items[i].frame.y = itemY }
+            }
+        }
+    }
+
+    /// The tab bar's items for its tabs, frame and free width (the items' frames depend on
+    /// nothing else), and the tabs past its width, which join the menu.
+    struct TabBar: Sendable {
+        var tabs: [Tab]   // held, as in `HorizontalEntries`
+        var frame: Rect
+        var free: (Double, Double)
+        var direction: LayoutDirection
+        var items: [PlacedItem]
+        var menuTabs: [String]
+
+        /// Whether `placed` holds the items for `tabs` in `frame`, but perhaps at another `y`
+        /// (read in place, as `Horizontal.matches`).
+        static func matches(_ placed: UnsafePointer<TabBar>, _ tabs: [Tab], frame: Rect, free: (Double, Double), direction: LayoutDirection) -> Bool {
+            BuildMemo.same(placed.pointee.free, free) && placed.pointee.frame.x.bitPattern == frame.x.bitPattern
+                && placed.pointee.frame.w.bitPattern == frame.w.bitPattern && placed.pointee.frame.h.bitPattern == frame.h.bitPattern
+                && placed.pointee.direction == direction && BuildMemo.identical(placed.pointee.tabs, tabs)
+        }
+
+        /// The items moved with the bar to `y` (they span its height).
+        mutating func move(toY y: Double) {
+            guard frame.y.bitPattern != y.bitPattern else { return }
+            frame.y = y
+            items.withUnsafeMutableBufferPointer { items in
+                for i in items.indices { items[i].frame.y = y }
+            }
         }
     }
 
@@ -52,9 +115,17 @@ struct BuildMemo: Sendable {
         var declared: [String] = []
         var diagnostics: [Diagnostic] = []
 
-        func isFor(_ screen: Screen, back: Bool) -> Bool {
-            self.back == back && BuildMemo.identical(toolbar, screen.toolbar) && BuildMemo.identical(overflowMenu, screen.overflowMenu)
+        /// Whether `entries` are for a screen with this toolbar and overflow menu (read in place).
+        static func isFor(_ entries: UnsafePointer<HorizontalEntries>, _ toolbar: [Item], _ overflowMenu: [Item], back: Bool) -> Bool {
+            entries.pointee.back == back && BuildMemo.identical(entries.pointee.toolbar, toolbar)
+                && BuildMemo.identical(entries.pointee.overflowMenu, overflowMenu)
         }
+    }
+
+    /// A keyboard accessory's entries, which depend on its items alone.
+    struct AccessoryEntries: Sendable {
+        var items: [Item]   // held, as in `HorizontalEntries`
+        var entries: [BarEntry]
     }
 
     /// The badge notes for a toolbar's displaced ids.
@@ -81,23 +152,10 @@ struct BuildMemo: Sendable {
         var note: Diagnostic
     }
 
-    /// This build's fits, in the order it fitted its bars: the next build looks at the
-    /// same position first.
-    var horizontal: [Horizontal] = []
+    /// The column fits in the order the last build fitted its columns, each replaced by this
+    /// build's as it fits (the builder's `columnsFitted`): the next build looks at the same
+    /// position first.
     var columns: [Column] = []
-    /// Whatever earlier builds computed, bounded, carried from build to build by moving
-    /// (never copied): fits a build meets again (a tab switched back, a fold undone, a
-    /// sheet dismissed) and what each screen derives from the manifest. Only what was
-    /// computed anew is added, so a build that reuses everything adds nothing.
-    var pools = Pools()
-    var tabViewNotes: TabViewNotes?
-
-    /// The primary screen of this memo's build, at `primaryIndex` in `primaryIn` (the app's
-    /// screens, held so no other array can have their address while the memo keeps them).
-    /// Apart, so that checking them reads no copy of the screen.
-    var primary: Screen?
-    var primaryIndex = -1
-    var primaryIn: [Screen] = []
 
     /// The arrays of the layout this memo's build made. A build whose bars, custom bars,
     /// floating buttons or diagnostics come out equal takes these (shared storage: nothing
@@ -111,19 +169,25 @@ struct BuildMemo: Sendable {
         var diagnostics: [Diagnostic] = []
     }
 
-    /// Storage kept from build to build, empty, for the bars and diagnostics a build fills
-    /// before settling them (`settled`).
+    /// Storage kept from build to build, empty, for the bars a build fills before settling
+    /// them (`settled`).
     var spare = Spare()
 
     struct Spare: Sendable {
         var bars: [Bar] = []
-        var diagnostics: [Diagnostic] = []
     }
 
+    /// Whatever earlier builds computed, bounded, kept by the builder from build to build
+    /// (not double-buffered like the rest of the memo): fits a build meets again (a tab
+    /// switched back, a fold undone, a sheet dismissed), tab bars, and what each screen
+    /// derives from the manifest. Only what was computed anew is added, so a build that
+    /// reuses everything adds nothing.
     struct Pools: Sendable {
         var horizontal = Pool<Horizontal>(capacity: 16)
         var columns = Pool<Column>(capacity: 8)
+        var tabBars = Pool<TabBar>(capacity: 4)
         var horizontalEntries = Pool<HorizontalEntries>(capacity: 32)
+        var accessoryEntries = Pool<AccessoryEntries>(capacity: 8)
         var badgeNotes = Pool<BadgeNotes>(capacity: 32)
         var collisionNotes = Pool<CollisionNote>(capacity: 16)
     }
@@ -147,16 +211,17 @@ struct BuildMemo: Sendable {
             }
         }
 
-        func firstIndex(where matches: (borrowing Entry) -> Bool) -> Int? {
-            for i in entries.indices where matches(entries[i]) { return i }
-            return nil
-        }
-    }
+        /// Changes entry `i` where it lies (an entry taken again and moved, say).
+        mutating func update<R>(_ i: Int, _ change: (inout Entry) -> R) -> R { change(&entries[i]) }
 
-    /// An earlier column fit with these inputs: the previous build's at position `k`, else one in the pool.
-    func columnFit(for input: ColumnFitter.Input, free: (Double, Double), atPrevious k: Int, in previous: BuildMemo) -> Column? {
-        if k < previous.columns.count, previous.columns[k].matches(input, free: free) { return previous.columns[k] }
-        return pools.columns.firstIndex(where: { $0.matches(input, free: free) }).map { pools.columns.entries[$0] }
+        /// Entries are read in place: `entries[i]` copied each one (retaining its arrays) to test it.
+        func firstIndex(where matches: (UnsafePointer<Entry>) -> Bool) -> Int? {
+            entries.withUnsafeBufferPointer { all in
+                guard let first = all.baseAddress else { return nil }
+                for i in all.indices where matches(first + i) { return i }
+                return nil
+            }
+        }
     }
 
     /// `filled` as the layout's array, or `built` (the last build's) when they are equal; then
@@ -206,13 +271,18 @@ struct Reused<Element> {
         self.capacity = capacity
     }
 
-    /// The last build's element at this position when `same` says it is the one to add;
-    /// nil, and nothing added, when it is not (then the caller adds its own with `appendNew`).
-    mutating func reuse(_ same: (borrowing Element) -> Bool) -> Element? {
-        guard !diverged, kept < last.count, same(last[kept]) else { return nil }
+    /// Whether the last build's element at this position, which `same` reads in place, is
+    /// the one to add (then it is added: `lastKept`); when not, nothing is added (the caller
+    /// adds its own with `appendNew`).
+    @inline(__always)
+    mutating func reuse(_ same: (UnsafePointer<Element>) -> Bool) -> Bool {
+        guard !diverged, kept < last.count, last.withUnsafeBufferPointer({ same($0.baseAddress! + kept) }) else { return false }
         kept += 1
-        return last[kept - 1]
+        return true
     }
+
+    /// The element `reuse` added last.
+    var lastKept: Element { last[kept - 1] }
 
     mutating func appendNew(_ element: Element) {
         if !diverged {
@@ -224,4 +294,29 @@ struct Reused<Element> {
     }
 
     var array: [Element] { diverged ? fresh : kept == last.count ? last : Array(last[..<kept]) }
+
+    var count: Int { diverged ? fresh.count : kept }
+
+    subscript(i: Int) -> Element { diverged ? fresh[i] : last[i] }
+
+    /// The elements from `start` on, in an array of their own.
+    func suffix(from start: Int) -> [Element] { diverged ? Array(fresh[start...]) : Array(last[start..<kept]) }
 }
+
+extension Reused where Element == Diagnostic {
+    /// Adds a note: the last build's at this position when it reads the same (notes taken
+    /// from a memo are its strings, so comparing them stops at their storage).
+    mutating func append(_ note: Diagnostic) {
+        withUnsafePointer(to: note) { append($0) }
+    }
+
+    /// `append`, reading the note in place (a note taken again from a memo is not copied unless added).
+    @inline(__always)
+    mutating func append(_ note: UnsafePointer<Diagnostic>) {
+        if !reuse({ $0.pointee.code == note.pointee.code && $0.pointee.subject == note.pointee.subject && $0.pointee.message == note.pointee.message }) {
+            appendNew(note.pointee)
+        }
+    }
+}
+
+extension Reused: Sendable where Element: Sendable {}

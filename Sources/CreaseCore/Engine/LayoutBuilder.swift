@@ -12,13 +12,33 @@ struct LayoutBuilder: Sendable {
 
     var regions: [Region] = []
     var bars: [Bar] = []
-    var diagnostics: [Diagnostic] = []
-    /// The previous build's memo and this build's. A build from scratch has an empty
-    /// previous memo (every lookup misses) and remembers nothing (`remembers` false). Not
-    /// optional, so lookups read it in place: binding an optional copied it at every use.
-    var previous = BuildMemo()
+    /// This build's notes, compared one by one with the last build's as they are made: while
+    /// they are the same nothing is copied, and the layout takes the last build's array.
+    var diagnostics = Reused<Diagnostic>([], capacity: 8)
+    /// What the last build made, read by this one and then replaced in place. A build from
+    /// scratch has an empty memo (every lookup misses) and remembers nothing (`remembers`
+    /// false). Not optional, so lookups read it in place: binding an optional copied it at
+    /// every use.
     var remembers = false
     var memo = BuildMemo()
+    /// The horizontal fits of the last build in the order it fitted its bars, then this
+    /// build's as far as it got (`horizontalFitted`): each position holds the last build's
+    /// fit until this build's replaces it, so the next build looks at the same position first.
+    var horizontalFits: [BuildMemo.Horizontal] = []
+    var horizontalFitted = 0
+    /// How many of `memo.columns` are this build's (as `horizontalFitted`).
+    var columnsFitted = 0
+    /// What earlier builds computed (see `BuildMemo.Pools`), and the tab view's opt-out note,
+    /// which reads the manifest alone.
+    var pools = BuildMemo.Pools()
+    var tabViewNotes: BuildMemo.TabViewNotes?
+    /// The last build's primary screen, at `primaryIndex` in `primaryIn` (the app's screens,
+    /// held so no other array can have their address while it is kept), moved into the next
+    /// build that shows it: a copy out of the app retained (and later released) each of its
+    /// strings and arrays. One slot, not in the swapped memos (a Screen is large to swap).
+    var lastPrimary: Screen?
+    var primaryIndex = -1
+    var primaryIn: [Screen] = []
 
     static func build(profile: DeviceProfile, app: App, state: DeviceState) -> Layout {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
@@ -30,73 +50,57 @@ struct LayoutBuilder: Sendable {
     /// and derived where its inputs are unchanged, and leaves this build's in `memo` for the
     /// next. The builder stays: nothing of it is copied in or destroyed per build.
     mutating func rebuild() -> Layout {
-        // The last build's memo is read; the one before it, emptied, is filled anew.
-        swap(&previous, &memo)
         memo.readReduceTransparency = false
-        memo.horizontal.removeAll(keepingCapacity: true)
-        memo.columns.removeAll(keepingCapacity: true)
-        memo.horizontal.reserveCapacity(previous.horizontal.count)
-        memo.columns.reserveCapacity(previous.columns.count)
-        // Moved, never copied: what earlier builds computed, and storage emptied for filling.
-        swap(&memo.pools, &previous.pools)
-        swap(&memo.tabViewNotes, &previous.tabViewNotes)
-        swap(&bars, &previous.spare.bars)
-        swap(&diagnostics, &previous.spare.diagnostics)
+        horizontalFitted = 0
+        columnsFitted = 0
+        // Moved, never copied: storage emptied for filling.
+        swap(&bars, &memo.spare.bars)
         return run()
     }
 
     /// The layout's bars and diagnostics: the last build's arrays when they came out equal
-    /// (see `BuildMemo.settled`), and what this build's layout shows, for the next build.
+    /// (see `BuildMemo.settled`, `Reused`), and what this build's layout shows, for the next build.
     mutating func settle(custom: [CustomInfo], floating: [FloatingInfo]) -> BuildMemo.Built {
-        guard remembers else { return .init(bars: bars, custom: custom, floating: floating, diagnostics: diagnostics) }
+        guard remembers else { return .init(bars: bars, custom: custom, floating: floating, diagnostics: diagnostics.array) }
+        let last = memo.built.bars
         let built = BuildMemo.Built(
-            bars: BuildMemo.settled(&bars, previous.built.bars, spare: &memo.spare.bars) { $0.pointee.sameContent(as: $1) },
+            bars: BuildMemo.settled(&bars, last, spare: &memo.spare.bars, same: Bar.sameContent),
             custom: custom, floating: floating,
-            diagnostics: BuildMemo.settled(&diagnostics, previous.built.diagnostics, spare: &memo.spare.diagnostics) {
-                $0.pointee.code == $1.pointee.code && $0.pointee.subject == $1.pointee.subject && $0.pointee.message == $1.pointee.message
-            })
+            diagnostics: diagnostics.array)
         memo.built = built
         return built
     }
 
-    /// Fits a horizontal bar, or takes an earlier fit with the same inputs: the previous
-    /// build's at this position first, then one in the memo's pool (a tab switched back, a
-    /// fold undone). A fit whose bar only moved up or down is taken moved to the new band.
-    /// `input` is consumed: the memo keeps the caller's references to its regions and entries
-    /// (borrowed, it was copied into the memo and then destroyed by the caller).
+    /// Fits a horizontal bar, or takes an earlier fit with the same inputs: the last build's
+    /// at this position first (`horizontalFits`), then one in the memo's pool (a tab switched
+    /// back, a fold undone). A fit whose bar only moved up or down is taken moved to the new
+    /// band. The last build's fit is checked and moved where it lies, and this build's fit
+    /// takes its place: a hit copies no entry and retains nothing but the output it returns.
     mutating func fitHorizontal(_ input: consuming HorizontalBarFitter.Input) -> HorizontalBarFitter.Output {
         // The fitter (which holds a copy of the profile) is made only when a fit runs.
         let free = HorizontalBarFitter.freeInterval(input)
         guard remembers else { return HorizontalBarFitter(profile: p, input: consume input).fit(free: free) }
-        let k = memo.horizontal.count
-        var output: HorizontalBarFitter.Output
-        // Read in place: taking the matching entry whole (or calling `matches` on an array
-        // element) copied its input and output.
-        let atPrevious: (output: HorizontalBarFitter.Output, y: Double)? = previous.horizontal.withUnsafeBufferPointer { entries in
-            guard k < entries.count, entries[k].matches(input, free: free) else { return nil }
-            return (entries[k].output, entries[k].input.band.y)
+        let k = horizontalFitted
+        horizontalFitted += 1
+        let bandY = input.band.y, itemY = HorizontalBarFitter.itemY(band: input.band, profile: p)
+        if k < horizontalFits.count, let output = horizontalFits.withUnsafeMutableBufferPointer({ fits -> HorizontalBarFitter.Output? in
+            let fit = fits.baseAddress! + k
+            guard BuildMemo.Horizontal.matches(fit, input, free: free) else { return nil }
+            fit.pointee.move(toBandY: bandY, itemY: itemY)
+            return fit.pointee.output
+        }) {
+            return output
         }
-        let earlierY: Double?
-        if let atPrevious {
-            output = atPrevious.output
-            earlierY = atPrevious.y
-        } else if let i = memo.pools.horizontal.firstIndex(where: { $0.matches(input, free: free) }) {
-            output = memo.pools.horizontal.entries[i].output
-            earlierY = memo.pools.horizontal.entries[i].input.band.y
+        var fit: BuildMemo.Horizontal
+        if let i = pools.horizontal.firstIndex(where: { BuildMemo.Horizontal.matches($0, input, free: free) }) {
+            fit = pools.horizontal.entries[i]
+            fit.move(toBandY: bandY, itemY: itemY)
         } else {
-            earlierY = nil
-            output = .init()
+            fit = .init(input, free: free, output: HorizontalBarFitter(profile: p, input: copy input).fit(free: free))
+            pools.horizontal.add(fit)
         }
-        if let earlierY {
-            if earlierY.bitPattern != input.band.y.bitPattern {
-                let y = HorizontalBarFitter.itemY(band: input.band, profile: p)
-                for i in output.items.indices { output.items[i].frame.y = y }
-            }
-        } else {
-            output = HorizontalBarFitter(profile: p, input: copy input).fit(free: free)
-            memo.pools.horizontal.add(.init(input: copy input, free: free, output: output))
-        }
-        memo.horizontal.append(.init(input: consume input, free: free, output: output))
+        let output = fit.output
+        if k < horizontalFits.count { horizontalFits[k] = consume fit } else { horizontalFits.append(consume fit) }
         return output
     }
 
@@ -105,15 +109,19 @@ struct LayoutBuilder: Sendable {
         var fitter = ColumnFitter(profile: p, input: copy input)
         let free = fitter.freeInterval()
         guard remembers else { return fitter.fit(free: free) }
-        let k = memo.columns.count
+        let k = columnsFitted
+        columnsFitted += 1
+        // The last build's fit at this position stays where it is when it matches.
+        if k < memo.columns.count, memo.columns[k].matches(input, free: free) { return memo.columns[k].output }
         let output: ColumnFitter.Output
-        if let earlier = memo.columnFit(for: input, free: free, atPrevious: k, in: previous) {
-            output = earlier.output
+        if let i = pools.columns.firstIndex(where: { $0.pointee.matches(input, free: free) }) {
+            output = pools.columns.entries[i].output
         } else {
             output = fitter.fit(free: free)
-            memo.pools.columns.add(.init(input: copy input, free: free, output: output))
+            pools.columns.add(.init(input: copy input, free: free, output: output))
         }
-        memo.columns.append(.init(input: consume input, free: free, output: output))
+        let fit = BuildMemo.Column(input: consume input, free: free, output: output)
+        if k < memo.columns.count { memo.columns[k] = fit } else { memo.columns.append(fit) }
         return output
     }
 
@@ -122,11 +130,10 @@ struct LayoutBuilder: Sendable {
     mutating func run() -> Layout {
         // One allocation each rather than one per doubling as they fill.
         if bars.capacity < 8 { bars.reserveCapacity(8) }
-        if diagnostics.capacity < 8 { diagnostics.reserveCapacity(8) }
-        // The primary screen, moved out of the memo when it holds this one: a copy out of the
-        // app retained (and later released) each of its strings and arrays.
+        diagnostics = Reused(remembers ? memo.built.diagnostics : [], capacity: 8)
+        // The primary screen, moved out of `lastPrimary` when that is this one.
         let primary: Screen
-        if remembers, previous.primaryIndex == scene.primary, BuildMemo.identical(previous.primaryIn, app.screens), let kept = previous.primary.take() {
+        if remembers, primaryIndex == scene.primary, BuildMemo.identical(primaryIn, app.screens), let kept = lastPrimary.take() {
             primary = kept
         } else {
             primary = app.screens[scene.primary]
@@ -287,9 +294,12 @@ struct LayoutBuilder: Sendable {
         manifestDiagnostics()
         let built = settle(custom: custom, floating: floating)
         if remembers {
-            memo.primaryIndex = scene.primary
-            memo.primaryIn = app.screens
-            memo.primary = consume primary
+            // Fits past this build's last are the last build's: gone.
+            if horizontalFits.count > horizontalFitted { horizontalFits.removeLast(horizontalFits.count - horizontalFitted) }
+            if memo.columns.count > columnsFitted { memo.columns.removeLast(memo.columns.count - columnsFitted) }
+            primaryIndex = scene.primary
+            primaryIn = app.screens
+            lastPrimary = consume primary
         }
 
         return Layout(
@@ -306,18 +316,11 @@ struct LayoutBuilder: Sendable {
     /// position when that lists the same ids, else a new one.
     func overflowIds(_ menu: OverflowMenu) -> [String] {
         let position = bars.count
-        if remembers, let earlier = previous.built.bars.withUnsafeBufferPointer({ position < $0.count ? $0[position].overflow : nil }),
+        if remembers, let earlier = memo.built.bars.withUnsafeBufferPointer({ position < $0.count ? $0[position].overflow : nil }),
            menu.lists(earlier) {
             return earlier
         }
         return menu.ids
-    }
-
-    /// The items of the last build's bar at the position of the bar appended next, when it has this id.
-    func lastItems(ofBar id: String) -> [PlacedItem] {
-        let position = bars.count
-        guard remembers else { return [] }
-        return previous.built.bars.withUnsafeBufferPointer { position < $0.count && $0[position].id == id ? $0[position].items : [] }
     }
 
     /// The one place the build reads `reduceTransparency` (only vertical bars show it), so
@@ -329,6 +332,14 @@ struct LayoutBuilder: Sendable {
 
     mutating func note(_ code: Diagnostic.Code, _ subject: String, _ message: String) {
         diagnostics.append(Diagnostic(code: code, subject: subject, message: message))
+    }
+
+    /// Notes an earlier build made for the same inputs, again: one by one (`+=` cost more for
+    /// the few a piece has, and as much for none).
+    mutating func noteAgain(_ notes: [Diagnostic]) {
+        notes.withUnsafeBufferPointer { all in
+            for i in all.indices { diagnostics.append(all.baseAddress! + i) }
+        }
     }
 
     // MARK: - Vertical: the side column and the title row
@@ -439,22 +450,10 @@ struct LayoutBuilder: Sendable {
         if !tabs.isEmpty {
             y -= p.tabBarHeight
             let frame = Rect(x: area.x, y: y, w: area.w, h: p.tabBarHeight)
-            // Tabs share the bar's free width equally (a partly folded fold splits it).
-            let free = FreeSpace.largestInterval(in: frame, axis: .horizontal, avoiding: regions)
-            let fit = max(1, Int((free.1 - free.0) / p.minTabWidth))
-            let shown = min(fit, tabs.count)
-            menu.tabs = tabs.dropFirst(fit).map(\.id)
-            let w = (free.1 - free.0) / Double(shown)
-            var items = Reused(lastItems(ofBar: tabBarOwner.bar), capacity: shown)
-            // By index: iterating the tabs copied each one (retaining its strings).
-            for i in 0..<shown {
-                let slot = g.direction == .ltr ? Double(i) : Double(shown - 1 - i)
-                let shows: Shows = tabs[i].symbol == nil ? .title : .symbolAndTitle
-                let item = PlacedItem(id: tabs[i].id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tabs[i].badge)
-                if items.reuse({ $0 == item }) == nil { items.appendNew(item) }
-            }
+            let placed = placeTabs(tabs, frame: frame)
+            menu.tabs = placed.menuTabs
             bars.append(Bar(id: tabBarOwner.bar, container: tabBarOwner.container, role: .tabBar, axis: .horizontal, edge: .bottom,
-                            frame: frame, background: false, items: items.array, overflow: [], tabBar: .expanded))
+                            frame: frame, background: false, items: placed.items, overflow: [], tabBar: .expanded))
         }
         var toolbarBar: Bar?
         if !bottom.isEmpty {
@@ -462,7 +461,7 @@ struct LayoutBuilder: Sendable {
             let frame = Rect(x: area.x, y: y, w: area.w, h: p.toolbarHeight)
             let out = fitHorizontal(.init(band: frame, regions: regions, entries: bottom, centerWidth: 0,
                                                                    hostsOverflowButton: false, menuPrefilled: false, direction: g.direction))
-            menu.displaced += out.displaced
+            menu.displaced = out.displaced   // nothing displaced before it
             toolbarBar = Bar(id: screen.barIds.toolbar, container: screen.id, role: .toolbar, axis: .horizontal, edge: .bottom,
                              frame: frame, background: false, items: out.items, overflow: [], tabBar: nil)
         }
@@ -471,7 +470,8 @@ struct LayoutBuilder: Sendable {
             let frame = Rect(x: area.x, y: p.statusBarHeight, w: area.w, h: p.navigationBarHeight)
             let out = fitHorizontal(.init(band: frame, regions: regions, entries: top, centerWidth: titleReserve(screen),
                                                                    hostsOverflowButton: true, menuPrefilled: !menu.isEmpty, direction: g.direction))
-            menu.displaced = out.displaced + menu.displaced
+            // The common cases (one side or both empty) make no new array.
+            menu.displaced = menu.displaced.isEmpty ? out.displaced : out.displaced + menu.displaced
             badgeDiagnostics(menu.displaced, screen: screen)
             bars.append(Bar(id: screen.barIds.navigation, container: screen.id, role: .navigation, axis: .horizontal, edge: .top,
                             frame: frame, background: false, items: out.items, overflow: out.hasOverflowButton ? overflowIds(menu) : [], tabBar: nil))
@@ -480,14 +480,45 @@ struct LayoutBuilder: Sendable {
         return navExists
     }
 
+    /// The tab bar's items and the tabs past its width: an earlier build's when the tabs, the
+    /// bar's free width, its frame and the direction are the same (moved with the bar over a keyboard).
+    mutating func placeTabs(_ tabs: [Tab], frame: Rect) -> (items: [PlacedItem], menuTabs: [String]) {
+        // Tabs share the bar's free width equally (a partly folded fold splits it).
+        let free = FreeSpace.largestInterval(in: frame, axis: .horizontal, avoiding: regions)
+        let direction = g.direction
+        if remembers, let i = pools.tabBars.firstIndex(where: { BuildMemo.TabBar.matches($0, tabs, frame: frame, free: free, direction: direction) }) {
+            return pools.tabBars.update(i) { placed in
+                placed.move(toY: frame.y)
+                return (placed.items, placed.menuTabs)
+            }
+        }
+        let fit = max(1, Int((free.1 - free.0) / p.minTabWidth))
+        let shown = min(fit, tabs.count)
+        let w = (free.1 - free.0) / Double(shown)
+        var items: [PlacedItem] = []
+        items.reserveCapacity(shown)
+        // By index: iterating the tabs copied each one (retaining its strings).
+        for i in 0..<shown {
+            let slot = direction == .ltr ? Double(i) : Double(shown - 1 - i)
+            let shows: Shows = tabs[i].symbol == nil ? .title : .symbolAndTitle
+            items.append(PlacedItem(id: tabs[i].id, frame: Rect(x: free.0 + slot * w, y: frame.y, w: w, h: frame.h), shows: shows, badge: tabs[i].badge))
+        }
+        let menuTabs = tabs.dropFirst(fit).map(\.id)
+        if remembers {
+            pools.tabBars.add(.init(tabs: tabs, frame: frame, free: free, direction: direction, items: items, menuTabs: menuTabs))
+        }
+        return (items, menuTabs)
+    }
+
     /// A screen's horizontal entries and their item diagnostics: they depend on the
     /// manifest alone, so a memo hands back the previous build's for the same arrays.
     mutating func horizontalEntries(_ screen: Screen, back: Bool)
         -> (top: [BarEntry], bottom: [BarEntry], secondary: [String], declared: [String]) {
-        if let i = memo.pools.horizontalEntries.firstIndex(where: { $0.isFor(screen, back: back) }) {
+        let toolbar = screen.toolbar, overflowMenu = screen.overflowMenu
+        if let i = pools.horizontalEntries.firstIndex(where: { BuildMemo.HorizontalEntries.isFor($0, toolbar, overflowMenu, back: back) }) {
             // Field by field: the whole entry copied (and then released) the manifest arrays it holds too.
-            return memo.pools.horizontalEntries.entries.withUnsafeBufferPointer { entries in
-                diagnostics += entries[i].diagnostics
+            return pools.horizontalEntries.entries.withUnsafeBufferPointer { entries in
+                noteAgain(entries[i].diagnostics)
                 return (entries[i].top, entries[i].bottom, entries[i].secondary, entries[i].declared)
             }
         }
@@ -511,8 +542,8 @@ struct LayoutBuilder: Sendable {
         parts.declared = screen.overflowMenu.map(\.id)
         for item in screen.overflowMenu { itemDiagnostics(item, vertical: false) }
         if remembers {
-            parts.diagnostics = Array(diagnostics[mark...])
-            memo.pools.horizontalEntries.add(parts)
+            parts.diagnostics = diagnostics.suffix(from: mark)
+            pools.horizontalEntries.add(parts)
         }
         return (parts.top, parts.bottom, parts.secondary, parts.declared)
     }
@@ -638,18 +669,29 @@ struct LayoutBuilder: Sendable {
 
     /// Seed 002: "Keyboard accessory bars stay horizontal", attached to the keyboard.
     mutating func layoutAccessory(_ screen: Screen, band: Rect) {
+        let entries = accessoryEntries(screen.keyboardAccessory)
+        let out = fitHorizontal(.init(band: band, regions: regions, entries: entries, centerWidth: 0,
+                                                               hostsOverflowButton: true, menuPrefilled: false, direction: g.direction))
+        bars.append(Bar(id: screen.barIds.keyboardAccessory, container: screen.id, role: .keyboardAccessory, axis: .horizontal, edge: .bottom,
+                        frame: band, background: false, items: out.items, overflow: out.hasOverflowButton ? out.displaced : [], tabBar: nil))
+    }
+
+    /// A keyboard accessory's entries: they depend on its items alone, so a memo hands back
+    /// the ones made for the same items (storage), and the fit finds them the same storage.
+    mutating func accessoryEntries(_ items: [Item]) -> [BarEntry] {
+        if let i = pools.accessoryEntries.firstIndex(where: { BuildMemo.identical($0.pointee.items, items) }) {
+            return pools.accessoryEntries.entries[i].entries
+        }
         var entries: [BarEntry] = []
         var afterFlexible = false
-        for (position, item) in screen.keyboardAccessory.enumerated() {
+        for (position, item) in items.enumerated() {
             if item.kind == .flexibleSpacer { afterFlexible = true }
             var e = EntryBuilder.item(item, group: position, bottom: false, vertical: false, profile: p)
             e.trailing = afterFlexible
             entries.append(e)
         }
-        let out = fitHorizontal(.init(band: band, regions: regions, entries: entries, centerWidth: 0,
-                                                               hostsOverflowButton: true, menuPrefilled: false, direction: g.direction))
-        bars.append(Bar(id: screen.barIds.keyboardAccessory, container: screen.id, role: .keyboardAccessory, axis: .horizontal, edge: .bottom,
-                        frame: band, background: false, items: out.items, overflow: out.hasOverflowButton ? out.displaced : [], tabBar: nil))
+        if remembers { pools.accessoryEntries.add(.init(items: items, entries: entries)) }
+        return entries
     }
 
     // MARK: - Custom bars and floating buttons
@@ -658,7 +700,7 @@ struct LayoutBuilder: Sendable {
     /// to your view … never moves into the vertical bar." One that follows
     /// toolbarVerticalEdge is laid out by the app in the column's free space.
     mutating func layoutCustomBars(_ screen: Screen, vertical: Bool, preferredEdge: HorizontalEdge?, area: Rect) -> [CustomInfo] {
-        var out = Reused(remembers ? previous.built.custom : [], capacity: screen.customBars.count)
+        var out = Reused(remembers ? memo.built.custom : [], capacity: screen.customBars.count)
         for bar in screen.customBars {
             let thickness = bar.kind == .tabBar ? p.tabBarHeight : p.itemLength
             var frame: Rect
@@ -676,8 +718,9 @@ struct LayoutBuilder: Sendable {
                 note(.customBarStaysPut, bar.id, "custom \(bar.kind.rawValue) \"\(bar.id)\" will not move into the vertical bar; use the system container, or lay it out from toolbarVerticalEdge and the safe area")
             }
             let collides: [RegionKind]
-            if let kept = out.reuse({ $0.id == bar.id && $0.frame == frame && $0.verticalBarEdge == preferredEdge && overlapped.lists($0.collides) }) {
-                collides = kept.collides
+            if out.reuse({ $0.pointee.id == bar.id && $0.pointee.frame == frame && $0.pointee.verticalBarEdge == preferredEdge
+                           && overlapped.lists($0.pointee.collides) }) {
+                collides = out.lastKept.collides
             } else {
                 collides = overlapped.list
                 out.appendNew(CustomInfo(id: bar.id, frame: frame, verticalBarEdge: preferredEdge, collides: collides))
@@ -719,7 +762,7 @@ struct LayoutBuilder: Sendable {
     /// Seed 001: floating buttons are the app's to place: "place it from the safe area"
     /// and "Keep it off the fold".
     mutating func layoutFloating(_ screen: Screen, area: Rect, safe: Insets) -> [FloatingInfo] {
-        var out = Reused(remembers ? previous.built.floating : [], capacity: screen.floatingButtons.count)
+        var out = Reused(remembers ? memo.built.floating : [], capacity: screen.floatingButtons.count)
         for button in screen.floatingButtons {
             let fromSafeArea = button.anchor == .safeArea
             let leftInset = fromSafeArea ? (g.direction == .ltr ? safe.leading : safe.trailing) : 0
@@ -741,7 +784,7 @@ struct LayoutBuilder: Sendable {
             if !fromSafeArea {
                 note(.floatingButtonFromScreenEdge, button.id, "floating button \"\(button.id)\" is placed from the screen edge; offset it from the safe area so the controls never hide it")
             }
-            if out.reuse({ $0.id == button.id && $0.frame == frame }) == nil { out.appendNew(FloatingInfo(id: button.id, frame: frame)) }
+            if !out.reuse({ $0.pointee.id == button.id && $0.pointee.frame == frame }) { out.appendNew(FloatingInfo(id: button.id, frame: frame)) }
         }
         return out.array
     }
@@ -766,14 +809,14 @@ struct LayoutBuilder: Sendable {
     mutating func badgeDiagnostics(_ displaced: [String], screen: Screen) {
         // Most toolbars badge nothing: then no displaced id needs looking up.
         guard !displaced.isEmpty, screen.toolbar.hasBadgedItem else { return }
-        if let i = memo.pools.badgeNotes.firstIndex(where: { BuildMemo.identical($0.toolbar, screen.toolbar) && $0.displaced == displaced }) {
-            diagnostics += memo.pools.badgeNotes.entries[i].diagnostics
+        if let i = pools.badgeNotes.firstIndex(where: { BuildMemo.identical($0.pointee.toolbar, screen.toolbar) && $0.pointee.displaced == displaced }) {
+            noteAgain(pools.badgeNotes.entries[i].diagnostics)
             return
         }
         let mark = diagnostics.count
         for id in displaced { badgeDiagnostic(id, screen: screen) }
         if remembers {
-            memo.pools.badgeNotes.add(.init(toolbar: screen.toolbar, displaced: displaced, diagnostics: Array(diagnostics[mark...])))
+            pools.badgeNotes.add(.init(toolbar: screen.toolbar, displaced: displaced, diagnostics: diagnostics.suffix(from: mark)))
         }
     }
 
@@ -787,12 +830,12 @@ struct LayoutBuilder: Sendable {
     /// A custom bar's overlap note: the previous build's when the bar overlaps the same
     /// kinds of region (its message is the same), so a keyboard moving under it builds none.
     mutating func collisionNote(_ id: String, _ collides: [RegionKind]) {
-        if let i = memo.pools.collisionNotes.firstIndex(where: { $0.subject == id && $0.collides == collides }) {
-            diagnostics.append(memo.pools.collisionNotes.entries[i].note)
+        if let i = pools.collisionNotes.firstIndex(where: { $0.pointee.subject == id && $0.pointee.collides == collides }) {
+            pools.collisionNotes.entries.withUnsafeBufferPointer { all in diagnostics.append((all.baseAddress! + i).pointer(to: \.note)!) }
             return
         }
         note(.customBarCollides, id, "custom bar \"\(id)\" overlaps \(collides.map(\.rawValue).joined(separator: ", ")); query reserved regions")
-        if remembers { memo.pools.collisionNotes.add(.init(subject: id, collides: collides, note: diagnostics[diagnostics.count - 1])) }
+        if remembers { pools.collisionNotes.add(.init(subject: id, collides: collides, note: diagnostics[diagnostics.count - 1])) }
     }
 
     mutating func manifestDiagnostics() {
@@ -800,8 +843,8 @@ struct LayoutBuilder: Sendable {
         guard let tv = scene.tabView else { return }
         // It reads the manifest alone: a memo hands back the previous build's for the same tab
         // view (read in place: binding the memo's entry or the tab view copied them).
-        if memo.tabViewNotes?.tabView == tv, BuildMemo.identical(memo.tabViewNotes!.containers, app.containers) {
-            diagnostics += memo.tabViewNotes!.diagnostics
+        if tabViewNotes?.tabView == tv, BuildMemo.identical(tabViewNotes!.containers, app.containers) {
+            noteAgain(tabViewNotes!.diagnostics)
             return
         }
         guard case .tabView(let spec) = app.containers[tv] else { return }
@@ -811,7 +854,7 @@ struct LayoutBuilder: Sendable {
             note(.inconsistentOptOut, spec.id, "tabs of \"\(spec.id)\" opt out of the vertical bar differently; the layout will jump as people switch tabs")
         }
         if remembers {
-            memo.tabViewNotes = .init(containers: app.containers, tabView: tv, diagnostics: Array(diagnostics[mark...]))
+            tabViewNotes = .init(containers: app.containers, tabView: tv, diagnostics: diagnostics.suffix(from: mark))
         }
     }
 }

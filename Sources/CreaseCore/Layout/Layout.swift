@@ -142,10 +142,12 @@ extension Bar {
     /// `==`, field by field, reading the other bar in place (the synthesized `==`, inlined,
     /// copied both bars and retained their strings and arrays): the builder's test for
     /// taking the last build's bar instead of the one it just made.
-    func sameContent(as o: UnsafePointer<Bar>) -> Bool {
-        id == o.pointee.id && frame == o.pointee.frame && items == o.pointee.items && overflow == o.pointee.overflow
-            && background == o.pointee.background && container == o.pointee.container && role == o.pointee.role
-            && axis == o.pointee.axis && edge == o.pointee.edge && tabBar == o.pointee.tabBar
+    /// Both bars read in place: a method on one copied it first.
+    static func sameContent(_ a: UnsafePointer<Bar>, _ o: UnsafePointer<Bar>) -> Bool {
+        a.pointee.id == o.pointee.id && a.pointee.frame == o.pointee.frame && a.pointee.items == o.pointee.items
+            && a.pointee.overflow == o.pointee.overflow && a.pointee.background == o.pointee.background
+            && a.pointee.container == o.pointee.container && a.pointee.role == o.pointee.role
+            && a.pointee.axis == o.pointee.axis && a.pointee.edge == o.pointee.edge && a.pointee.tabBar == o.pointee.tabBar
     }
 }
 

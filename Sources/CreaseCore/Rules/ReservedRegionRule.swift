@@ -71,22 +71,32 @@ public enum FreeSpace {
     public static func largestInterval(in band: Rect, axis: Axis, avoiding regions: [Region]) -> (Double, Double) {
         let lo = axis == .vertical ? band.y : band.x
         let hi = axis == .vertical ? band.maxY : band.maxX
-        // Blocked intervals, sorted by start (insertion sort: there are at most a handful).
-        var blocked: [(Double, Double)] = []
-        for r in regions where r.frame.intersects(band) {
-            let s = axis == .vertical ? r.frame.y : r.frame.x
-            let e = axis == .vertical ? r.frame.maxY : r.frame.maxX
-            var i = blocked.count
-            blocked.append((s, e))
-            while i > 0, blocked[i - 1].0 > s { blocked.swapAt(i, i - 1); i -= 1 }
+        // Most bands cross no region: the sweep below over no blocked interval, without its buffer.
+        guard regions.contains(where: { $0.frame.intersects(band) }) else {
+            return hi - lo > lo - lo ? (lo, hi) : (lo, lo)
         }
-        var best = (lo, lo)
-        var cursor = lo
-        for (s, e) in blocked {
-            if s > cursor, min(s, hi) - cursor > best.1 - best.0 { best = (cursor, min(s, hi)) }
-            cursor = max(cursor, e)
+        // Blocked intervals, sorted by start (insertion sort: there are at most a handful),
+        // on the stack: an array allocated whenever a region crossed the band.
+        return withUnsafeTemporaryAllocation(of: (Double, Double).self, capacity: regions.count) { blocked in
+            var count = 0
+            regions.withUnsafeBufferPointer { all in
+                for r in all where r.frame.intersects(band) {
+                    let s = axis == .vertical ? r.frame.y : r.frame.x
+                    let e = axis == .vertical ? r.frame.maxY : r.frame.maxX
+                    var i = count
+                    while i > 0, blocked[i - 1].0 > s { blocked[i] = blocked[i - 1]; i -= 1 }
+                    blocked[i] = (s, e)
+                    count += 1
+                }
+            }
+            var best = (lo, lo)
+            var cursor = lo
+            for (s, e) in blocked[..<count] {
+                if s > cursor, min(s, hi) - cursor > best.1 - best.0 { best = (cursor, min(s, hi)) }
+                cursor = max(cursor, e)
+            }
+            if hi - cursor > best.1 - best.0 { best = (cursor, hi) }
+            return best
         }
-        if hi - cursor > best.1 - best.0 { best = (cursor, hi) }
-        return best
     }
 }
