@@ -94,6 +94,23 @@ struct EngineShortcutTests {
         #expect(compared > 3_000 && unchanged > 100)
     }
 
+    /// UI events revisit a few scenes (push and pop, present and dismiss, tab switches): the
+    /// engine keeps the last four and takes one again instead of resolving it.
+    @Test("a scene taken from the recent scenes equals the scene resolved anew, over random events", arguments: BuiltinApps.names)
+    func recentScenesEqualResolvedOnes(app name: String) {
+        let a = builtin(name)
+        var gen = RevisitingEvents(seed: 41, app: a)
+        var driver = Engine(profile: .builtin, app: a), cache = driver
+        var checked = 0
+        for _ in 0..<800 {
+            guard (try? driver.apply(gen.next())) != nil else { continue }
+            let g = ScreenGeometryRule.geometry(profile: driver.profile, state: driver.state)
+            #expect(cache.scene(of: SceneKey(ui: driver.state.ui, geometry: g)) == Scene(app: a, ui: driver.state.ui, geometry: g))
+            checked += 1
+        }
+        #expect(checked > 500)
+    }
+
     /// Evicted layouts wait in `retired` until the shell frees them: when it does (after
     /// every event, now and then, or never) changes no layout, and the wait stays bounded.
     @Test("freeing evicted layouts early, late or never gives the same layouts, and the wait is bounded",

@@ -24,6 +24,13 @@ public struct Engine: Sendable {
     /// (its `BuildMemo`), reused where its inputs did not change, and the current scene.
     private var builder: LayoutBuilder
     private var sceneKey: SceneKey
+    /// Scenes of recently seen UI states (and display, orientation, width class): going
+    /// back and forth (push and pop, a sheet presented and dismissed, tabs switched) revisits
+    /// a few, and resolving one walks the containers. Searched linearly; once full, a new
+    /// one replaces the oldest (`nextScene`). Emptied for a new app.
+    private var recentScenes: [(key: SceneKey, scene: Scene)] = []
+    private var nextScene = 0
+    static let sceneCapacity = 4
     /// Layouts of recently seen inputs. A rig folding back and forth, a keyboard going up
     /// and down or a Live Activity toggling revisits the same few inputs; those relayouts
     /// are a lookup. Searched linearly: no hashing, no order questions. The inputs are kept
@@ -148,9 +155,13 @@ public struct Engine: Sendable {
         if force {
             builder.app = app
         }
+        if force {
+            recentScenes.removeAll(keepingCapacity: true)
+            nextScene = 0
+        }
         if force || !sceneKey.matches(ui: state.ui, geometry: g) {
             sceneKey = SceneKey(ui: state.ui, geometry: g)
-            builder.scene = Scene(app: app, key: sceneKey)
+            builder.scene = scene(of: sceneKey)
         }
         builder.state.assign(state)
         builder.g = g
@@ -163,6 +174,19 @@ public struct Engine: Sendable {
         digest = digestAlgorithm.digest(body)
         remember(consume inputs, consume layout, consume body)
         return digest != old
+    }
+
+    /// The scene of `key`: a recent one, or resolved and kept.
+    mutating func scene(of key: SceneKey) -> Scene {
+        if let i = recentScenes.firstIndex(where: { $0.key == key }) { return recentScenes[i].scene }
+        let scene = Scene(app: app, key: key)
+        if recentScenes.count < Engine.sceneCapacity {
+            recentScenes.append((key, scene))
+        } else {
+            recentScenes[nextScene] = (key, scene)
+            nextScene = (nextScene + 1) % Engine.sceneCapacity
+        }
+        return scene
     }
 
     private func recentIndex(of wanted: LayoutInputs) -> Int? {
