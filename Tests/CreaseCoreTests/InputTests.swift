@@ -83,55 +83,48 @@ import Testing
         }
     }
 
+    /// The 16-byte blocks of `bytes` as docs/layout.md reads them: zero-padded, each two
+    /// little-endian words.
+    static func blocksByDefinition(_ bytes: [UInt8]) -> [(a: UInt64, b: UInt64)] {
+        var padded = bytes
+        while padded.count % 16 != 0 { padded.append(0) }
+        func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(padded[at + $1]) << (8 * UInt64($1)) } }
+        return stride(from: 0, to: padded.count, by: 16).map { (word($0), word($0 + 8)) }
+    }
+
+    /// Pseudo-random byte strings of every length from 0 to 300 (every remainder of 64 and of 16).
+    static func everyLength(seed: UInt64) -> [[UInt8]] {
+        var state = seed
+        var bytes: [UInt8] = []
+        var out: [[UInt8]] = [bytes]
+        for _ in 0..<300 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            bytes.append(UInt8(truncatingIfNeeded: state >> 56))
+            out.append(bytes)
+        }
+        return out
+    }
+
     /// crease64x4 reads four blocks per turn into four lanes, and the tail's blocks one by
     /// one; its definition deals each block to lane `j % 4`. At every length the two agree.
     @Test("crease64x4's loop equals its definition, block by block into four lanes, at every length")
     func crease64x4BlockByBlock() {
-        func byDefinition(_ bytes: [UInt8]) -> UInt64 {
-            var padded = bytes
-            while padded.count % 16 != 0 { padded.append(0) }
+        for bytes in Self.everyLength(seed: 0x9e37_79b9_7f4a_7c15) {
             var lanes: [UInt64] = [0, 0, 0, 0]
-            for (j, start) in stride(from: 0, to: padded.count, by: 16).enumerated() {
-                var a: UInt64 = 0, b: UInt64 = 0
-                for k in 0..<8 { a |= UInt64(padded[start + k]) << (8 * UInt64(k)) }
-                for k in 0..<8 { b |= UInt64(padded[start + 8 + k]) << (8 * UInt64(k)) }
-                lanes[j % 4] = Digest.step(lanes[j % 4], a, b)
-            }
+            for (j, block) in Self.blocksByDefinition(bytes).enumerated() { lanes[j % 4] = Digest.step(lanes[j % 4], block.a, block.b) }
             var h: UInt64 = 0
             for lane in lanes { h = Digest.chain(h, lane) }
-            return Digest.fmix64(h ^ UInt64(bytes.count))
-        }
-        var state: UInt64 = 0x9e37_79b9_7f4a_7c15
-        var bytes: [UInt8] = []
-        for n in 0...300 {
-            #expect(Digest.crease64x4(bytes) == byDefinition(bytes), "\(n) bytes")
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            bytes.append(UInt8(truncatingIfNeeded: state >> 56))
+            #expect(Digest.crease64x4(bytes) == Digest.fmix64(h ^ UInt64(bytes.count)), "\(bytes.count) bytes")
         }
     }
 
     /// crease64 reads four blocks per turn; its definition is one block per step. At every
-    /// length (every remainder of 64 and of 16) the two agree.
+    /// length the two agree.
     @Test("crease64's four-block loop equals its definition, one block per step, at every length")
     func crease64BlockByBlock() {
-        func byDefinition(_ bytes: [UInt8]) -> UInt64 {
-            var padded = bytes
-            while padded.count % 16 != 0 { padded.append(0) }
-            var h: UInt64 = 0
-            for start in stride(from: 0, to: padded.count, by: 16) {
-                var a: UInt64 = 0, b: UInt64 = 0
-                for k in 0..<8 { a |= UInt64(padded[start + k]) << (8 * UInt64(k)) }
-                for k in 0..<8 { b |= UInt64(padded[start + 8 + k]) << (8 * UInt64(k)) }
-                h = Digest.step(h, a, b)
-            }
-            return Digest.fmix64(h ^ UInt64(bytes.count))
-        }
-        var state: UInt64 = 0x2545_f491_4f6c_dd1d
-        var bytes: [UInt8] = []
-        for n in 0...300 {
-            #expect(Digest.crease64(bytes) == byDefinition(bytes), "\(n) bytes")
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            bytes.append(UInt8(truncatingIfNeeded: state >> 56))
+        for bytes in Self.everyLength(seed: 0x2545_f491_4f6c_dd1d) {
+            let h = Self.blocksByDefinition(bytes).reduce(0) { Digest.step($0, $1.a, $1.b) }
+            #expect(Digest.crease64(bytes) == Digest.fmix64(h ^ UInt64(bytes.count)), "\(bytes.count) bytes")
         }
     }
 }
