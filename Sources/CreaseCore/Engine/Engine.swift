@@ -134,10 +134,7 @@ public struct Engine: Sendable {
         if force {
             // A new app: nothing seen before applies. What the entries hold is freed with the
             // evicted layouts, after the reply.
-            while let entry = recentLayouts.popLast() {
-                if retired.count == Engine.retiredCapacity { retired.removeLast() }
-                retired.append(entry)
-            }
+            while let entry = recentLayouts.popLast() { retire(entry) }
             recentInputs.removeAll(keepingCapacity: true)
             recentUse.removeAll(keepingCapacity: true)
         } else if let hit = recentIndex(of: inputs) {
@@ -154,8 +151,6 @@ public struct Engine: Sendable {
         let g = ScreenGeometryRule.geometry(profile: profile, state: state)
         if force {
             builder.app = app
-        }
-        if force {
             recentScenes.removeAll(keepingCapacity: true)
             nextScene = 0
         }
@@ -216,9 +211,15 @@ public struct Engine: Sendable {
         // The evicted entry is swapped out into `retired`, unreleased: assigning into the
         // slot freed the evicted layout here, on the way to the reply.
         swap(&entry, &recentLayouts[slot])
-        if retired.count == Engine.retiredCapacity { retired.removeLast() }
-        retired.append(consume entry)
+        retire(consume entry)
         recentUse[slot] = recentClock
+    }
+
+    /// Puts an entry that left the recent layouts in `retired`, freeing the newest waiting
+    /// one first when the list is full.
+    private mutating func retire(_ entry: consuming RecentLayout) {
+        if retired.count == Engine.retiredCapacity { retired.removeLast() }
+        retired.append(entry)
     }
 
     /// Frees the layouts evicted from the recent cache since the last call. For the shell,

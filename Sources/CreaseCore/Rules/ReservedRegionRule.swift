@@ -71,7 +71,9 @@ public enum FreeSpace {
     public static func largestInterval(in band: Rect, axis: Axis, avoiding regions: [Region]) -> (Double, Double) {
         let lo = axis == .vertical ? band.y : band.x
         let hi = axis == .vertical ? band.maxY : band.maxX
-        // Most bands cross no region: the sweep below over no blocked interval, without its buffer.
+        // Most bands cross no region: the sweep below over no blocked interval, without its
+        // buffer. The test is the sweep's last one with cursor = lo and best = (lo, lo),
+        // written the same way so that infinite or empty bands give the same bits.
         guard regions.contains(where: { $0.frame.intersects(band) }) else {
             return hi - lo > lo - lo ? (lo, hi) : (lo, lo)
         }
