@@ -11,7 +11,7 @@
 ///   reaches.
 /// - A screen's entries and item diagnostics, which depend on the manifest alone, and
 ///   the badge notes of displaced items, which depend on the toolbar and the ids (pooled,
-///   in `Pools`, which the builder keeps apart from the two memos).
+///   in `Pools`, which the builder keeps beside the memo).
 /// - The last layout's arrays, taken again where they are the same.
 /// - Whether the build read `reduceTransparency`.
 struct BuildMemo: Sendable {
@@ -178,7 +178,7 @@ struct BuildMemo: Sendable {
     }
 
     /// Whatever earlier builds computed, bounded, kept by the builder from build to build
-    /// (not double-buffered like the rest of the memo): fits a build meets again (a tab
+    /// (not replaced as a build goes, like the memo): fits a build meets again (a tab
     /// switched back, a fold undone, a sheet dismissed), tab bars, and what each screen
     /// derives from the manifest. Only what was computed anew is added, so a build that
     /// reuses everything adds nothing.
@@ -313,7 +313,7 @@ extension Reused where Element == Diagnostic {
     /// `append`, reading the note in place (a note taken again from a memo is not copied unless added).
     @inline(__always)
     mutating func append(_ note: UnsafePointer<Diagnostic>) {
-        if !reuse({ $0.pointee.code == note.pointee.code && $0.pointee.subject == note.pointee.subject && $0.pointee.message == note.pointee.message }) {
+        if !reuse({ Diagnostic.same($0, note) }) {
             appendNew(note.pointee)
         }
     }

@@ -35,7 +35,7 @@ struct LayoutBuilder: Sendable {
     /// The last build's primary screen, at `primaryIndex` in `primaryIn` (the app's screens,
     /// held so no other array can have their address while it is kept), moved into the next
     /// build that shows it: a copy out of the app retained (and later released) each of its
-    /// strings and arrays. One slot, not in the swapped memos (a Screen is large to swap).
+    /// strings and arrays. One slot, beside the memo.
     var lastPrimary: Screen?
     var primaryIndex = -1
     var primaryIn: [Screen] = []

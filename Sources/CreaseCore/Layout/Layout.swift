@@ -151,6 +151,15 @@ extension Bar {
     }
 }
 
+extension Diagnostic {
+    /// `==`, reading both notes in place (the synthesized `==` copied both and retained their
+    /// strings): the builder's test for taking the last build's note, and the encoder's for
+    /// keeping the last body's diagnostics.
+    static func same(_ a: UnsafePointer<Diagnostic>, _ b: UnsafePointer<Diagnostic>) -> Bool {
+        a.pointee.code == b.pointee.code && a.pointee.subject == b.pointee.subject && a.pointee.message == b.pointee.message
+    }
+}
+
 /// Whether two arrays have the same count and `same` holds for each pair, read in place
 /// (copying an element out to compare it retains its strings and arrays); true at once
 /// for the same storage. The builder and the encoder compare the last layout's arrays so.

@@ -363,9 +363,7 @@ extension LayoutEncoder.Member {
             }
         case .floating: samePairs(a.floating, old.pointee.floating) { $0.pointee.id == $1.pointee.id }
         case .diagnostics:
-            samePairs(a.diagnostics, old.pointee.diagnostics) { x, y in
-                x.pointee.code == y.pointee.code && x.pointee.subject == y.pointee.subject && x.pointee.message == y.pointee.message
-            }
+            samePairs(a.diagnostics, old.pointee.diagnostics, Diagnostic.same)
         }
     }
 
