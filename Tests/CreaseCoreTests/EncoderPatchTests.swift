@@ -43,6 +43,9 @@ import Testing
             if chance(20) { l.device.width = number() }
             if chance(20) { move(&l.device.window) }
             if chance(5) { l.device.orientation = l.device.orientation == .portrait ? .landscapeLeft : .portrait }
+            if chance(10) { l.device.layoutDirection = l.device.layoutDirection == .ltr ? .rtl : .ltr }
+            if chance(5) { l.device.display = l.device.display == .outer ? .inner : .outer }
+            if chance(5) { l.device.pose = l.device.pose == .fullyOpen ? .partiallyOpen : .fullyOpen }
             move(&l.safeArea)
             move(&l.layoutMargins)
             for i in l.regions.indices where chance(50) { move(&l.regions[i].frame) }
@@ -104,6 +107,20 @@ import Testing
                 for i in l.bars[b].items.indices { l.bars[b].items[i].frame.y += dy }
             }
             #expect(encoder.encode(l) == l.encodeBody(), "move \(k)")
+        }
+    }
+
+    @Test("device names that change to names as long (ltr and rtl, outer and inner) are written over a patched head, as fresh")
+    func renamedHeadEqualsFresh() {
+        var l = Engine(profile: .builtin, app: builtin("tabs")).layout
+        var encoder = LayoutEncoder()
+        _ = encoder.encode(l)
+        for step in 0..<8 {
+            l.device.layoutDirection = l.device.layoutDirection == .ltr ? .rtl : .ltr
+            if step % 2 == 1 { l.device.display = l.device.display == .outer ? .inner : .outer }
+            if step % 4 == 3 { l.safeArea.leading += 1 }   // a number patched after the names
+            if step == 6 { l.device.orientation = .landscapeRight }   // names that do not fit: written anew
+            #expect(encoder.encode(l) == l.encodeBody(), "step \(step)")
         }
     }
 

@@ -140,6 +140,12 @@ struct LayoutEncoder: Sendable {
             }
         }
         patch.flush(&w)
+        if hasLast, !layout.device.sameNames(last.pointee.device) {
+            // A head patched though its names changed (they fit: `sameShape`) holds the old
+            // ones: they open the body, before any number, where the new ones go. (A head
+            // written anew already holds these.)
+            layout.device.overwriteNames(in: w)
+        }
         if diagnosticsLeft {
             // Diagnostics follow the screens shown: those of a screen popped come back.
             kept.recentDiagnostics.keep(last.pointee.diagnostics, slot: memberSlots[Member.diagnostics.rawValue], of: kept.lastBytes)
@@ -336,8 +342,7 @@ extension LayoutEncoder.Member {
     @inline(__always) private func sameShape(_ a: borrowing Layout, _ old: UnsafePointer<Layout>) -> Bool {
         switch self {
         case .head:
-            a.device.pose == old.pointee.device.pose && a.device.display == old.pointee.device.display && a.device.orientation == old.pointee.device.orientation
-                && a.device.layoutDirection == old.pointee.device.layoutDirection && a.device.sizeClass == old.pointee.device.sizeClass
+            (a.device.sameNames(old.pointee.device) || a.device.namesFit(old.pointee.device)) && a.device.sizeClass == old.pointee.device.sizeClass
                 && a.barAxis == old.pointee.barAxis && a.verticalBarEdge == old.pointee.verticalBarEdge && a.verticalBarSide == old.pointee.verticalBarSide
         case .regions: samePairs(a.regions, old.pointee.regions) { $0.pointee.kind == $1.pointee.kind }
         case .bars: false
@@ -498,15 +503,41 @@ extension SizeClassPair {
 
 extension DeviceInfo {
     fileprivate func write(_ w: inout RawWriter) {
-        w.literal(#"{"pose":"#); w.name(pose.jsonName)
-        w.literal(#","display":"#); w.name(display.jsonName)
-        w.literal(#","orientation":"#); w.name(orientation.jsonName)
-        w.literal(#","layoutDirection":"#); w.name(layoutDirection.jsonName)
+        writeNames(&w)
         w.literal(#","width":"#); w.centi(width)
         w.literal(#","height":"#); w.centi(height)
         w.literal(#","sizeClass":"#); sizeClass.write(&w)
         w.literal(#","window":"#); window.write(&w)
         w.byte(UInt8(ascii: "}"))
+    }
+
+    /// The device's opening, its four names: before any number of the body.
+    private func writeNames(_ w: inout RawWriter) {
+        w.literal(#"{"pose":"#); w.name(pose.jsonName)
+        w.literal(#","display":"#); w.name(display.jsonName)
+        w.literal(#","orientation":"#); w.name(orientation.jsonName)
+        w.literal(#","layoutDirection":"#); w.name(layoutDirection.jsonName)
+    }
+
+    fileprivate func sameNames(_ old: DeviceInfo) -> Bool {
+        pose == old.pose && display == old.display && orientation == old.orientation && layoutDirection == old.layoutDirection
+    }
+
+    /// Whether each name is as long as `old`'s (ltr and rtl, outer and inner): the head is
+    /// then patched, and its names written over the old ones (`overwriteNames`).
+    fileprivate func namesFit(_ old: DeviceInfo) -> Bool {
+        pose.jsonName.utf8CodeUnitCount == old.pose.jsonName.utf8CodeUnitCount
+            && display.jsonName.utf8CodeUnitCount == old.display.jsonName.utf8CodeUnitCount
+            && orientation.jsonName.utf8CodeUnitCount == old.orientation.jsonName.utf8CodeUnitCount
+            && layoutDirection.jsonName.utf8CodeUnitCount == old.layoutDirection.jsonName.utf8CodeUnitCount
+    }
+
+    /// Writes the names over those that open `body`, which fit them.
+    @inline(never) fileprivate func overwriteNames(in body: RawWriter) {
+        let opening: StaticString = #""device":"#
+        var w = RawWriter(over: body.base + opening.utf8CodeUnitCount, capacity: body.count - opening.utf8CodeUnitCount)
+        writeNames(&w)
+        assert(body.base[opening.utf8CodeUnitCount + w.count] == UInt8(ascii: ","), "names that do not fit")
     }
 }
 
@@ -794,6 +825,13 @@ struct RawWriter {
 
     init(capacity: Int) {
         base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    /// A writer over `capacity` bytes of storage it does not own (never to grow or be freed),
+    /// marking nothing: to write over bytes already written.
+    init(over storage: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        base = storage
         self.capacity = capacity
     }
 
