@@ -46,9 +46,9 @@ let sampleEvents: [Event] = [
 
     @Test func unknownVersionIsRefusedClearly() throws {
         var header = try recordTrace(events: [])
-        let text = String(decoding: header, as: UTF8.self).replacingFirst(#""version":3"#, with: #""version":4"#)
+        let text = String(decoding: header, as: UTF8.self).replacingFirst(#""version":4"#, with: #""version":5"#)
         header = Array(text.utf8)
-        #expect(throws: TraceError("trace format version 4 is not supported: this crease reads versions 1, 2 and 3", line: 1, offset: 0)) {
+        #expect(throws: TraceError("trace format version 5 is not supported: this crease reads versions 1, 2, 3 and 4", line: 1, offset: 0)) {
             try TraceFile(bytes: header)
         }
         #expect(throws: TraceError.self) { try TraceFile(bytes: Array(#"{"event":"hinge","angle":3}"#.utf8) + [0x0A]) }
@@ -60,7 +60,7 @@ let sampleEvents: [Event] = [
         }
     }
 
-    @Test("version-1 and version-2 traces hold FNV-1a and crease64 digests, and they still verify; version 3 holds crease64x4")
+    @Test("version-1, -2 and -3 traces hold FNV-1a, crease64 and crease64x4 digests, and they still verify; version 4 holds crease64v")
     func olderTracesVerifyWithTheirDigests() throws {
         let v1Start = Engine(profile: .builtin, app: builtin("tabs"), digestAlgorithm: .fnv1a64)
         let v1 = try TraceFile(bytes: try recordTrace(events: sampleEvents, layouts: true, start: v1Start))
@@ -71,24 +71,29 @@ let sampleEvents: [Event] = [
         #expect(replayed.eventsApplied == sampleEvents.count)
         #expect(replayed.engine.digest == Digest.fnv1a(replayed.engine.body))
 
-        let v2Start = Engine(profile: .builtin, app: builtin("tabs"), digestAlgorithm: .crease64)
-        let v2 = try TraceFile(bytes: try recordTrace(events: sampleEvents, layouts: true, start: v2Start))
-        #expect(v2.header.version == 2 && v2.header.digestAlgorithm == .crease64)
-        let v2Replayed = try TraceReplay.run(v2, verify: true)
-        #expect(v2Replayed.divergence == nil && v2Replayed.engine.digest == Digest.crease64(v2Replayed.engine.body))
+        var bodies = [replayed.engine.body], digests = [replayed.engine.digest]
+        for (version, algorithm) in [(2, DigestAlgorithm.crease64), (3, .crease64x4)] {
+            let start = Engine(profile: .builtin, app: builtin("tabs"), digestAlgorithm: algorithm)
+            let file = try TraceFile(bytes: try recordTrace(events: sampleEvents, layouts: true, start: start))
+            #expect(file.header.version == version && file.header.digestAlgorithm == algorithm)
+            let again = try TraceReplay.run(file, verify: true)
+            #expect(again.divergence == nil && again.engine.digest == algorithm.digest(again.engine.body), "version \(version)")
+            bodies.append(again.engine.body)
+            digests.append(again.engine.digest)
+        }
 
-        let v3 = try TraceFile(bytes: try recordTrace(events: sampleEvents, layouts: true))
-        #expect(v3.header.version == TraceHeader.currentVersion && v3.header.digestAlgorithm == .crease64x4)
-        let v3Replayed = try TraceReplay.run(v3, verify: true)
-        #expect(v3Replayed.divergence == nil && v3Replayed.engine.digest == Digest.crease64x4(v3Replayed.engine.body))
+        let v4 = try TraceFile(bytes: try recordTrace(events: sampleEvents, layouts: true))
+        #expect(v4.header.version == TraceHeader.currentVersion && v4.header.digestAlgorithm == .crease64v)
+        let v4Replayed = try TraceReplay.run(v4, verify: true)
+        #expect(v4Replayed.divergence == nil && v4Replayed.engine.digest == Digest.crease64v(v4Replayed.engine.body))
         // The same layouts, byte for byte: only the digest differs.
-        #expect(replayed.engine.body == v3Replayed.engine.body && v2Replayed.engine.body == v3Replayed.engine.body)
-        #expect(Set([replayed.engine.digest, v2Replayed.engine.digest, v3Replayed.engine.digest]).count == 3)
+        #expect(bodies.allSatisfy { $0 == v4Replayed.engine.body })
+        #expect(Set(digests + [v4Replayed.engine.digest]).count == 4)
 
-        // An older version's header over crease64x4 records diverges at its initial digest.
-        for older in ["1", "2"] {
+        // An older version's header over crease64v records diverges at its initial digest.
+        for older in ["1", "2", "3"] {
             let relabeled = String(decoding: try recordTrace(events: sampleEvents), as: UTF8.self)
-                .replacingFirst(#""version":3"#, with: #""version":\#(older)"#)
+                .replacingFirst(#""version":4"#, with: #""version":\#(older)"#)
             let wrong = try TraceReplay.run(try TraceFile(bytes: Array(relabeled.utf8)), verify: true)
             #expect(wrong.divergence?.kind == .initialDigest)
         }

@@ -17,8 +17,8 @@ import Testing
         return String(doc[open.upperBound..<close.lowerBound])
     }
 
-    @Test("the Python reference in docs/layout.md recomputes the engine's digests, and version 2's crease64",
-          arguments: [DigestAlgorithm.crease64x4, .crease64])
+    @Test("the Python reference in docs/layout.md recomputes the engine's digests, and versions 3 and 2's crease64x4 and crease64",
+          arguments: [DigestAlgorithm.crease64v, .crease64x4, .crease64])
     func pythonReferenceAgrees(_ algorithm: DigestAlgorithm) throws {
         var lines: [UInt8] = []
         // Real layouts of every built-in app through a few changes.
@@ -32,7 +32,7 @@ import Testing
                 lines += engine.layoutJSON() + [0x0A]
             }
         }
-        // Bodies of every length around the 16-byte blocks and the four lanes' 64, including an empty one.
+        // Bodies of every length around the 16-byte blocks and the 64-byte stripes, including an empty one.
         for n in 0..<140 {
             let body = (0..<n).map { UInt8(0x20 + ($0 * 7 + n) % 90) }
             lines += Layout.assemble(seq: n, digest: algorithm.digest(body), body: body) + [0x0A]
@@ -45,7 +45,7 @@ import Testing
 
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", script.path] + (algorithm == .crease64 ? ["--version-2"] : [])
+        p.arguments = ["python3", script.path] + (algorithm == .crease64v ? [] : ["--version-\(algorithm.traceVersion)"])
         let input = Pipe(), output = Pipe(), errors = Pipe()
         p.standardInput = input
         p.standardOutput = output

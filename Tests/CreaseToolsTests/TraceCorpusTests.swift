@@ -12,9 +12,9 @@ enum Corpus {
     }
 
     /// Traces recorded in older format versions (version 1: FNV-1a digests, version 2:
-    /// crease64), kept as they were in `version-N/`.
+    /// crease64, version 3: crease64x4), kept as they were in `version-N/`.
     static func olderTraces() throws -> [String] {
-        try [1, 2].flatMap { version in
+        try [1, 2, 3].flatMap { version in
             try FileManager.default.contentsOfDirectory(atPath: directory + "/version-\(version)").filter { $0.hasSuffix(".jsonl") }
                 .sorted().map { "version-\(version)/" + $0 }
         }
@@ -61,8 +61,8 @@ enum Corpus {
     @Test(arguments: try Corpus.olderTraces())
     func olderVersionTracesStillVerify(_ name: String) throws {
         let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: Corpus.directory + "/" + name)!))
-        let version = name.hasPrefix("version-1/") ? 1 : 2
-        #expect(file.header.version == version && file.header.digestAlgorithm == (version == 1 ? .fnv1a64 : .crease64))
+        let version = Int(name.dropFirst("version-".count).prefix(1))!
+        #expect(file.header.version == version && file.header.digestAlgorithm == DigestAlgorithm(traceVersion: version))
         let outcome = try TraceReplay.run(file, verify: true)
         #expect(outcome.divergence == nil, "\(outcome.divergence?.summary ?? "")")
         #expect(outcome.eventsApplied > 50)

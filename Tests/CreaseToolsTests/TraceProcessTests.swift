@@ -291,13 +291,14 @@ func text(_ value: JSONValue?) -> String? { if case .string(let s)? = value { s 
         let info = try runProgram(Built.crease, ["trace", "info", whole], in: scratch)
         #expect(info.status == 0 && info.stdout.contains("select 6"), "\(info.stdout)")
 
-        let future = "\(scratch.path)/v4.jsonl"
-        let v4 = String(decoding: source, as: UTF8.self).replacingFirst(#""version":1,"#, with: #""version":4,"#)
-            .replacingFirst(#""version":2,"#, with: #""version":4,"#).replacingFirst(#""version":3,"#, with: #""version":4,"#)
-        #expect(FileManager.default.createFile(atPath: future, contents: Data(v4.utf8)))
+        let future = "\(scratch.path)/v5.jsonl"
+        let v5 = String(decoding: source, as: UTF8.self).replacingFirst(#""version":1,"#, with: #""version":5,"#)
+            .replacingFirst(#""version":2,"#, with: #""version":5,"#).replacingFirst(#""version":3,"#, with: #""version":5,"#)
+            .replacingFirst(#""version":4,"#, with: #""version":5,"#)
+        #expect(FileManager.default.createFile(atPath: future, contents: Data(v5.utf8)))
         let refused = try runProgram(Built.crease, ["replay", "--verify", future], in: scratch)
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("trace format version 4 is not supported: this crease reads versions 1, 2 and 3"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("trace format version 5 is not supported: this crease reads versions 1, 2, 3 and 4"), "\(refused.stderr)")
     }
 }
 

@@ -15,7 +15,7 @@ public struct Engine: Sendable {
     public var layout: Layout { recentLayouts.withUnsafeBufferPointer { $0[current].layout } }
     public var body: [UInt8] { recentLayouts.withUnsafeBufferPointer { $0[current].body } }
     public private(set) var digest: UInt64
-    /// crease64x4, except when replaying an older trace (crease64 or FNV-1a: `DigestAlgorithm`).
+    /// crease64v, except when replaying an older trace (crease64x4, crease64 or FNV-1a: `DigestAlgorithm`).
     public let digestAlgorithm: DigestAlgorithm
 
     /// Keeps the last encoded layout's bytes per member and bar, to copy what did not change.
@@ -64,12 +64,12 @@ public struct Engine: Sendable {
         var readsReduceTransparency: Bool
     }
 
-    public init(profile: DeviceProfile = .builtin, app: App, digestAlgorithm: DigestAlgorithm = .crease64x4) {
+    public init(profile: DeviceProfile = .builtin, app: App, digestAlgorithm: DigestAlgorithm = .crease64v) {
         self.init(profile: profile, app: app, state: DeviceState(app: app), seq: 0, digestAlgorithm: digestAlgorithm)
     }
 
     /// Resumes from a recorded state (trace slices, replays from the middle).
-    public init(profile: DeviceProfile, app: App, state: DeviceState, seq: Int, digestAlgorithm: DigestAlgorithm = .crease64x4) {
+    public init(profile: DeviceProfile, app: App, state: DeviceState, seq: Int, digestAlgorithm: DigestAlgorithm = .crease64v) {
         self.digestAlgorithm = digestAlgorithm
         self.profile = profile
         self.app = app
@@ -249,7 +249,7 @@ public struct Engine: Sendable {
 
     /// The layout computed with no caches at all: the reference for incremental relayout.
     public static func fromScratch(profile: DeviceProfile, app: App, state: DeviceState, seq: Int,
-                                   digestAlgorithm: DigestAlgorithm = .crease64x4) -> [UInt8] {
+                                   digestAlgorithm: DigestAlgorithm = .crease64v) -> [UInt8] {
         let body = LayoutBuilder.build(profile: profile, app: app, state: state).encodeBody()
         return Layout.assemble(seq: seq, digest: digestAlgorithm.digest(body), body: body)
     }

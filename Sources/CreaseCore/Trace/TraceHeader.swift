@@ -2,12 +2,12 @@
 /// so a file replays with nothing else. Each file of a rotated run has its own full
 /// header whose `initial` member holds the state at the point the file begins.
 public struct TraceHeader: Sendable, Equatable {
-    /// The format version this build writes. It reads versions 1 and 2 too: the same
-    /// records, with FNV-1a and crease64 digests (see `DigestAlgorithm`).
-    public static let currentVersion = 3
-    public static let readableVersions = [1, 2, 3]
+    /// The format version this build writes. It reads versions 1, 2 and 3 too: the same
+    /// records, with FNV-1a, crease64 and crease64x4 digests (see `DigestAlgorithm`).
+    public static let currentVersion = 4
+    public static let readableVersions = [1, 2, 3, 4]
 
-    /// `1, 2 and 3`.
+    /// `1, 2, 3 and 4`.
     static func listed(_ versions: [Int]) -> String {
         let names = versions.map(String.init)
         guard let last = names.last, names.count > 1 else { return names.first ?? "" }
@@ -73,7 +73,7 @@ public struct TraceHeader: Sendable, Equatable {
     }
 
     /// Which digest the file's records hold.
-    public var digestAlgorithm: DigestAlgorithm { DigestAlgorithm(traceVersion: version) ?? .crease64x4 }
+    public var digestAlgorithm: DigestAlgorithm { DigestAlgorithm(traceVersion: version) ?? .crease64v }
 
     /// The engine at the point this file begins, computing the digest its records hold.
     public func makeEngine() -> Engine {

@@ -89,8 +89,8 @@ enum ReplayCommand {
     /// `--no-load` the daemon must already be at the trace's starting digest. With
     /// `--verify` each event carries its seq as `id` and every reply's digest is checked.
     static func intoDaemon(_ file: TraceFile, path: String, socket: String, speed: Double, verify: Bool, load: Bool) throws -> Int32 {
-        // A live daemon digests with crease64x4; older traces recorded crease64 or FNV-1a.
-        if verify, file.header.digestAlgorithm != .crease64x4 {
+        // A live daemon digests with crease64v; older traces recorded crease64x4, crease64 or FNV-1a.
+        if verify, file.header.digestAlgorithm != .crease64v {
             throw UsageError("\(path) is a version-\(file.header.version) trace with \(file.header.digestAlgorithm.name) digests, which a running creased does not compute: verify it in process (without --to)")
         }
         let client = try SocketStreamer(path: socket)
