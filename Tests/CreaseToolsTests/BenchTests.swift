@@ -105,7 +105,9 @@ import Testing
         let detail = try #require(scenarios[0]["detail"] as? [[String: Any]])
         #expect(detail.count == 16)
         let targets = try #require(scenarios[0]["targets"] as? [[String: Any]])
-        #expect(targets.count == 3)
+        // tabs: miss, scratch, unchanged; large: miss.
+        #expect(targets.count == 4)
+        #expect(targets.compactMap { $0["name"] as? String }.last == "incremental relayout p50 (cache miss), large")
         #expect(targets.allSatisfy { $0["met"] is Bool })
     }
 

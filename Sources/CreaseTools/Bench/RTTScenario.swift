@@ -161,8 +161,11 @@ enum RTTScenario {
         report.figures.append(Figure(name: "\(tag): p99 ratio creased / echo", value: p99Ratio, unit: "x"))
         report.figures.append(Figure(name: "\(tag): p50 added by creased", value: (Double(d.p50Ns) - Double(e.p50Ns)) / 1000, unit: "us"))
         if placement != .free {
-            report.targets.append(TargetCheck(name: "rtt p50 / echo p50 (\(tag))", measured: p50Ratio, bound: .atMost, limit: 1.5, unit: "x"))
-            report.targets.append(TargetCheck(name: "rtt p99 / echo p99 (\(tag))", measured: p99Ratio, bound: .atMost, limit: 2, unit: "x"))
+            // Same core: issue 14's 1.2x and 1.5x; split cores: the scheduler's hand-off between
+            // CPUs is in both, so the older 1.5x and 2x.
+            let same = placement == .same
+            report.targets.append(TargetCheck(name: "rtt p50 / echo p50 (\(tag))", measured: p50Ratio, bound: .atMost, limit: same ? 1.2 : 1.5, unit: "x"))
+            report.targets.append(TargetCheck(name: "rtt p99 / echo p99 (\(tag))", measured: p99Ratio, bound: .atMost, limit: same ? 1.5 : 2, unit: "x"))
         }
         return report
     }
