@@ -426,29 +426,34 @@ public struct DaemonCore {
     /// still in `clients`; `lastSender` is known to be, without a lookup). Static: a method of
     /// the core, called from a mutating one, copied the whole core per batch.
     static func sendAcks(_ acks: ArraySlice<Ack>, clients: [Int: Client], lastSender: Int?, at now: UInt64, into out: inout DaemonActions) {
-        guard let first = acks.first else { return }
-        if acks.allSatisfy({ $0.client == first.client }) {
-            appendAcks(acks, for: first.client, clients: clients, lastSender: lastSender, at: now, into: &out)
-            return
-        }
-        var done: [Int] = []
-        for ack in acks where !done.contains(ack.client) {
-            done.append(ack.client)
-            appendAcks(acks, for: ack.client, clients: clients, lastSender: lastSender, at: now, into: &out)
+        // Acks are read in place: a loop over the slice copied each one (its id, its held
+        // reply) and destroyed it again, about 140 instructions per acknowledged event.
+        acks.withUnsafeBufferPointer { acks in
+            guard !acks.isEmpty else { return }
+            let first = acks[0].client
+            if acks.indices.allSatisfy({ acks[$0].client == first }) {
+                appendAcks(acks, for: first, clients: clients, lastSender: lastSender, at: now, into: &out)
+                return
+            }
+            var done: [Int] = []
+            for i in acks.indices where !done.contains(acks[i].client) {
+                done.append(acks[i].client)
+                appendAcks(acks, for: acks[i].client, clients: clients, lastSender: lastSender, at: now, into: &out)
+            }
         }
     }
 
-    private static func appendAcks(_ acks: ArraySlice<Ack>, for client: Int, clients: [Int: Client], lastSender: Int?, at now: UInt64,
-                                   into out: inout DaemonActions) {
+    private static func appendAcks(_ acks: UnsafeBufferPointer<Ack>, for client: Int, clients: [Int: Client], lastSender: Int?,
+                                   at now: UInt64, into out: inout DaemonActions) {
         guard client == lastSender || clients.index(forKey: client) != nil else { return }
         let start = out.bytes.count
-        for ack in acks where ack.client == client {
-            if let held = ack.held {
-                out.bytes += held.reply
+        for i in acks.indices where acks[i].client == client {
+            if acks[i].held != nil {
+                out.bytes += acks[i].held!.reply
                 continue
             }
-            Reply.appendEventAck(id: ack.id, seq: ack.seq, changed: ack.changed, digest: ack.digest,
-                                 latencyNs: now &- ack.readNs, to: &out.bytes)
+            Reply.appendEventAck(id: acks[i].id, seq: acks[i].seq, changed: acks[i].changed, digest: acks[i].digest,
+                                 latencyNs: now &- acks[i].readNs, to: &out.bytes)
         }
         out.write(client: client, from: start)
     }
