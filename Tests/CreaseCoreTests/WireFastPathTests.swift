@@ -44,6 +44,20 @@ import Testing
         }
     }
 
+    @Test("numeric ids: whole numbers read straight, any other number through the parser's reader, as the full parser reads them")
+    func numericIdsAgree() {
+        // Taken on the fast path, each decoding as the full parser decodes it.
+        for id in ["0", "7", "42", "9007199254740991", "9007199254740992", "1234567890123456", "1.5", "0.25", "1e3", "2E-2",
+                   "12.0", "-3", "-0.5", "0.1"] {
+            #expect(agree(#"{"event":"hinge","angle":3,"id":"# + id + "}"), "id \(id)")
+            #expect(agree(#"{"event":"hinge","angle":3,"id":"# + id + #","ts":5}"#), "id \(id), then ts")
+        }
+        // Not JSON: left to the full parser, which rejects them.
+        for id in ["01", "00", "1.", "1e", "-", "12345678901234567890x"] {
+            #expect(!agree(#"{"event":"hinge","angle":3,"id":"# + id + "}"), "id \(id)")
+        }
+    }
+
     @Test("edge cases either agree with the full parser or are left to it")
     func edgeCasesAgreeOrFallBack() {
         let declined = [

@@ -44,7 +44,17 @@ public enum WireFastPath {
 
     private static func idValue(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> JSONValue? {
         guard i < b.count else { return nil }
-        guard b[i] == UInt8(ascii: "\"") else { return number(b, &i).map { .number($0) } }
+        guard b[i] == UInt8(ascii: "\"") else {
+            // A whole number (what rigs send) straight, as exact as the parser reads it; any
+            // other number (a fraction, an exponent, 2^53 and beyond) through the parser's reader.
+            var end = i
+            if let n = TraceFastPath.unsigned(b, &end), n < 1 << 53,
+               end >= b.count || (b[end] != UInt8(ascii: ".") && b[end] | 0x20 != UInt8(ascii: "e")) {
+                i = end
+                return .number(Double(n))
+            }
+            return number(b, &i).map { .number($0) }
+        }
         let start = i + 1
         var end = start
         while end < b.count, b[end] != UInt8(ascii: "\"") {
