@@ -5,6 +5,9 @@
 /// angle reaches threshold + hysteresis and back down only at threshold − hysteresis,
 /// so an encoder jittering around a threshold never makes the pose flap.
 public enum HingePoseRule {
+    // Inlined: called apart, it took the whole profile by value, and every hinge tick copied
+    // it (~80 instructions of memcpy) to read three numbers.
+    @inline(__always)
     public static func nextPose(from current: Pose, angle: Double, profile p: DeviceProfile) -> Pose {
         let openUp = p.partialOpenThreshold + p.hingeHysteresis
         let closeDown = p.partialOpenThreshold - p.hingeHysteresis
