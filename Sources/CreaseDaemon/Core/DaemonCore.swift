@@ -262,7 +262,7 @@ public struct DaemonCore {
     }
 
     /// An event line from a client with `access`: applied if it may publish.
-    mutating func event(_ envelope: EventEnvelope, access: AccessLevel, line: UnsafeRawBufferPointer, from client: Int, readNs: UInt64,
+    mutating func event(_ envelope: consuming EventEnvelope, access: AccessLevel, line: UnsafeRawBufferPointer, from client: Int, readNs: UInt64,
                         now: UInt64, into out: inout DaemonActions) {
         guard access == .publish else {
             forbid("the \"\(envelope.event.name)\" event", field: "event", id: envelope.id, ts: envelope.ts, from: client, at: now, into: &out)
@@ -298,7 +298,7 @@ public struct DaemonCore {
         out.log(.debug, "client \(client): forbidden: \(wanted)")
     }
 
-    mutating func apply(_ envelope: EventEnvelope, line: UnsafeRawBufferPointer, from client: Int, readNs: UInt64, now: UInt64,
+    mutating func apply(_ envelope: consuming EventEnvelope, line: UnsafeRawBufferPointer, from client: Int, readNs: UInt64, now: UInt64,
                         into out: inout DaemonActions) {
         let changed: Bool
         do {
