@@ -44,9 +44,7 @@ public enum Event: Sendable, Equatable {
     case present(sheet: String)
     case dismiss
     case inspector(presented: Bool)
-    /// Boxed: an `App` inline made every event (and every envelope holding one) as large as a
-    /// manifest, copied field by field on the hot path of a hinge tick.
-    indirect case app(App)
+    case app(App)
 
     /// The event's wire name, as in the `"event"` key.
     public var name: String {
