@@ -422,9 +422,18 @@ enum TraceFastPath {
 
     @inline(__always) static func expect(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ s: StaticString) -> Bool {
         let n = s.utf8CodeUnitCount
-        guard i + n <= b.count else { return false }
-        let p = s.utf8Start
-        for k in 0..<n where b[i + k] != p[k] { return false }
+        guard i + n <= b.count, let base = b.baseAddress else { return false }
+        // Eight bytes per comparison: a hinge line's 26-byte opening was ~70 instructions a byte at a time.
+        let have = UnsafeRawPointer(base + i), want = UnsafeRawPointer(s.utf8Start)
+        var k = 0
+        while k &+ 8 <= n {
+            guard have.loadUnaligned(fromByteOffset: k, as: UInt64.self) == want.loadUnaligned(fromByteOffset: k, as: UInt64.self) else { return false }
+            k &+= 8
+        }
+        while k < n {
+            guard have.load(fromByteOffset: k, as: UInt8.self) == want.load(fromByteOffset: k, as: UInt8.self) else { return false }
+            k &+= 1
+        }
         i += n
         return true
     }
