@@ -453,8 +453,8 @@ public struct DaemonCore {
         guard client == lastSender || clients.index(forKey: client) != nil else { return }
         let start = out.bytes.count
         for i in acks.indices where acks[i].client == client {
-            if acks[i].held != nil {
-                out.bytes += acks[i].held!.reply
+            if let reply = acks[i].held?.reply {
+                out.bytes += reply
                 continue
             }
             Reply.appendEventAck(id: acks[i].id, seq: acks[i].seq, changed: acks[i].changed, digest: acks[i].digest,
