@@ -120,6 +120,32 @@ let sampleEvents: [Event] = [
                 == #"A{"seq":0,"t":0,"event":{"event":"hinge","angle":90},"digest":"00000000000000ab"}"# + "\n")
     }
 
+    @Test("an event record's length, counted without writing it, is the length written, at every digit count")
+    func eventRecordLengthMatchesTheRecord() {
+        let line = Array(" {\"event\":\"hinge\",\"angle\":90}\n".utf8)
+        let trimmed = line.count - 2
+        // Every power of ten and its neighbours, where the digit count changes, and the extremes.
+        var unsigned: [UInt64] = [0, .max, .max - 1]
+        var power: UInt64 = 1
+        for _ in 0..<20 {
+            unsigned += [power - 1, power, power + 1]
+            if power > UInt64.max / 10 { break }
+            power *= 10
+        }
+        let signed: [Int] = unsigned.map { Int(truncatingIfNeeded: $0 & UInt64(Int.max)) } + [-1, -10, -999, .min]
+        for (i, u) in unsigned.enumerated() {
+            let s = signed[(i * 7) % signed.count], c = signed[(i * 3 + 1) % signed.count]
+            for client in [c, nil] as [Int?] {
+                for latency in [u, nil] as [UInt64?] {
+                    var out: [UInt8] = []
+                    line.withUnsafeBytes { TraceEncoding.appendEvent(seq: s, t: u, client: client, event: $0, digest: u, latencyNs: latency, to: &out) }
+                    #expect(TraceEncoding.eventRecordLength(seq: s, t: u, client: client, eventBytes: trimmed, latencyNs: latency) == out.count,
+                            "seq \(s), t \(u), client \(String(describing: client)), latency \(String(describing: latency))")
+                }
+            }
+        }
+    }
+
     @Test func everyRecordKindRoundTrips() throws {
         let engine = try { () throws in var e = Engine(profile: .builtin, app: BuiltinApps.app(named: "tabs")!); try e.apply(.hinge(angle: 90)); return e }()
         let records: [TraceRecord] = [
@@ -348,5 +374,89 @@ extension String {
         let bytes = Array(utf8), t = Array(target.utf8)
         guard t.count <= bytes.count, let i = (0...(bytes.count - t.count)).first(where: { bytes[$0..<($0 + t.count)].elementsEqual(t) }) else { return self }
         return String(decoding: bytes[..<i] + Array(replacement.utf8) + bytes[(i + t.count)...], as: UTF8.self)
+    }
+}
+
+/// The trace writer's hand-off form: what the loop stages and the writer thread encodes
+/// must be, byte for byte, the records the loop used to encode itself.
+@Suite struct PendingRecordsTests {
+    /// A line of `n` bytes of JSON-ish text, with whitespace around it now and then (trimmed on the way).
+    static func line(_ n: Int, padded: Bool) -> [UInt8] {
+        var bytes = Array(#"{"event":"hinge","angle":"#.utf8)
+        while bytes.count < n - 1 { bytes.append(UInt8(ascii: "1")) }
+        bytes.append(UInt8(ascii: "}"))
+        return padded ? Array(" \t".utf8) + bytes + Array("\r\n".utf8) : bytes
+    }
+
+    @Test("staged, handed over in pieces and encoded, entries give the records encoded directly, and their lengths")
+    func entriesEncodeAsTheRecordsDo() {
+        var rng = SplitMix64(seed: 41)
+        for round in 0..<40 {
+            let staged = PendingRecords(capacity: 64)   // small, so appends grow it
+            let queue = PendingRecords(capacity: 64)
+            var expected: [UInt8] = []
+            var batchStart = 0
+            for i in 0..<Int(rng.next() % 12 + 1) {
+                if rng.next() % 4 == 0 {
+                    // A record encoded on the loop (a batch, a mark): it goes straight into the queue.
+                    let label = String(repeating: "m", count: Int(rng.next() % 20))
+                    var direct: [UInt8] = []
+                    TraceEncoding.appendMark(seq: i, t: UInt64(i), label: label, to: &direct)
+                    expected += direct
+                    #expect(queue.appendEncoded { TraceEncoding.appendMark(seq: i, t: UInt64(i), label: label, to: &$0) } == direct.count)
+                    continue
+                }
+                let seq = Int(rng.next() % 100_000), t = rng.next() >> UInt64(rng.next() % 64), readNs = rng.next() >> 2
+                let client = Int(rng.next() % 1000), digest = rng.next()
+                let bytes = PendingRecordsTests.line(Int(rng.next() % 90) + 2, padded: rng.next() % 3 == 0)
+                let layout: [UInt8]? = rng.next() % 3 == 0 ? Array(#"{"bars":[]}"#.utf8) + Array(repeating: UInt8(ascii: " "), count: Int(rng.next() % 9)) : nil
+                let entry = staged.count
+                bytes.withUnsafeBytes { staged.appendEvent(seq: seq, t: t, readNs: readNs, client: client, line: $0, digest: digest) }
+                if let layout { layout.withUnsafeBytes { staged.appendLayout(seq: seq, layout: $0, toEntryAt: entry) } }
+                // The layouts are queued at a time before or after the read: a latency, or none below zero.
+                let queuedNs = rng.next() % 2 == 0 ? readNs &+ rng.next() % 5_000_000 : readNs &- rng.next() % 1000
+                let latency = queuedNs >= readNs ? queuedNs - readNs : 0
+                var direct: [UInt8] = []
+                bytes.withUnsafeBytes {
+                    TraceEncoding.appendEvent(seq: seq, t: t, client: client, event: $0, digest: digest, latencyNs: latency, to: &direct)
+                }
+                if let layout { TraceEncoding.appendLayout(seq: seq, layout: layout, to: &direct) }
+                expected += direct
+                #expect(staged.settle(from: batchStart, queuedNs: queuedNs) == UInt64(direct.count), "round \(round), event \(i)")
+                queue.append(staged, batchStart..<staged.count)
+                batchStart = staged.count
+            }
+            var out: [UInt8] = [0x41]   // appends after what is there
+            queue.encode(to: &out)
+            #expect(out == [0x41] + expected, "round \(round)")
+            // In pieces of 200 bytes (or one record, if larger): as many whole records as fit.
+            var pieces: [UInt8] = []
+            var at = 0
+            while at < queue.count {
+                let room = max(200, queue.fileBytes(at: at))
+                var piece = [UInt8](repeating: 0, count: room)
+                let (next, n) = piece.withUnsafeMutableBytes { queue.encode(from: at, into: $0) }
+                #expect(next > at && n > 0 && n <= room)
+                #expect(next == queue.count || n + queue.fileBytes(at: next) > room, "stopped only where the next record does not fit")
+                pieces += piece[..<n]
+                at = next
+            }
+            #expect(pieces == expected, "round \(round)")
+            // Walking the entries gives each one's file length, and their sum.
+            var walked = 0
+            at = 0
+            while at < queue.count {
+                let entry = queue.entry(at: at)
+                walked += entry.fileBytes
+                at += entry.size
+            }
+            #expect(at == queue.count)
+            #expect(walked == expected.count)
+            queue.removeAll(keepingAtMost: 64)
+            #expect(queue.count == 0)
+            var empty: [UInt8] = []
+            queue.encode(to: &empty)
+            #expect(empty.isEmpty)
+        }
     }
 }

@@ -30,6 +30,34 @@ final class FillingFileSystem: TraceFileSystem, @unchecked Sendable {
     func close(_ fd: Int32) { real.close(fd) }
 }
 
+/// A file system that refuses one write, `after` writes from when it is told to (ENOSPC, part
+/// of the bytes taken), and takes every other.
+final class OneRefusalFileSystem: TraceFileSystem, @unchecked Sendable {
+    private let real = PosixTraceFileSystem()
+    private let lock = NSLock()
+    private var writesBeforeRefusal: Int?
+    private var refused = 0
+
+    func refuse(after writes: Int) { lock.withLock { writesBeforeRefusal = writes } }
+    var refusals: Int { lock.withLock { refused } }
+
+    func create(_ path: String) -> Result<Int32, TraceIOError> { real.create(path) }
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> TraceIOError? {
+        let refuse = lock.withLock { () -> Bool in
+            guard let n = writesBeforeRefusal else { return false }
+            writesBeforeRefusal = n == 0 ? nil : n - 1
+            if n == 0 { refused += 1 }
+            return n == 0
+        }
+        guard refuse else { return real.write(fd, bytes) }
+        _ = real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]))
+        return TraceIOError(code: ENOSPC, operation: "write")
+    }
+    func sync(_ fd: Int32) -> TraceIOError? { real.sync(fd) }
+    func truncate(_ fd: Int32, to length: Int) -> TraceIOError? { real.truncate(fd, to: length) }
+    func close(_ fd: Int32) { real.close(fd) }
+}
+
 /// A file system whose writes wait while `stalled` is set: a disk that stops answering for a while.
 final class StallingFileSystem: TraceFileSystem, @unchecked Sendable {
     private let real = PosixTraceFileSystem()
@@ -220,6 +248,42 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
         #expect(text.contains(#""gap":{"lost":"#) && text.contains("No space left on device"))
     }
 
+    /// The writer thread writes a large batch in pieces: a piece refused after others went
+    /// in loses the whole batch, and leaves none of it in the file.
+    @Test func aWriteRefusedPartWayThroughALargeBatchLeavesNoneOfIt() throws {
+        let daemon = FakeDaemon()
+        let disk = OneRefusalFileSystem()
+        let sink = try daemon.writer(.syncedRetryingFast(), files: disk)
+        try daemon.send(hingeWalk[0], to: sink)
+        try waitUntil("the first record on disk") { sink.durableSeq == 1 }
+
+        // About 150 bytes a record: 5,000 of them take three pieces or more.
+        let batch = (0..<5000).map { hingeWalk[1 + $0 % (hingeWalk.count - 1)] }
+        #expect(batch.count * 150 > 2 * TraceWriterThread.writeBytes)
+        disk.refuse(after: 1)
+        try daemon.send(batch: batch, to: sink)
+        try waitUntil("the batch lost") { try daemon.stats(sink)["lost"] == .number(5000) }
+        #expect(disk.refusals == 1)
+        let extra = try daemon.sendUntilGap(hingeWalk[...], to: sink)
+        try daemon.send(.orientation(.landscapeLeft), to: sink)
+        sink.close()
+
+        let stats = try daemon.stats(sink)
+        guard case .number(let lost)? = stats["lost"] else { Issue.record("no lost counter"); return }
+        let bytes = Array(FileManager.default.contents(atPath: try daemon.files()[0])!)
+        let file = try TraceFile(bytes: bytes)
+        #expect(file.cut == nil)
+        let outcome = try TraceReplay.run(file, verify: true)
+        #expect(outcome.divergence == nil)
+        #expect(outcome.engine.digest == daemon.engine.digest)
+        #expect(outcome.eventsApplied + Int(lost) == 1 + batch.count + extra + 1)
+        let seqs = try bytes.split(separator: 0x0A).dropFirst().compactMap { line -> Int? in
+            guard case .event(let e) = try Array(line).withUnsafeBufferPointer({ try TraceRecord.decode($0) }) else { return nil }
+            return e.seq
+        }
+        #expect(seqs.first == 1 && !seqs.contains { (2...1 + batch.count).contains($0) }, "none of the batch's records")
+    }
+
     /// Records of one batch go to the queue under one lock, with the trace's health settled
     /// once; a queue that passes its limit part way through still fails the trace at that
     /// record: the rest of the batch is counted lost on the loop, what was queued is counted
@@ -310,9 +374,20 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
         #expect(paths.contains(requested))
         var seq = 0
         var reasons: [String] = []
+        var previous: [UInt8] = []
         for path in paths {
-            let file = try TraceFile(bytes: Array(FileManager.default.contents(atPath: path)!))
+            let bytes = Array(FileManager.default.contents(atPath: path)!)
+            let file = try TraceFile(bytes: bytes)
             #expect(file.header.initialSeq == seq, "\(path) starts where the one before ended")
+            if file.header.reason == "size" {
+                // The file before reached the size with its last event (the loop counts the
+                // bytes the writer thread will write): not before, and it stopped there.
+                let lines = previous.split(separator: 0x0A)
+                let lastEvent = lines.lastIndex { String(decoding: $0, as: UTF8.self).contains(#""event":"#) }!
+                let tail = lines[lastEvent...].reduce(0) { $0 + $1.count + 1 }
+                #expect(previous.count >= Int(options.rotateBytes) && previous.count - tail < Int(options.rotateBytes), "\(path)")
+            }
+            previous = bytes
             reasons.append(file.header.reason)
             let outcome = try TraceReplay.run(file, verify: true)
             #expect(outcome.divergence == nil, "\(path)")
@@ -320,6 +395,46 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
         }
         #expect(seq == hingeWalk.count + 1)
         #expect(reasons.first == "start" && reasons.contains("size") && reasons.contains("SIGHUP") && reasons.contains("time"))
+    }
+
+    /// The loop counts a file's bytes while the writer thread encodes them: a size rotation
+    /// comes with the batch that took the file to the size, not a record earlier or later.
+    @Test func aSizeRotationComesWithTheBatchThatReachedTheSize() throws {
+        let daemon = FakeDaemon()
+        var options = TraceWriterOptions()
+        let headerBytes = try { () throws -> Int in
+            let probe = FakeDaemon()
+            let sink = try probe.writer(options)
+            sink.close()
+            return try probe.files().map { FileManager.default.contents(atPath: $0)!.count }.first!
+        }()
+        options.rotateBytes = UInt64(headerBytes + 1500)
+        let sink = try daemon.writer(options)
+        // Batches of one to three, read at varying gaps: latencies and times of every width.
+        for (i, e) in hingeWalk.enumerated() {
+            if i % 3 == 2 { continue }
+            let batch = i % 3 == 0 ? [e] : [e, hingeWalk[i + 1]]
+            try daemon.send(batch: batch, gapNs: UInt64(1 + (i * 7_919) % 50_000_000), to: sink)
+        }
+        sink.close()
+
+        let paths = try daemon.files()
+        #expect(paths.count > 4)
+        for (path, next) in zip(paths, paths.dropFirst()) {
+            let bytes = Array(FileManager.default.contents(atPath: path)!)
+            #expect(try TraceFile(bytes: Array(FileManager.default.contents(atPath: next)!)).header.reason == "size")
+            // Without its last batch (one or two records: see which by their t) the file was under the size.
+            let lines = bytes.split(separator: 0x0A).map { Array($0) }
+            let records = try lines.dropFirst().map { line in try line.withUnsafeBufferPointer { try TraceRecord.decode($0) } }
+            guard case .event(let last)? = records.last else { Issue.record("\(path) ends in an event"); continue }
+            var batchBytes = 0
+            for (line, record) in zip(lines.dropFirst(), records).reversed() {
+                guard case .event(let e) = record, e.latencyNs.map({ e.t + $0 }) == last.latencyNs.map({ last.t + $0 }) else { break }
+                batchBytes += line.count + 1
+            }
+            #expect(bytes.count >= Int(options.rotateBytes) && bytes.count - batchBytes < Int(options.rotateBytes),
+                    "\(path): \(bytes.count) bytes, \(batchBytes) in its last batch")
+        }
     }
 
     @Test func optionsParseTheTraceFlags() throws {

@@ -85,10 +85,7 @@ enum BoundedLine {
             p += 2
             return
         }
-        // Digits from the bit length (log10 2 is about 1233 / 4096), corrected by one comparison:
-        // counting them up a power of ten at a time was a loop per digit.
-        let log = ((64 - value.leadingZeroBitCount) &* 1233) >> 12
-        let digits = value < powersOfTen[log] ? log : log + 1
+        let digits = decimalDigits(value)
         var v = value
         var i = digits
         while v >= 100 {
@@ -107,8 +104,29 @@ enum BoundedLine {
         p += digits
     }
 
+    /// How many digits `putDecimal` writes for `value`. From the bit length (log10 2 is about
+    /// 1233 / 4096), corrected by one comparison: counting them up a power of ten at a time
+    /// was a loop per digit.
+    @inline(__always)
+    static func decimalDigits(_ value: UInt64) -> Int {
+        let log = ((64 - value.leadingZeroBitCount) &* 1233) >> 12
+        return value < powersOfTen[log] ? max(log, 1) : log + 1
+    }
+
+    /// How many bytes `putDecimal` writes for `value`, its minus sign included.
+    @inline(__always)
+    static func decimalDigits(_ value: Int) -> Int {
+        (value < 0 ? 1 : 0) + decimalDigits(UInt64(value.magnitude))
+    }
+
     /// 10^0 to 10^19.
-    private static let powersOfTen: [UInt64] = (0...19).map { (0..<$0).reduce(UInt64(1)) { power, _ in power * 10 } }
+    /// Written out so the compiler lays the array down as a constant: computed, every read
+    /// went through its lazy initialiser's check.
+    private static let powersOfTen: [UInt64] = [
+        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000,
+        100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000, 1_000_000_000_000_000,
+        10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000, 10_000_000_000_000_000_000,
+    ]
 
     /// "00" to "99".
     private static let decimalPairs: StaticString =

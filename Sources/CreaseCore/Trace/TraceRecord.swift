@@ -144,29 +144,50 @@ public enum TraceEncoding {
                                    latencyNs: UInt64? = nil, to out: inout [UInt8]) {
         let bytes = event.bindMemory(to: UInt8.self)
         let (lo, hi) = trimmed(bytes)
-        // {"seq":<20>,"t":<20>,"client":<20>,"event":…,"digest":"<16>","latencyNs":<20>}\n, through
-        // one pointer: this runs once per event on the loop thread.
+        let line = UnsafeBufferPointer(rebasing: bytes[lo..<hi])
         BoundedLine.append(to: &out, atMost: 180 + hi - lo) { p in
-            BoundedLine.put(#"{"seq":"#, &p)
-            BoundedLine.putDecimal(seq, &p)
-            BoundedLine.put(#","t":"#, &p)
-            BoundedLine.putDecimal(t, &p)
-            if let client {
-                BoundedLine.put(#","client":"#, &p)
-                BoundedLine.putDecimal(client, &p)
-            }
-            BoundedLine.put(#","event":"#, &p)
-            BoundedLine.put(UnsafeBufferPointer(rebasing: bytes[lo..<hi]), &p)
-            BoundedLine.put(#","digest":""#, &p)
-            BoundedLine.putHex(digest, &p)
-            if let latencyNs {
-                BoundedLine.put(#"","latencyNs":"#, &p)
-                BoundedLine.putDecimal(latencyNs, &p)
-            } else {
-                BoundedLine.put("\"", &p)
-            }
-            BoundedLine.put("}\n", &p)
+            putEvent(seq: seq, t: t, client: client, event: line, digest: digest, latencyNs: latencyNs, &p)
         }
+    }
+
+    /// Writes `appendEvent`'s line at `p` and moves `p` past it: `eventRecordLength` bytes
+    /// (`event` already trimmed). Through one pointer: this runs once per event.
+    @inline(__always)
+    static func putEvent(seq: Int, t: UInt64, client: Int?, event: UnsafeBufferPointer<UInt8>, digest: UInt64, latencyNs: UInt64?,
+                         _ p: inout UnsafeMutablePointer<UInt8>) {
+        // {"seq":<20>,"t":<20>,"client":<20>,"event":…,"digest":"<16>","latencyNs":<20>}\n
+        BoundedLine.put(#"{"seq":"#, &p)
+        BoundedLine.putDecimal(seq, &p)
+        BoundedLine.put(#","t":"#, &p)
+        BoundedLine.putDecimal(t, &p)
+        if let client {
+            BoundedLine.put(#","client":"#, &p)
+            BoundedLine.putDecimal(client, &p)
+        }
+        BoundedLine.put(#","event":"#, &p)
+        BoundedLine.put(event, &p)
+        BoundedLine.put(#","digest":""#, &p)
+        BoundedLine.putHex(digest, &p)
+        if let latencyNs {
+            BoundedLine.put(#"","latencyNs":"#, &p)
+            BoundedLine.putDecimal(latencyNs, &p)
+        } else {
+            BoundedLine.put("\"", &p)
+        }
+        BoundedLine.put("}\n", &p)
+    }
+
+    /// The length of the line `appendEvent` writes for these fields and an event of
+    /// `eventBytes` bytes without surrounding whitespace, counted without writing it: the
+    /// trace writer's loop side counts a file's bytes while its thread does the writing.
+    public static func eventRecordLength(seq: Int, t: UInt64, client: Int?, eventBytes: Int, latencyNs: UInt64?) -> Int {
+        // {"seq": ,"t": ,"event": ,"digest":"<16>  }\n
+        var n = 7 + 5 + 9 + 11 + 16 + 2 + eventBytes
+        n += BoundedLine.decimalDigits(seq) + BoundedLine.decimalDigits(t)
+        if let client { n += 10 + BoundedLine.decimalDigits(client) }
+        // ","latencyNs":<n>, or the digest's closing quote alone
+        n += latencyNs.map { 14 + BoundedLine.decimalDigits($0) } ?? 1
+        return n
     }
 
     public static func appendEvent(_ e: TraceEvent, to out: inout [UInt8]) {

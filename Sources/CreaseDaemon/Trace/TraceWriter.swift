@@ -41,19 +41,21 @@ public final class TraceWriter: TraceSink {
     /// gap record hold.
     private var state: Engine
     @exclusivity(unchecked) private var health = Health.writing
-    /// Events recorded whose layout is not yet queued: their records wait here for their
-    /// latency (`eventsQueued`). Lines and layouts in one buffer, reused.
-    @exclusivity(unchecked) private var staged: [UInt8] = []
-    @exclusivity(unchecked) private var stagedEvents: [StagedEvent] = []
+    /// Events recorded whose layout is not yet queued: their entries (`PendingRecords`) wait
+    /// here for their latency (`eventsQueued`), from `stagedEvents.start` on. The buffer is
+    /// reused, and emptied only past `stagedBytesKept`: emptying it per batch cost ~80
+    /// instructions.
+    private let staged = PendingRecords()
+    @exclusivity(unchecked) private var stagedEvents = StagedEvents()
 
-    private struct StagedEvent {
-        var seq: Int
-        var tNs: UInt64
-        var client: Int
-        var digest: UInt64
-        /// The event line in `staged`, then its layout line, if any.
-        var line: Range<Int>
-        var layout: Range<Int>
+    /// What a batch's hand-off needs of the events staged, without reading their entries.
+    private struct StagedEvents {
+        /// Where the first entry opens in `staged`.
+        var start = 0
+        var count = 0
+        var firstT: UInt64 = 0
+        var lastT: UInt64 = 0
+        var lastSeq = 0
     }
 
     enum Health {
@@ -133,12 +135,14 @@ public final class TraceWriter: TraceSink {
     /// queued (`eventsQueued`).
     public func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, layoutLine: UnsafeRawBufferPointer?,
                             digest: UInt64) {
-        let lineStart = staged.count
-        staged.append(contentsOf: eventLine)
-        let lineEnd = staged.count
-        if let layoutLine { TraceEncoding.appendLayout(seq: seq, layout: layoutLine, to: &staged) }
-        stagedEvents.append(StagedEvent(seq: seq, tNs: tNs, client: client, digest: digest, line: lineStart..<lineEnd,
-                                        layout: lineEnd..<staged.count))
+        let t = time(tNs)
+        let entry = staged.count
+        staged.appendEvent(seq: seq, t: t, readNs: tNs, client: client, line: eventLine, digest: digest)
+        if let layoutLine { staged.appendLayout(seq: seq, layout: layoutLine, toEntryAt: entry) }
+        if stagedEvents.count == 0 { stagedEvents.firstT = t }
+        stagedEvents.count += 1
+        stagedEvents.lastT = t
+        stagedEvents.lastSeq = seq
     }
 
     public var recordsLayouts: Bool { options.layouts }
@@ -147,11 +151,13 @@ public final class TraceWriter: TraceSink {
     /// it: a gap record (while the trace is failing, before the records, as a probe after
     /// them holds it) or a rotation's header.
     ///
-    /// The whole batch is handed over under one lock, with the trace's health settled once
-    /// (and again only if the queue passes its limit part way): each record costs its encoding
-    /// into the queue's tail, and nothing else.
+    /// The whole batch is handed over under one lock, with the trace's health settled once:
+    /// the staged entries, their latencies set, go into the queue in one copy, and the writer
+    /// thread encodes them. Only a queue at its limit takes them one at a time, so the
+    /// records past the limit are counted lost.
     public func eventsQueued(atNs queuedNs: UInt64, state engineNow: () -> Engine) {
-        guard let last = stagedEvents.last, let first = stagedEvents.first else { return }
+        let batch = stagedEvents
+        guard batch.count > 0 else { return }
         var refreshed = false
         func refreshState() {
             guard !refreshed else { return }
@@ -159,54 +165,40 @@ public final class TraceWriter: TraceSink {
             refreshed = true
         }
         if !health.isWriting { refreshState() }
+        let entriesSize = staged.count - batch.start
+        let recordBytes = staged.settle(from: batch.start, queuedNs: queuedNs)
         var outcome = HandOff()
-        let lastT = time(last.tNs)
         let queue = self.queue
         queue.condition.lock()
         var kept = 0
-        if admit(queue, t: time(first.tNs), &outcome) {
-            // Encoded into a local buffer swapped with the tail: appends to a local skip the
-            // class property's access on every token.
-            var tail: [UInt8] = []
-            swap(&tail, &queue.tail)
-            let before = tail.count
-            stagedEvents.withUnsafeBufferPointer { events in
-                staged.withUnsafeBytes { lines in
-                    for e in events {
-                        let t = time(e.tNs)
-                        // Only the queue passing its limit can change the trace's health while the lock is held.
-                        if queue.queuedBytes > options.queueLimitBytes, !queue.failing, !admit(queue, t: t, &outcome) { break }
-                        let start = tail.count
-                        TraceEncoding.appendEvent(seq: e.seq, t: t, client: e.client, event: UnsafeRawBufferPointer(rebasing: lines[e.line]),
-                                                  digest: e.digest, latencyNs: queuedNs >= e.tNs ? queuedNs - e.tNs : 0, to: &tail)
-                        if !e.layout.isEmpty { tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: lines[e.layout])) }
-                        queue.queuedBytes += tail.count - start
-                        kept += 1
-                    }
-                }
+        if admit(queue, t: batch.firstT, &outcome) {
+            if queue.queuedBytes + entriesSize <= options.queueLimitBytes {
+                queue.tail.append(staged, batch.start..<staged.count)
+                queue.queuedBytes += entriesSize
+                fileBytes += recordBytes
+                kept = batch.count
+            } else {
+                kept = handOffToTheLimit(queue, from: batch.start, &outcome)
             }
-            let added = tail.count - before
-            swap(&tail, &queue.tail)
             queue.tailRecords += kept
-            fileBytes += UInt64(added)
             wakeWriterIfDue(queue)
         }
-        let lost = stagedEvents.count - kept
+        let lost = batch.count - kept
         if lost > 0 {
             queue.lostTotal += UInt64(lost)
             queue.lostSinceGood += lost
         }
-        queue.encodedSeq = last.seq
-        outcome.probe = probeDue(t: lastT)
+        queue.encodedSeq = batch.lastSeq
+        outcome.probe = probeDue(t: batch.lastT)
         queue.condition.unlock()
-        // Staged lines are named by range, so they may stay a while: emptying the buffer per batch cost ~80 instructions.
-        if staged.count > TraceWriter.stagedBytesKept { staged.removeAll(keepingCapacity: staged.capacity <= 1 << 20) }
-        stagedEvents.empty()
+        if staged.count > TraceWriter.stagedBytesKept { staged.removeAll(keepingAtMost: 1 << 20) }
+        stagedEvents = StagedEvents(start: staged.count)
         // The trace began failing in these records: a later probe's gap holds the state after them.
         if !health.isWriting { refreshState() }
-        if outcome.calledFor { report(outcome, t: lastT) }
+        if outcome.calledFor { report(outcome, t: batch.lastT) }
         // Rotations wait for the events' records, so a new file's header holds the state after the last of them.
         // A file begun by a command may carry a t later than events read in the same chunk.
+        let lastT = batch.lastT
         if options.rotateSeconds > 0, lastT > fileStartT, lastT - fileStartT >= options.rotateSeconds * 1_000_000_000 {
             refreshState()
             rotate(reason: "time", t: lastT)
@@ -214,6 +206,24 @@ public final class TraceWriter: TraceSink {
             refreshState()
             rotate(reason: "size", t: lastT)
         }
+    }
+
+    /// Under the lock, with the queue near its limit: hands the staged entries over one at a
+    /// time while the queue is within its limit (passing it fails the trace, and `admit`
+    /// then refuses the rest). Returns how many went.
+    private func handOffToTheLimit(_ queue: TraceQueue, from start: Int, _ outcome: inout HandOff) -> Int {
+        var kept = 0
+        var at = start
+        while at < staged.count {
+            let entry = staged.entry(at: at)
+            if queue.queuedBytes > options.queueLimitBytes, !queue.failing, !admit(queue, t: entry.t ?? 0, &outcome) { break }
+            queue.tail.append(staged, at..<(at + entry.size))
+            queue.queuedBytes += entry.size
+            fileBytes += UInt64(entry.fileBytes)
+            kept += 1
+            at += entry.size
+        }
+        return kept
     }
 
     public func recordLoad(tNs: UInt64, load: TraceLoad, state: Engine) {
@@ -325,18 +335,18 @@ public final class TraceWriter: TraceSink {
         var calledFor: Bool { failure != nil || recovered != nil || probe }
     }
 
-    /// Encodes one record (not an event's: those go in batches, `eventsQueued`) into the
-    /// queue, unless the trace is failing, in which case it is counted lost.
+    /// Encodes one record (not an event's: those go in batches, `eventsQueued`, for the writer
+    /// thread to encode) into the queue, unless the trace is failing, in which case it is
+    /// counted lost.
     private func append(t: UInt64, seq: Int? = nil, observation: Bool = false, _ encode: (inout [UInt8]) -> Void) {
         var outcome = HandOff()
         queue.condition.lock()
         if admit(queue, t: t, &outcome) {
             let before = queue.tail.count
-            encode(&queue.tail)
-            let added = queue.tail.count - before
+            let recordBytes = queue.tail.appendEncoded(encode)
             queue.tailRecords += 1
-            queue.queuedBytes += added
-            fileBytes += UInt64(added)
+            queue.queuedBytes += queue.tail.count - before
+            fileBytes += UInt64(recordBytes)
             wakeWriterIfDue(queue)
         } else {
             queue.lostTotal += 1
@@ -434,7 +444,8 @@ public final class TraceWriter: TraceSink {
 
 /// What the loop hands the writer thread, in order.
 enum TraceOp {
-    case records([UInt8], count: Int)
+    /// `count` records, as `PendingRecords` entries.
+    case records(PendingRecords, count: Int)
     /// Close the current file and continue in a new one that starts with `header`.
     case open(path: String, header: [UInt8], index: [UInt8], engine: Engine, t: UInt64)
     /// A probe while failing: mark the gap with this state (in a new file if none is open).
@@ -447,8 +458,8 @@ enum TraceOp {
 final class TraceQueue: @unchecked Sendable {
     let condition = NSCondition()
     var ops: [TraceOp] = []
-    /// Records encoded since the last op, appended to in place.
-    @exclusivity(unchecked) var tail: [UInt8] = []
+    /// The records since the last op, as `PendingRecords` entries, appended to in place.
+    @exclusivity(unchecked) var tail = PendingRecords(capacity: 1 << 16)
     @exclusivity(unchecked) var tailRecords = 0
     @exclusivity(unchecked) var queuedBytes = 0
     @exclusivity(unchecked) var writerWaiting = false
@@ -484,7 +495,6 @@ final class TraceQueue: @unchecked Sendable {
         self.path = path
         self.durableSeq = durableSeq
         encodedSeq = durableSeq
-        tail.reserveCapacity(1 << 16)
     }
 
     func withLock<R>(_ body: (TraceQueue) throws -> R) rethrows -> R {
@@ -509,7 +519,7 @@ final class TraceQueue: @unchecked Sendable {
     func flushTail() {
         guard tailRecords > 0 else { return }
         ops.append(.records(tail, count: tailRecords))
-        tail.removeAll(keepingCapacity: true)
+        tail = PendingRecords(capacity: 1 << 16)
         tailRecords = 0
     }
 }
@@ -538,6 +548,17 @@ final class TraceWriterThread: @unchecked Sendable {
     var lastCheckNs = DispatchTime.now().uptimeNanoseconds
     /// Records written since the last check found the file in place: lost if the next one does not.
     var recordsSinceCheck = 0
+    /// A piece of a `records` op's records as they go to the file: reused, grown only for a
+    /// record larger than a piece (a load's manifest).
+    var encoded = UnsafeMutableRawBufferPointer.allocate(byteCount: writeBytes + writeSlack, alignment: 16)
+    /// The bytes a write carries, at most: a large op (a burst, up to the queue's limit) is
+    /// encoded and written in pieces, so its encoded copy stays this small.
+    static let writeBytes = 256 << 10
+    /// Room past the end of a piece that encoding never reaches, unless a record's counted
+    /// length is wrong: then `PendingRecords.encode` stops the process before it writes outside.
+    static let writeSlack = 256
+
+    deinit { encoded.deallocate() }
 
     init(queue: TraceQueue, files: any TraceFileSystem, options: TraceWriterOptions, directory: String, fd: Int32, length: Int,
          wake: @escaping @Sendable () -> Void, index: TraceIndexFile,
@@ -555,7 +576,7 @@ final class TraceWriterThread: @unchecked Sendable {
     }
 
     func run() {
-        var spare: [UInt8] = []
+        var spare = PendingRecords(capacity: 1 << 16)
         applyRetention(current: queue.withLock { $0.path })
         while true {
             queue.condition.lock()
@@ -580,9 +601,8 @@ final class TraceWriterThread: @unchecked Sendable {
             var ops = queue.ops
             queue.ops.removeAll(keepingCapacity: true)
             if queue.tailRecords > 0 {
-                swap(&spare, &queue.tail)
-                queue.tail.removeAll(keepingCapacity: true)
-                ops.append(.records(spare, count: queue.tailRecords))
+                ops.append(.records(queue.tail, count: queue.tailRecords))
+                queue.tail = spare
                 queue.tailRecords = 0
             }
             queue.queuedBytes = 0
@@ -592,14 +612,12 @@ final class TraceWriterThread: @unchecked Sendable {
             queue.condition.unlock()
 
             for op in ops { process(op) }
-            // Keep the written buffer as the next spare. Drop every other reference first, so
-            // emptying it keeps its storage instead of copying (a fresh allocation per wake
-            // showed up as munmap and TLB shoot-downs on the loop's core).
-            spare = []
-            if case .records(var bytes, _)? = ops.popLast() {
-                ops = []
-                bytes.removeAll(keepingCapacity: true)
-                spare = bytes
+            // Keep the written buffer, emptied, as the next spare, with its storage: a fresh
+            // allocation per wake showed up as munmap and TLB shoot-downs on the loop's core.
+            // (When the tail was taken, it is the last op.)
+            if case .records(let entries, _)? = ops.last {
+                entries.removeAll(keepingAtMost: .max)
+                spare = entries
             }
             syncIfDue(force: closing)
             if closing {
@@ -615,21 +633,35 @@ final class TraceWriterThread: @unchecked Sendable {
 
     private func process(_ op: TraceOp) {
         switch op {
-        case .records(let bytes, let count):
+        case .records(let entries, let count):
             let failing = queue.withLock { $0.failing }
             guard fd >= 0, !failing, fileStillLinked() else { lose(count); return }
-            if let e = bytes.withUnsafeBytes({ files.write(fd, $0) }) {
-                _ = files.truncate(fd, to: length)
-                queue.withLock { $0.fail(e.description) }
-                lose(count)
-                return
+            // Encoded and written a piece at a time; should a write fail, the file is cut back
+            // to before the first piece, and every record of the op is lost.
+            var written = 0
+            var at = 0
+            while at < entries.count {
+                let needed = entries.fileBytes(at: at)
+                if needed > encoded.count - TraceWriterThread.writeSlack {
+                    encoded.deallocate()
+                    encoded = .allocate(byteCount: needed + TraceWriterThread.writeSlack, alignment: 16)
+                }
+                let piece = entries.encode(from: at, into: UnsafeMutableRawBufferPointer(rebasing: encoded[..<(encoded.count - TraceWriterThread.writeSlack)]))
+                at = piece.next
+                if let e = files.write(fd, UnsafeRawBufferPointer(rebasing: encoded[..<piece.bytes])) {
+                    _ = files.truncate(fd, to: length)
+                    queue.withLock { $0.fail(e.description) }
+                    lose(count)
+                    return
+                }
+                written += piece.bytes
             }
-            length += bytes.count
+            length += written
             dirty = true
             recordsSinceCheck += count
             queue.withLock { q in
                 q.recordsWritten += UInt64(count)
-                q.bytesWritten += UInt64(bytes.count)
+                q.bytesWritten += UInt64(written)
             }
         case .open(let path, let header, let indexLine, let engine, let t):
             if fd >= 0 {
