@@ -50,7 +50,11 @@ public final class Daemon {
     private var lastStatus = ""
 
     private var traceWake: UVAsync?
-    private var timers: [UVTimer] = []
+    /// The periodic work (stats tick, watchdog, metrics file): `UVPeriodic`, so that no libuv
+    /// timer is pending while the daemon serves.
+    private var ticks: [UVPeriodic] = []
+    /// The shutdown's grace period for peers that do not read.
+    private var grace: UVTimer?
     /// `--metrics-textfile`: written by a thread of its own; the loop formats and hands over.
     private var metrics: MetricsTextfile?
     private var metricsFailure: String?
@@ -150,26 +154,17 @@ public final class Daemon {
         check = UVCheck(loop: loop) { [unowned self] in self.endIteration() }
 
         if let ms = NotifyMessage.watchdogIntervalMs(environment: environment, pid: getpid()) {
-            let t = UVTimer(loop: loop) { [unowned self] in self.notifier.send(NotifyMessage.watchdog) }
-            t.start(afterMs: ms, repeatMs: ms)
-            t.unref()
-            timers.append(t)
+            ticks.append(try UVPeriodic(loop: loop, firstAfterMs: ms, everyMs: ms) { [unowned self] in self.notifier.send(NotifyMessage.watchdog) })
             log.info("watchdog ping every \(ms) ms")
         }
-        let statsTimer = UVTimer(loop: loop) { [unowned self] in
+        ticks.append(try UVPeriodic(loop: loop, firstAfterMs: options.statsIntervalMs, everyMs: options.statsIntervalMs) { [unowned self] in
             self.core.statsTick(at: uv_hrtime(), into: &self.actions)
             self.perform()
             self.updateStatus()
-        }
-        statsTimer.start(afterMs: options.statsIntervalMs, repeatMs: options.statsIntervalMs)
-        statsTimer.unref()
-        timers.append(statsTimer)
+        })
         if let path = options.metricsTextfile {
             metrics = MetricsTextfile(path: path)
-            let t = UVTimer(loop: loop) { [unowned self] in self.writeMetrics() }
-            t.start(afterMs: 0, repeatMs: options.metricsIntervalMs)
-            t.unref()
-            timers.append(t)
+            ticks.append(try UVPeriodic(loop: loop, firstAfterMs: 0, everyMs: options.metricsIntervalMs) { [unowned self] in self.writeMetrics() })
         }
 
         let status = "listening on \(socketPath); app \(core.engine.appName); profile \(core.engine.profileName)"
@@ -462,13 +457,13 @@ public final class Daemon {
         check = nil
         for s in signals { s.close() }
         signals.removeAll()
-        for t in timers { t.close() }
-        timers.removeAll()
+        for t in ticks { t.close() }
+        ticks.removeAll()
         // Peers that do not read would hold their connection open: give them a moment.
         let grace = UVTimer(loop: loop) { [unowned self] in self.forceClose() }
         grace.start(afterMs: 1000, repeatMs: 0)
         grace.unref()
-        timers.append(grace)
+        self.grace = grace
     }
 
     private func forceClose() {
@@ -476,8 +471,8 @@ public final class Daemon {
             guard let h, uv_is_closing(h) == 0, h.pointee.type == UV_NAMED_PIPE else { return }
             Connection.from(h.pointee.data).close()
         }, nil)
-        for t in timers { t.close() }
-        timers.removeAll()
+        grace?.close()
+        grace = nil
     }
 }
 
