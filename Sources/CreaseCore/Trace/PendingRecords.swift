@@ -13,10 +13,11 @@ import Glibc
 /// - anything else: `EncodedHeader`, then the record's bytes as they go to the file.
 ///
 /// Headers are in the machine's byte order (the buffer never leaves the process), and every
-/// entry's parts are padded to eight bytes, so headers are read and written in place. The buffer is raw memory rather than an array: an array's append cost over a
-/// hundred instructions however few the bytes, and an event's entry is appended twice
-/// (staged, then queued). A buffer has one owner at a time (the loop, the queue under its
-/// lock, or the writer thread).
+/// entry's parts are padded to eight bytes, so headers are read and written in place. The
+/// buffer is raw memory rather than an array: an array's append cost over a hundred
+/// instructions however few the bytes, and an event's entry is appended twice (staged, then
+/// queued). A buffer has one owner at a time (the loop, the queue under its lock, or the
+/// writer thread).
 package final class PendingRecords {
     private enum Kind: UInt32 {
         case encoded = 1
