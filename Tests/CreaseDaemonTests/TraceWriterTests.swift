@@ -6,50 +6,38 @@ import CreaseCore
 import Foundation
 import Testing
 
-/// A file system whose writes fail with ENOSPC while `full` is set: a disk that fills and frees.
+/// A file system whose writes fail with ENOSPC while `full` is set: a disk that fills and
+/// frees; or once, `after` writes from when it is told to (`refuseOnce`).
 final class FillingFileSystem: TraceFileSystem, @unchecked Sendable {
     private let real = PosixTraceFileSystem()
     private let lock = NSLock()
     private var isFull = false
+    private var writesBeforeRefusal: Int?
+    private var refused = 0
     var full: Bool {
         get { lock.withLock { isFull } }
         set { lock.withLock { isFull = newValue } }
     }
 
+    func refuseOnce(after writes: Int) { lock.withLock { writesBeforeRefusal = writes } }
+    /// Writes refused so far.
+    var refusals: Int { lock.withLock { refused } }
+
     func create(_ path: String) -> Result<Int32, TraceIOError> {
         full ? .failure(TraceIOError(code: ENOSPC, operation: "create \(path)")) : real.create(path)
     }
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> TraceIOError? {
-        guard full else { return real.write(fd, bytes) }
-        // A full disk takes part of a write before it refuses the rest.
-        _ = real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]))
-        return TraceIOError(code: ENOSPC, operation: "write")
-    }
-    func sync(_ fd: Int32) -> TraceIOError? { real.sync(fd) }
-    func truncate(_ fd: Int32, to length: Int) -> TraceIOError? { real.truncate(fd, to: length) }
-    func close(_ fd: Int32) { real.close(fd) }
-}
-
-/// A file system that refuses one write, `after` writes from when it is told to (ENOSPC, part
-/// of the bytes taken), and takes every other.
-final class OneRefusalFileSystem: TraceFileSystem, @unchecked Sendable {
-    private let real = PosixTraceFileSystem()
-    private let lock = NSLock()
-    private var writesBeforeRefusal: Int?
-    private var refused = 0
-
-    func refuse(after writes: Int) { lock.withLock { writesBeforeRefusal = writes } }
-    var refusals: Int { lock.withLock { refused } }
-
-    func create(_ path: String) -> Result<Int32, TraceIOError> { real.create(path) }
-    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> TraceIOError? {
         let refuse = lock.withLock { () -> Bool in
-            guard let n = writesBeforeRefusal else { return false }
-            writesBeforeRefusal = n == 0 ? nil : n - 1
-            if n == 0 { refused += 1 }
-            return n == 0
+            var refuse = isFull
+            if let n = writesBeforeRefusal {
+                writesBeforeRefusal = n == 0 ? nil : n - 1
+                refuse = refuse || n == 0
+            }
+            if refuse { refused += 1 }
+            return refuse
         }
         guard refuse else { return real.write(fd, bytes) }
+        // A full disk takes part of a write before it refuses the rest.
         _ = real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]))
         return TraceIOError(code: ENOSPC, operation: "write")
     }
@@ -252,7 +240,7 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
     /// in loses the whole batch, and leaves none of it in the file.
     @Test func aWriteRefusedPartWayThroughALargeBatchLeavesNoneOfIt() throws {
         let daemon = FakeDaemon()
-        let disk = OneRefusalFileSystem()
+        let disk = FillingFileSystem()
         let sink = try daemon.writer(.syncedRetryingFast(), files: disk)
         try daemon.send(hingeWalk[0], to: sink)
         try waitUntil("the first record on disk") { sink.durableSeq == 1 }
@@ -260,7 +248,7 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
         // About 150 bytes a record: 5,000 of them take three pieces or more.
         let batch = (0..<5000).map { hingeWalk[1 + $0 % (hingeWalk.count - 1)] }
         #expect(batch.count * 150 > 2 * TraceWriterThread.writeBytes)
-        disk.refuse(after: 1)
+        disk.refuseOnce(after: 1)
         try daemon.send(batch: batch, to: sink)
         try waitUntil("the batch lost") { try daemon.stats(sink)["lost"] == .number(5000) }
         #expect(disk.refusals == 1)
