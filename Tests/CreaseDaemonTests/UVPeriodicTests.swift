@@ -25,7 +25,13 @@ import Testing
         #expect(uv_backend_timeout(loop) > 0)
         timer.close()
 
-        while ticks < 3 { uv_run(loop, UV_RUN_ONCE) }
+        // Should the tick never come, a far timer ends the wait, and the test fails instead of hanging.
+        var gaveUp = false
+        let deadline = UVTimer(loop: loop) { gaveUp = true }
+        deadline.start(afterMs: 60_000, repeatMs: 0)
+        while ticks < 3, !gaveUp { uv_run(loop, UV_RUN_ONCE) }
+        #expect(ticks >= 3)
+        deadline.close()
         periodic.close()
         uv_run(loop, UV_RUN_DEFAULT)
         #expect(uv_loop_close(loop) == 0, "every handle closed, the timerfd's with it")
