@@ -377,6 +377,18 @@ extension String {
     }
 }
 
+extension PendingRecords {
+    /// All the records as they go to the file, appended to `out`, a record at a time.
+    func encode(to out: inout [UInt8]) {
+        var at = 0
+        while at < count {
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: fileBytes(at: at)))
+            at = out.withUnsafeMutableBytes { encode(from: at, into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])).next }
+        }
+    }
+}
+
 /// The trace writer's hand-off form: what the loop stages and the writer thread encodes
 /// must be, byte for byte, the records the loop used to encode itself.
 @Suite struct PendingRecordsTests {

@@ -209,15 +209,4 @@ package final class PendingRecords {
         }
         return (at, begin.distance(to: p))
     }
-
-    /// All the records as they go to the file, appended to `out`.
-    package func encode(to out: inout [UInt8]) {
-        var at = 0
-        while at < used {
-            let piece = fileBytes(at: at)
-            let start = out.count
-            out.append(contentsOf: repeatElement(0, count: piece))
-            at = out.withUnsafeMutableBytes { encode(from: at, into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])).next }
-        }
-    }
 }
