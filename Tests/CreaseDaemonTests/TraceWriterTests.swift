@@ -272,6 +272,28 @@ let hingeWalk: [Event] = (0..<120).map { .hinge(angle: Double(($0 * 7) % 181)) }
         #expect(seqs.first == 1 && !seqs.contains { (2...1 + batch.count).contains($0) }, "none of the batch's records")
     }
 
+    /// The writer thread's buffer holds a piece of about 256 KiB: a record larger than that
+    /// (a mark with a long label here; a load's manifest in practice) grows it for the while.
+    @Test func aRecordLargerThanAWritePieceIsWrittenWhole() throws {
+        let daemon = FakeDaemon()
+        let sink = try daemon.writer(TraceWriterOptions())
+        try daemon.send(hingeWalk[0], to: sink)
+        let label = String(repeating: "long label ", count: TraceWriterThread.writeBytes / 10)
+        sink.recordMark(seq: daemon.engine.seq, tNs: daemon.now, label: label)
+        for e in hingeWalk[1..<20] { try daemon.send(e, to: sink) }
+        sink.close()
+
+        let bytes = Array(FileManager.default.contents(atPath: try daemon.files()[0])!)
+        #expect(label.utf8.count > TraceWriterThread.writeBytes)
+        let records = try bytes.split(separator: 0x0A).dropFirst().map { line in
+            try Array(line).withUnsafeBufferPointer { try TraceRecord.decode($0) }
+        }
+        #expect(records.count == 21)
+        #expect(records.contains { if case .mark(_, _, let l) = $0 { return l == label } else { return false } })
+        let outcome = try TraceReplay.run(try TraceFile(bytes: bytes), verify: true)
+        #expect(outcome.divergence == nil && outcome.eventsApplied == 20)
+    }
+
     /// Records of one batch go to the queue under one lock, with the trace's health settled
     /// once; a queue that passes its limit part way through still fails the trace at that
     /// record: the rest of the batch is counted lost on the loop, what was queued is counted

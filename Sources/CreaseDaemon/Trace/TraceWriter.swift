@@ -548,8 +548,8 @@ final class TraceWriterThread: @unchecked Sendable {
     var lastCheckNs = DispatchTime.now().uptimeNanoseconds
     /// Records written since the last check found the file in place: lost if the next one does not.
     var recordsSinceCheck = 0
-    /// A piece of a `records` op's records as they go to the file: reused, grown only for a
-    /// record larger than a piece (a load's manifest).
+    /// A piece of a `records` op's records as they go to the file: reused, grown only while an
+    /// op holds a record larger than a piece (a load's manifest).
     var encoded = UnsafeMutableRawBufferPointer.allocate(byteCount: writeBytes + writeSlack, alignment: 16)
     /// The bytes a write carries, at most: a large op (a burst, up to the queue's limit) is
     /// encoded and written in pieces, so its encoded copy stays this small.
@@ -655,6 +655,11 @@ final class TraceWriterThread: @unchecked Sendable {
                     return
                 }
                 written += piece.bytes
+            }
+            // A record larger than a piece grew the buffer: back to its size, for the usual records.
+            if encoded.count > TraceWriterThread.writeBytes + TraceWriterThread.writeSlack {
+                encoded.deallocate()
+                encoded = .allocate(byteCount: TraceWriterThread.writeBytes + TraceWriterThread.writeSlack, alignment: 16)
             }
             length += written
             dirty = true
