@@ -461,7 +461,7 @@ public final class Daemon {
         ticks.removeAll()
         // Peers that do not read would hold their connection open: give them a moment.
         let grace = UVTimer(loop: loop) { [unowned self] in self.forceClose() }
-        grace.start(afterMs: 1000, repeatMs: 0)
+        grace.start(afterMs: 1000)
         grace.unref()
         self.grace = grace
     }

@@ -56,6 +56,8 @@ class UVHandleOwner {
     func didClose() {}
 }
 
+/// A one-shot libuv timer (the shutdown's grace period). Periodic work uses `UVPeriodic`:
+/// while a libuv timer is pending, every poll of the loop carries a timeout.
 final class UVTimer: UVHandleOwner {
     private let action: () -> Void
     var handle: UnsafeMutablePointer<uv_timer_t> { typed() }
@@ -67,10 +69,10 @@ final class UVTimer: UVHandleOwner {
         adopt()
     }
 
-    func start(afterMs: UInt64, repeatMs: UInt64) {
+    func start(afterMs: UInt64) {
         uv_timer_start(handle, { h in
             Unmanaged<UVTimer>.fromOpaque(h!.pointee.data).takeUnretainedValue().action()
-        }, afterMs, repeatMs)
+        }, afterMs, 0)
     }
 
     /// A timer that does not keep the loop alive by itself.

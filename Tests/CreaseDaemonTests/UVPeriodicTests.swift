@@ -21,14 +21,14 @@ import Testing
 
         // A libuv timer, for contrast, however far off: the poll then has a timeout.
         let timer = UVTimer(loop: loop) {}
-        timer.start(afterMs: 60_000, repeatMs: 0)
+        timer.start(afterMs: 60_000)
         #expect(uv_backend_timeout(loop) > 0)
         timer.close()
 
         // Should the tick never come, a far timer ends the wait, and the test fails instead of hanging.
         var gaveUp = false
         let deadline = UVTimer(loop: loop) { gaveUp = true }
-        deadline.start(afterMs: 60_000, repeatMs: 0)
+        deadline.start(afterMs: 60_000)
         while ticks < 3, !gaveUp { uv_run(loop, UV_RUN_ONCE) }
         #expect(ticks >= 3)
         deadline.close()

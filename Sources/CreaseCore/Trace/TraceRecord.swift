@@ -180,7 +180,7 @@ public enum TraceEncoding {
     /// The length of the line `appendEvent` writes for these fields and an event of
     /// `eventBytes` bytes without surrounding whitespace, counted without writing it: the
     /// trace writer's loop side counts a file's bytes while its thread does the writing.
-    public static func eventRecordLength(seq: Int, t: UInt64, client: Int?, eventBytes: Int, latencyNs: UInt64?) -> Int {
+    static func eventRecordLength(seq: Int, t: UInt64, client: Int?, eventBytes: Int, latencyNs: UInt64?) -> Int {
         // {"seq": ,"t": ,"event": ,"digest":"<16>  }\n
         var n = 7 + 5 + 9 + 11 + 16 + 2 + eventBytes
         n += BoundedLine.decimalDigits(seq) + BoundedLine.decimalDigits(t)
