@@ -38,8 +38,8 @@ private func stateJSON(_ e: Engine) throws -> JSONValue { try JSON.parse(e.state
         #expect(topics.code == .outOfRange && topics.message.hasSuffix("got []"))
         #expect(inputError { _ = try DeviceProfile.decode(try json(#"{"itemLength":30}"#)) }?.message.hasSuffix("got 30") == true)
         #expect(inputError { _ = try DeviceProfile.decode(try json(#"{"outerWidth":20000}"#)) }?.message.hasSuffix("got 20000") == true)
-        let bands = try #require(inputError { _ = try DeviceProfile.decode(try json(#"{"hingeHysteresis":90}"#)) })
-        #expect(bands.code == .outOfRange && bands.message.contains("got 90 around thresholds"), "\(bands)")
+        let bands = try #require(inputError { _ = try DeviceProfile.decode(try json(#"{"hingeHysteresis":30}"#)) })
+        #expect(bands.code == .outOfRange && bands.message.contains("got 30 around thresholds"), "\(bands)")
     }
 
     @Test("a rejected event carries its ts; the error reply echoes line and ts beside the id")

@@ -20,7 +20,7 @@ extension Layout {
         let device = DeviceInfo(pose: try d.enumeration("pose", Pose.self), display: try d.enumeration("display", Display.self),
                                 orientation: try d.enumeration("orientation", Orientation.self),
                                 layoutDirection: try d.enumeration("layoutDirection", LayoutDirection.self),
-                                width: try d.number("width"), height: try d.number("height"),
+                                width: try coordinate(d, "width"), height: try coordinate(d, "height"),
                                 sizeClass: try sizeClass(d, "sizeClass"), window: try rect(d, "window"))
         var regions: [Region] = []
         for (i, v) in try r.array("regions").enumerated() {
@@ -120,13 +120,22 @@ extension Layout {
     private static func rect(_ r: FieldReader, _ name: String) throws(InputError) -> Rect {
         let f = try FieldReader(try r.required(name), path: r.fieldPath(name), what: name)
         try f.rejectUnknown(allowed: ["x", "y", "w", "h"])
-        return Rect(x: try f.number("x"), y: try f.number("y"), w: try f.number("w"), h: try f.number("h"))
+        return Rect(x: try coordinate(f, "x"), y: try coordinate(f, "y"), w: try coordinate(f, "w"), h: try coordinate(f, "h"))
+    }
+
+    /// A layout's numbers are points on a screen: a layout read back that holds 1e300
+    /// would overflow whatever draws or compares it, so it is refused here.
+    private static func coordinate(_ r: FieldReader, _ name: String) throws(InputError) -> Double {
+        let v = try r.number(name)
+        guard abs(v) <= 100_000 else { throw InputError.outOfRange(r.fieldPath(name), "must be within ±100000 points", got: v) }
+        return v
     }
 
     private static func insets(_ r: FieldReader, _ name: String) throws(InputError) -> Insets {
         let f = try FieldReader(try r.required(name), path: r.fieldPath(name), what: name)
         try f.rejectUnknown(allowed: ["top", "leading", "bottom", "trailing"])
-        return Insets(top: try f.number("top"), leading: try f.number("leading"), bottom: try f.number("bottom"), trailing: try f.number("trailing"))
+        return Insets(top: try coordinate(f, "top"), leading: try coordinate(f, "leading"), bottom: try coordinate(f, "bottom"),
+                      trailing: try coordinate(f, "trailing"))
     }
 
     private static func sizeClass(_ r: FieldReader, _ name: String) throws(InputError) -> SizeClassPair {

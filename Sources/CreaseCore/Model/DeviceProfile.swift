@@ -74,25 +74,58 @@ public struct DeviceProfile: Sendable, Equatable {
     public static let builtin = DeviceProfile()
 
     /// Every numeric field, by its JSON name, in a fixed order (used to load, save and document profiles).
-    public static var numericFields: [(String, WritableKeyPath<DeviceProfile, Double>)] { [
-        ("outerWidth", \.outerWidth), ("outerHeight", \.outerHeight), ("innerWidth", \.innerWidth), ("innerHeight", \.innerHeight),
-        ("partialOpenThreshold", \.partialOpenThreshold), ("fullyOpenThreshold", \.fullyOpenThreshold), ("hingeHysteresis", \.hingeHysteresis),
-        ("columnWidth", \.columnWidth), ("itemLength", \.itemLength), ("prominentLength", \.prominentLength), ("tabLength", \.tabLength),
-        ("tabWidth", \.tabWidth), ("itemSpacing", \.itemSpacing), ("groupSpacing", \.groupSpacing), ("fixedSpacerLength", \.fixedSpacerLength),
-        ("bottomGap", \.bottomGap), ("statusBarLength", \.statusBarLength), ("islandStart", \.islandStart),
-        ("outerIslandLength", \.outerIslandLength), ("innerIslandLength", \.innerIslandLength),
-        ("islandGrowthPerActivity", \.islandGrowthPerActivity), ("maxActivitiesShown", \.maxActivitiesShown),
-        ("statusBarHeight", \.statusBarHeight), ("navigationBarHeight", \.navigationBarHeight), ("toolbarHeight", \.toolbarHeight),
-        ("tabBarHeight", \.tabBarHeight), ("homeIndicatorHeight", \.homeIndicatorHeight), ("barItemWidth", \.barItemWidth),
-        ("textCharWidth", \.textCharWidth), ("textItemPadding", \.textItemPadding), ("titleCharWidth", \.titleCharWidth),
-        ("minTabWidth", \.minTabWidth), ("barInset", \.barInset),
-        ("foldWidth", \.foldWidth), ("outerKeyboardPortrait", \.outerKeyboardPortrait), ("outerKeyboardLandscape", \.outerKeyboardLandscape),
-        ("innerKeyboardPortrait", \.innerKeyboardPortrait), ("innerKeyboardLandscape", \.innerKeyboardLandscape),
-        ("accessoryBarHeight", \.accessoryBarHeight), ("pipWidth", \.pipWidth), ("pipHeight", \.pipHeight), ("pipMargin", \.pipMargin),
-        ("splitDivider", \.splitDivider), ("columnRegularMinWidth", \.columnRegularMinWidth), ("regularWidthMin", \.regularWidthMin), ("sidebarWidth", \.sidebarWidth),
-        ("inspectorWidth", \.inspectorWidth), ("sheetInset", \.sheetInset), ("centeredSheetWidth", \.centeredSheetWidth),
-        ("sheetCameraClearance", \.sheetCameraClearance), ("layoutMarginOtherSide", \.layoutMarginOtherSide),
-        ("floatingInset", \.floatingInset),
+    public static var numericFields: [(String, WritableKeyPath<DeviceProfile, Double>)] { fieldRanges.map { ($0.name, $0.path) } }
+
+    /// What a field may hold. A layout divides by some lengths and counts others, so a
+    /// value outside its range could stop the process or lay out nonsense; every field
+    /// is checked against its range where a profile is decoded (docs/profile.md).
+    public struct FieldRange {
+        public let name: String
+        public let path: WritableKeyPath<DeviceProfile, Double>
+        public let min: Double
+        public let max: Double
+        /// A count (of Live Activities): a whole number.
+        public let whole: Bool
+
+        init(_ name: String, _ path: WritableKeyPath<DeviceProfile, Double>, _ min: Double, _ max: Double, whole: Bool = false) {
+            self.name = name; self.path = path; self.min = min; self.max = max; self.whole = whole
+        }
+    }
+
+    /// Screens are at least 200 pt on a side (the column and a bar must fit); lengths a
+    /// layout divides by or steps with are at least 1 pt; every other length is 0 to 1,000
+    /// pt (10,000 for what can span a screen); angles stay within the hinge's 0…180°.
+    public static var fieldRanges: [FieldRange] { [
+        FieldRange("outerWidth", \.outerWidth, 200, 10_000), FieldRange("outerHeight", \.outerHeight, 200, 10_000),
+        FieldRange("innerWidth", \.innerWidth, 200, 10_000), FieldRange("innerHeight", \.innerHeight, 200, 10_000),
+        FieldRange("partialOpenThreshold", \.partialOpenThreshold, 0, 180), FieldRange("fullyOpenThreshold", \.fullyOpenThreshold, 0, 180),
+        FieldRange("hingeHysteresis", \.hingeHysteresis, 0, 45),
+        FieldRange("columnWidth", \.columnWidth, 1, 1_000), FieldRange("itemLength", \.itemLength, 44, 1_000),
+        FieldRange("prominentLength", \.prominentLength, 1, 1_000), FieldRange("tabLength", \.tabLength, 1, 1_000),
+        FieldRange("tabWidth", \.tabWidth, 1, 1_000), FieldRange("itemSpacing", \.itemSpacing, 0, 1_000),
+        FieldRange("groupSpacing", \.groupSpacing, 0, 1_000), FieldRange("fixedSpacerLength", \.fixedSpacerLength, 0, 1_000),
+        FieldRange("bottomGap", \.bottomGap, 0, 1_000), FieldRange("statusBarLength", \.statusBarLength, 0, 1_000),
+        FieldRange("islandStart", \.islandStart, 0, 1_000),
+        FieldRange("outerIslandLength", \.outerIslandLength, 0, 1_000), FieldRange("innerIslandLength", \.innerIslandLength, 0, 1_000),
+        FieldRange("islandGrowthPerActivity", \.islandGrowthPerActivity, 0, 1_000),
+        FieldRange("maxActivitiesShown", \.maxActivitiesShown, 0, 100, whole: true),
+        FieldRange("statusBarHeight", \.statusBarHeight, 0, 1_000), FieldRange("navigationBarHeight", \.navigationBarHeight, 1, 1_000),
+        FieldRange("toolbarHeight", \.toolbarHeight, 1, 1_000), FieldRange("tabBarHeight", \.tabBarHeight, 1, 1_000),
+        FieldRange("homeIndicatorHeight", \.homeIndicatorHeight, 0, 1_000), FieldRange("barItemWidth", \.barItemWidth, 1, 1_000),
+        FieldRange("textCharWidth", \.textCharWidth, 1, 100), FieldRange("textItemPadding", \.textItemPadding, 0, 1_000),
+        FieldRange("titleCharWidth", \.titleCharWidth, 1, 100),
+        FieldRange("minTabWidth", \.minTabWidth, 1, 1_000), FieldRange("barInset", \.barInset, 0, 1_000),
+        FieldRange("foldWidth", \.foldWidth, 0, 1_000),
+        FieldRange("outerKeyboardPortrait", \.outerKeyboardPortrait, 0, 10_000), FieldRange("outerKeyboardLandscape", \.outerKeyboardLandscape, 0, 10_000),
+        FieldRange("innerKeyboardPortrait", \.innerKeyboardPortrait, 0, 10_000), FieldRange("innerKeyboardLandscape", \.innerKeyboardLandscape, 0, 10_000),
+        FieldRange("accessoryBarHeight", \.accessoryBarHeight, 0, 1_000), FieldRange("pipWidth", \.pipWidth, 1, 10_000),
+        FieldRange("pipHeight", \.pipHeight, 1, 10_000), FieldRange("pipMargin", \.pipMargin, 0, 1_000),
+        FieldRange("splitDivider", \.splitDivider, 0, 1_000), FieldRange("columnRegularMinWidth", \.columnRegularMinWidth, 0, 10_000),
+        FieldRange("regularWidthMin", \.regularWidthMin, 0, 10_000), FieldRange("sidebarWidth", \.sidebarWidth, 1, 10_000),
+        FieldRange("inspectorWidth", \.inspectorWidth, 1, 10_000), FieldRange("sheetInset", \.sheetInset, 0, 1_000),
+        FieldRange("centeredSheetWidth", \.centeredSheetWidth, 1, 10_000),
+        FieldRange("sheetCameraClearance", \.sheetCameraClearance, 0, 1_000), FieldRange("layoutMarginOtherSide", \.layoutMarginOtherSide, 0, 1_000),
+        FieldRange("floatingInset", \.floatingInset, 0, 1_000),
     ] }
 
     /// Loads a profile: any field left out keeps its built-in value; unknown fields are errors.
@@ -109,17 +142,19 @@ public struct DeviceProfile: Sendable, Equatable {
         try r.rejectUnknown(allowed: ["name"] + numericFields.map(\.0))
         var p = DeviceProfile()
         if let name = try r.optionalString("name") { p.name = name }
-        for (name, path) in numericFields {
-            guard let v = try r.optionalNumber(name) else { continue }
-            guard v >= 0, v <= 10_000 else { throw InputError.outOfRange(name, "must be between 0 and 10000", got: v) }
-            p[keyPath: path] = v
+        for f in fieldRanges {
+            guard let v = try r.optionalNumber(f.name) else { continue }
+            guard v >= f.min, v <= f.max else {
+                throw InputError.outOfRange(f.name, "must be between \(InputError.shown(f.min)) and \(InputError.shown(f.max))", got: v)
+            }
+            guard !f.whole || v == v.rounded() else { throw InputError.outOfRange(f.name, "must be a whole number", got: v) }
+            p[keyPath: f.path] = v
         }
         guard p.partialOpenThreshold + p.hingeHysteresis < p.fullyOpenThreshold - p.hingeHysteresis,
               p.partialOpenThreshold - p.hingeHysteresis >= 0, p.fullyOpenThreshold + p.hingeHysteresis <= 180 else {
             throw InputError.outOfRange("hingeHysteresis", "the hysteresis bands must not overlap and must stay within 0…180",
                                         got: "\(InputError.shown(p.hingeHysteresis)) around thresholds \(InputError.shown(p.partialOpenThreshold)) and \(InputError.shown(p.fullyOpenThreshold))")
         }
-        guard p.itemLength >= 44 else { throw InputError.outOfRange("itemLength", "must be at least the 44 pt tap target", got: p.itemLength) }
         return p
     }
 
