@@ -316,7 +316,7 @@ public final class Daemon {
         }
         actions.removeAll()
         if core.holdsAcks, let sink = trace.sink, let durable = sink.durableSeq {
-            core.durable(upTo: durable, observations: sink.durableObservations ?? .max, at: uv_hrtime(), into: &actions)
+            core.durable(upTo: durable, awaitedRecords: sink.durableAwaitedRecords ?? .max, at: uv_hrtime(), into: &actions)
             if !actions.isEmpty { perform() }
         }
     }
@@ -351,7 +351,7 @@ public final class Daemon {
 
     /// The trace writer moved its durable seq (or the trace is gone): held replies may go.
     private func traceMovedOn() {
-        core.durable(upTo: trace.sink?.durableSeq ?? .max, observations: trace.sink?.durableObservations ?? .max, at: uv_hrtime(),
+        core.durable(upTo: trace.sink?.durableSeq ?? .max, awaitedRecords: trace.sink?.durableAwaitedRecords ?? .max, at: uv_hrtime(),
                      into: &actions)
         perform()
     }

@@ -45,10 +45,11 @@ public protocol TraceSink: AnyObject {
     /// lost): the daemon holds each event's reply until its seq is covered, and
     /// checks again when the sink calls `TraceContext.wake`. Nil: replies need not wait.
     var durableSeq: Int? { get }
-    /// With `--fsync always`, how many observation records (counted from the first
-    /// `recordObservation`) are on disk or counted lost: an `observe` reply waits for its
-    /// record as an event's does. Nil exactly when `durableSeq` is nil.
-    var durableObservations: Int? { get }
+    /// With `--fsync always`, how many observation and mark records (counted from the first
+    /// `recordObservation` or `recordMark`) are on disk or counted lost: an `observe` or
+    /// `mark` reply waits for its record as an event's does (a load's waits for its seq).
+    /// Nil exactly when `durableSeq` is nil.
+    var durableAwaitedRecords: Int? { get }
     /// The sink's counters (file, records, lost records, state) as one JSON object for `stats`.
     func writeStats(to w: inout JSONWriter)
     /// Flushes and closes, at shutdown.

@@ -76,12 +76,18 @@ extension DaemonCore {
         case .load:
             preconditionFailure("load publishes; receive(line:) hands it to load(_:…)")
         case .mark(let label):
-            if tracing { out.append(.record(.mark(seq: engine.seq, tNs: now, label: label))) }
+            if tracing {
+                out.append(.record(.mark(seq: engine.seq, tNs: now, label: label)))
+                awaitedRecordsQueued += 1
+            }
             out.log(.info, "mark at seq \(engine.seq): \(label)")
             Reply.appendOK(id: id, to: &out.bytes) { w in
                 w.key("seq"); w.int(engine.seq)
                 w.key("traced"); w.bool(tracing)
             }
+            // "traced": true under --fsync always means on disk, as for an event.
+            answered = true
+            reply(from: start, to: client, mustWait: tracing, into: &out)
         case .sync:
             Reply.appendOK(id: id, to: &out.bytes) { w in
                 w.key("seq"); w.int(engine.seq)
@@ -100,7 +106,7 @@ extension DaemonCore {
             stats.observations[Verdict.allCases.firstIndex(of: result.verdict)!] += 1
             Reply.appendOK(id: id, to: &out.bytes) { w in result.writeMembers(to: &w) }
             // Under --fsync always the reply waits for the record, as an event's does.
-            if tracing { observationsRecorded += 1 }
+            if tracing { awaitedRecordsQueued += 1 }
             reply(from: start, to: client, mustWait: tracing, into: &out)
             if tracing {
                 out.append(.record(.observation(tNs: readNs, client: client, line: out.keep(line), result: result)))
@@ -150,7 +156,8 @@ extension DaemonCore {
             w.key("changed"); w.bool(changed)
             w.key("digest"); w.string(Digest.hex(engine.digest))
         }
-        out.write(client: client, from: start)
+        // Under --fsync always an acknowledged load is on disk, as an event is.
+        reply(from: start, to: client, mustWait: tracing, into: &out)
     }
 
     /// The shell reopened the trace for `trace rotate`: the new file's path, or nil when it failed.

@@ -66,7 +66,7 @@ public struct DaemonCore {
         let readNs: UInt64
         /// A command's reply, encoded when answered: it waits until `observations`
         /// observation records are on disk as well as `seq`.
-        var held: (observations: Int, reply: [UInt8])? = nil
+        var held: (awaitedRecords: Int, reply: [UInt8])? = nil
     }
 
     public internal(set) var config: Config
@@ -106,9 +106,10 @@ public struct DaemonCore {
     /// Replies waiting for the disk (`acksWaitForDisk`), in seq order.
     var heldAcks: [Ack] = []
     var durableSeq = Int.min
-    /// Observation records sent to the trace, and how many of them are on disk.
-    var observationsRecorded = 0
-    var durableObservations = 0
+    /// Observation and mark records sent to the trace, and how many of them are on disk:
+    /// their replies wait for them under --fsync always (records with a seq wait by seq).
+    var awaitedRecordsQueued = 0
+    var durableAwaitedRecords = 0
     public internal(set) var lastPublishedDigest: UInt64
     /// The diagnostics subscribers last saw: compared as values, encoded only when they change.
     var lastDiagnostics: [Diagnostic]
@@ -402,11 +403,11 @@ public struct DaemonCore {
 
     /// The trace's records up to `seq` are on disk (or counted lost): their replies go out.
     /// `observations`: how many observation records are on disk (or counted lost).
-    public mutating func durable(upTo seq: Int, observations: Int = .max, at now: UInt64, into out: inout DaemonActions) {
+    public mutating func durable(upTo seq: Int, awaitedRecords: Int = .max, at now: UInt64, into out: inout DaemonActions) {
         durableSeq = max(durableSeq, seq)
-        durableObservations = max(durableObservations, observations)
+        durableAwaitedRecords = max(durableAwaitedRecords, awaitedRecords)
         guard !heldAcks.isEmpty else { return }
-        let ready = heldAcks.prefix { $0.seq <= durableSeq && ($0.held?.observations ?? 0) <= durableObservations }
+        let ready = heldAcks.prefix { $0.seq <= durableSeq && ($0.held?.awaitedRecords ?? 0) <= durableAwaitedRecords }
         guard !ready.isEmpty else { return }
         DaemonCore.sendAcks(ready, clients: clients, lastSender: lastSender?.client, at: now, into: &out)
         heldAcks.removeFirst(ready.count)
@@ -423,7 +424,7 @@ public struct DaemonCore {
             return
         }
         heldAcks.append(Ack(client: client, id: .null, seq: engine.seq, changed: false, digest: engine.digest, readNs: 0,
-                            held: (observationsRecorded, Array(out.bytes[start...]))))
+                            held: (awaitedRecordsQueued, Array(out.bytes[start...]))))
         out.bytes.removeSubrange(start...)
     }
 

@@ -243,13 +243,13 @@ public final class TraceWriter: TraceSink {
 
     public func recordMark(seq: Int, tNs: UInt64, label: String) {
         let t = time(tNs)
-        append(t: t) { TraceEncoding.appendMark(seq: seq, t: t, label: label, to: &$0) }
+        append(t: t, awaited: true) { TraceEncoding.appendMark(seq: seq, t: t, label: label, to: &$0) }
         flush()
     }
 
     public func recordObservation(tNs: UInt64, client: Int, commandLine: UnsafeRawBufferPointer, result: ConformanceResult) {
         let t = time(tNs)
-        append(t: t, observation: true) { TraceEncoding.appendObservation(t: t, client: client, command: commandLine, result: result, to: &$0) }
+        append(t: t, awaited: true) { TraceEncoding.appendObservation(t: t, client: client, command: commandLine, result: result, to: &$0) }
     }
 
     /// How long the writer gathers records before writing them (not under --fsync always):
@@ -284,9 +284,9 @@ public final class TraceWriter: TraceSink {
         return queue.withLock { $0.durableSeq }
     }
 
-    public var durableObservations: Int? {
+    public var durableAwaitedRecords: Int? {
         guard options.fsync == .always else { return nil }
-        return queue.withLock { $0.durableObservations }
+        return queue.withLock { $0.durableAwaitedRecords }
     }
 
     public func writeStats(to w: inout JSONWriter) {
@@ -338,7 +338,7 @@ public final class TraceWriter: TraceSink {
     /// Encodes one record (not an event's: those go in batches, `eventsQueued`, for the writer
     /// thread to encode) into the queue, unless the trace is failing, in which case it is
     /// counted lost.
-    private func append(t: UInt64, seq: Int? = nil, observation: Bool = false, _ encode: (inout [UInt8]) -> Void) {
+    private func append(t: UInt64, seq: Int? = nil, awaited: Bool = false, _ encode: (inout [UInt8]) -> Void) {
         var outcome = HandOff()
         queue.condition.lock()
         if admit(queue, t: t, &outcome) {
@@ -353,7 +353,7 @@ public final class TraceWriter: TraceSink {
             queue.lostSinceGood += 1
         }
         if let seq { queue.encodedSeq = seq }
-        if observation { queue.encodedObservations += 1 }
+        if awaited { queue.encodedAwaitedRecords += 1 }
         outcome.probe = probeDue(t: t)
         queue.condition.unlock()
         report(outcome, t: t)
@@ -486,10 +486,10 @@ final class TraceQueue: @unchecked Sendable {
     /// The seq of the last event encoded (or counted lost) so far.
     @exclusivity(unchecked) var encodedSeq: Int
     /// Observation records encoded (or counted lost) so far, and how many of them are handled.
-    var encodedObservations = 0
-    var durableObservations = 0
+    var encodedAwaitedRecords = 0
+    var durableAwaitedRecords = 0
     /// Records are waiting to be published as handled (under --fsync always).
-    var owesDurable: Bool { encodedSeq > durableSeq || encodedObservations > durableObservations }
+    var owesDurable: Bool { encodedSeq > durableSeq || encodedAwaitedRecords > durableAwaitedRecords }
 
     init(path: String, durableSeq: Int) {
         self.path = path
@@ -542,7 +542,7 @@ final class TraceWriterThread: @unchecked Sendable {
     var lastSync = DispatchTime.now()
     /// The last event seq in what the thread has taken from the queue.
     var takenSeq = 0
-    var takenObservations = 0
+    var takenAwaitedRecords = 0
     /// How often, at most, the thread checks that its file still has a name.
     static let checkIntervalNs: UInt64 = 1_000_000_000
     var lastCheckNs = DispatchTime.now().uptimeNanoseconds
@@ -607,7 +607,7 @@ final class TraceWriterThread: @unchecked Sendable {
             }
             queue.queuedBytes = 0
             takenSeq = queue.encodedSeq
-            takenObservations = queue.encodedObservations
+            takenAwaitedRecords = queue.encodedAwaitedRecords
             let closing = queue.closing
             queue.condition.unlock()
 
@@ -795,10 +795,10 @@ final class TraceWriterThread: @unchecked Sendable {
 
     private func publishDurable() {
         guard options.fsync == .always else { return }
-        let advanced = queue.withLock { [takenSeq, takenObservations] q -> Bool in
-            guard q.durableSeq < takenSeq || q.durableObservations < takenObservations else { return false }
+        let advanced = queue.withLock { [takenSeq, takenAwaitedRecords] q -> Bool in
+            guard q.durableSeq < takenSeq || q.durableAwaitedRecords < takenAwaitedRecords else { return false }
             q.durableSeq = max(q.durableSeq, takenSeq)
-            q.durableObservations = max(q.durableObservations, takenObservations)
+            q.durableAwaitedRecords = max(q.durableAwaitedRecords, takenAwaitedRecords)
             return true
         }
         if advanced { wake() }
