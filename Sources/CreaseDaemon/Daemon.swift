@@ -98,16 +98,13 @@ public final class Daemon {
     /// Opens the socket, reports readiness and runs the loop until a signal stops
     /// it. Returns when everything is closed.
     public func run() throws(StartupError) {
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGXFSZ, SIG_IGN)  // past RLIMIT_FSIZE (LimitFSIZE=) a trace write fails like a full disk instead of killing us
+        for s in SignalPolicy.ignored { signal(s, SIG_IGN) }
         // The socket accepts clients before the loop's signal handlers are in: until they are,
         // these signals stay blocked (pending), so one sent by a client that has just connected
         // is handled by the loop instead of meeting its default action (ending the daemon).
         // They are unblocked below, also when a parent left them blocked (a test runner, a
         // supervisor). The trace writer thread, started meanwhile, keeps them blocked: they go to the loop.
-        var handled = sigset_t()
-        sigemptyset(&handled)
-        for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handled, s) }
+        var handled = SignalPolicy.handledSet
         pthread_sigmask(SIG_BLOCK, &handled, nil)
         uv_loop_init(loop)
         log.attach(loop: loop)
@@ -140,16 +137,18 @@ public final class Daemon {
             log.warning("this build records no traces; --trace-dir \(dir) is not used")
         }
 
-        for signum in [SIGTERM, SIGINT] {
-            signals.append(UVSignal(loop: loop, signal: signum) { [unowned self] s in
-                self.shutdown(reason: s == SIGTERM ? "SIGTERM" : "SIGINT")
+        for (signum, name, response) in SignalPolicy.handled {
+            signals.append(UVSignal(loop: loop, signal: signum) { [unowned self] _ in
+                switch response {
+                case .shutdown: self.shutdown(reason: name)
+                case .reopenTrace:
+                    // Events read in this iteration are published first, so their records go into the old file.
+                    self.endIteration()
+                    self.reopenTrace(reason: name)
+                case .logAndIgnore: self.log.notice("\(name) received; creased handles it by going on (docs/daemon.md)")
+                }
             })
         }
-        signals.append(UVSignal(loop: loop, signal: SIGHUP) { [unowned self] _ in
-            // Events read in this iteration are published first, so their records go into the old file.
-            self.endIteration()
-            self.reopenTrace(reason: "SIGHUP")
-        })
         pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         check = UVCheck(loop: loop) { [unowned self] in self.endIteration() }
 

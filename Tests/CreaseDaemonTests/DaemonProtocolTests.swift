@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CreaseCore
+@testable import CreaseDaemon
 import Foundation
 import Testing
 
@@ -276,6 +277,26 @@ func readPushes(_ c: Client, topic: String = "layout", quiet: Double = 0.5) -> [
         d.signal(SIGINT)
         #expect(d.waitForExit() == 0)
         #expect(!FileManager.default.fileExists(atPath: d.socketPath))
+    }
+
+    /// Every signal that can be caught and is not a crash has a decided response: SIGUSR1
+    /// once ended creased with its default action and left the socket behind.
+    @Test func everyCatchableSignalIsHandledOrIgnoredAndNoneLeavesTheSocket() throws {
+        let d = try DaemonProcess(arguments: ["--no-trace"])
+        let c = try Client(d.socketPath)
+        let goOn = SignalPolicy.handled.filter { $0.response == .logAndIgnore }
+        for s in goOn.map(\.signal) + [SIGPIPE, SIGXFSZ, __libc_current_sigrtmin(), __libc_current_sigrtmax()] { d.signal(s) }
+        #expect(try c.request(#"{"cmd":"hello","id":1}"#)["ok"] == .bool(true))
+        try waitUntil("each ignored signal logged") { goOn.allSatisfy { d.log().contains("\($0.name) received") } }
+        #expect(d.process.isRunning)
+        // The others stop it cleanly, like SIGTERM.
+        for (signum, name, response) in SignalPolicy.handled where response == .shutdown && signum != SIGTERM && signum != SIGINT {
+            let e = try DaemonProcess(arguments: ["--no-trace"])
+            e.signal(signum)
+            #expect(e.waitForExit() == 0, "\(name)")
+            #expect(!FileManager.default.fileExists(atPath: e.socketPath), "\(name) left the socket")
+            #expect(e.log().contains("\(name): shutting down"))
+        }
     }
 
     @Test func socketDirectoryAndFileModes() throws {
