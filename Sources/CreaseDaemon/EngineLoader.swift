@@ -8,7 +8,7 @@ enum EngineLoader {
     static func engine(app source: DaemonOptions.AppSource, profilePath: String?) throws(StartupError) -> Engine {
         let profile: DeviceProfile
         if let path = profilePath {
-            do { profile = try Engine.loadProfile(json: try readFile(path)) } catch let e as InputError {
+            do { profile = try Engine.loadProfile(json: try readFile(path, what: "profile", limit: InputFile.profileLimit)) } catch let e as InputError {
                 throw StartupError("profile \(path): \(e)")
             } catch { throw StartupError("\(error)") }
         } else {
@@ -22,24 +22,14 @@ enum EngineLoader {
             }
             app = a
         case .file(let path):
-            do { app = try Engine.loadApp(json: try readFile(path)) } catch let e as InputError {
+            do { app = try Engine.loadApp(json: try readFile(path, what: "app manifest", limit: InputFile.manifestLimit)) } catch let e as InputError {
                 throw StartupError("app \(path): \(e)")
             } catch { throw StartupError("\(error)") }
         }
         return Engine(profile: profile, app: app)
     }
 
-    static func readFile(_ path: String) throws(StartupError) -> [UInt8] {
-        guard let f = fopen(path, "rb") else { throw StartupError("cannot open \(path): \(SocketSetup.errnoText())") }
-        defer { fclose(f) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, f)
-            if n > 0 { out.append(contentsOf: chunk[0..<n]) }
-            if n < chunk.count { break }
-        }
-        if ferror(f) != 0 { throw StartupError("cannot read \(path)") }
-        return out
+    static func readFile(_ path: String, what: String, limit: Int) throws(StartupError) -> [UInt8] {
+        do { return try InputFile.read(path, what: what, limit: limit) } catch { throw StartupError(error.message) }
     }
 }

@@ -1,14 +1,12 @@
 import CreaseCore
+import CreaseDaemon
 import Foundation
 
 /// Loading what commands share: the app, the profile, event files.
 public enum Inputs {
-    public static func readFile(_ path: String) throws -> [UInt8] {
-        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        // FileHandle also reads pipes and process substitutions (/dev/fd/N).
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw UsageError("cannot read \(path)") }
-        defer { try? handle.close() }
-        return Array(handle.readDataToEndOfFile())
+    /// A regular file (or `-`, standard input) of at most `limit` bytes (docs/hardening.md).
+    public static func readFile(_ path: String, what: String = "input file", limit: Int = InputFile.linesLimit) throws -> [UInt8] {
+        do { return try InputFile.read(path, what: what, limit: limit) } catch { throw UsageError(error.message) }
     }
 
     /// `--app FILE` or `--app builtin:NAME` (default: the built-in `tabs` app).
@@ -21,14 +19,14 @@ public enum Inputs {
             }
             return app
         }
-        do { return try App.decode(json: try readFile(spec)) } catch let e as InputError {
+        do { return try App.decode(json: try readFile(spec, what: "app manifest", limit: InputFile.manifestLimit)) } catch let e as InputError {
             throw UsageError("\(spec): \(e)")
         }
     }
 
     public static func profile(_ path: String?) throws -> DeviceProfile {
         guard let path else { return .builtin }
-        do { return try DeviceProfile.decode(json: try readFile(path)) } catch let e as InputError {
+        do { return try DeviceProfile.decode(json: try readFile(path, what: "profile", limit: InputFile.profileLimit)) } catch let e as InputError {
             throw UsageError("\(path): \(e)")
         }
     }

@@ -65,8 +65,9 @@ enum TraceCommand {
         try args.finish()
         var damaged = 0
         for path in try TraceIndex.files(under: directory) {
-            guard let bytes = try? TraceIO.readWhole(path) else {
-                Console.err("crease trace index: skipped \(path): cannot read it")
+            let bytes: [UInt8]
+            do { bytes = try TraceIO.readWhole(path) } catch {
+                Console.err("crease trace index: skipped \(path): \(error)")
                 continue
             }
             // The header alone decides the filter: files it leaves out are not replayed.

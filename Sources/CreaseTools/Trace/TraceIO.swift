@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CreaseCore
+import CreaseDaemon
 import Foundation
 
 /// A check failed (exit 1): the message is printed as is.
@@ -21,33 +22,9 @@ enum TraceIO {
         }
     }
 
-    /// The file's bytes, read straight into one array (traces run to hundreds of megabytes).
+    /// The file's bytes: a regular file (or `-`) of at most `InputFile.traceLimit` bytes.
     static func readWhole(_ path: String) throws -> [UInt8] {
-        if path == "-" { return try Inputs.readFile(path) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw UsageError("cannot read \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw UsageError("cannot stat \(path): \(String(cString: strerror(errno)))") }
-        var failure: Int32 = 0
-        var bytes = [UInt8](unsafeUninitializedCapacity: Int(st.st_size)) { buffer, count in
-            while count < buffer.count {
-                let n = read(fd, buffer.baseAddress! + count, buffer.count - count)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { failure = n < 0 ? errno : 0; break }
-                count += n
-            }
-        }
-        guard failure == 0 else { throw UsageError("cannot read \(path): \(String(cString: strerror(failure)))") }
-        // A file still being written may have grown since fstat: take the rest too.
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = read(fd, &chunk, chunk.count)
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
-        return bytes
+        try Inputs.readFile(path, what: "trace", limit: InputFile.traceLimit)
     }
 
     /// Writes to `path`, or to stdout when it is nil or `-`.
