@@ -17,6 +17,8 @@ enum SocketSetup {
         case stale
         /// A socket something answers on.
         case live
+        /// A socket something listens on but accepts no one now (its backlog is full).
+        case busy
         case unreachable(String)
     }
 
@@ -70,7 +72,8 @@ enum SocketSetup {
         }
         guard st.st_mode & S_IFMT == S_IFSOCK else { return .notASocket }
         guard let (addr, len) = Notifier.address(for: path) else { return .unreachable("path too long") }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // Non-blocking: a blocking connect to a listener whose backlog is full waits for ever.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { return .unreachable(errnoText()) }
         defer { close(fd) }
         var a = addr
@@ -80,7 +83,7 @@ enum SocketSetup {
         if rc == 0 { return .live }
         switch errno {
         case ECONNREFUSED, ENOENT: return .stale
-        case EAGAIN: return .live  // listening, backlog full
+        case EAGAIN: return .busy
         default: return .unreachable(errnoText())
         }
     }
@@ -98,6 +101,8 @@ enum SocketSetup {
             throw StartupError("\(path) exists and is not a socket; refusing to replace it")
         case .live:
             throw StartupError("another daemon is answering on \(path); refusing to take it over")
+        case .busy:
+            throw StartupError("another daemon is listening on \(path) but accepts no connection now (its backlog is full); refusing to take it over")
         case .unreachable(let why):
             throw StartupError("cannot check \(path): \(why)")
         case .stale:

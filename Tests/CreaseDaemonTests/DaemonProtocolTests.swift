@@ -337,6 +337,32 @@ func readPushes(_ c: Client, topic: String = "layout", quiet: Double = 0.5) -> [
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
     }
 
+    /// The start-up check once blocked for ever in connect() on a listener whose backlog was
+    /// full, with nothing in the log; it now says so and refuses at once.
+    @Test func aListenerWithAFullBacklogIsNeitherWaitedForNorTakenOver() throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = "\(dir)/busy.sock"
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var (addr, len) = sockaddrUn(path)
+        #expect(withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) } } == 0)
+        #expect(listen(listener, 0) == 0)
+        var queued: [Int32] = []
+        defer { for fd in queued { close(fd) } }
+        for _ in 0..<64 {
+            let c = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(c, $0, len) } }
+            if rc != 0 { close(c); break }
+            queued.append(c)
+        }
+        let d = try DaemonProcess(socketPath: path, waitUntilReady: false)
+        #expect(d.waitForExit(timeout: 30) == 1, "creased waited on the full backlog")
+        #expect(d.log().contains("accepts no connection now (its backlog is full)"), "\(d.log())")
+        var st = stat()
+        #expect(stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFSOCK, "the other listener's socket is left as it was")
+    }
+
     @Test func diagnosticsAndStatsTopicsAndUnsubscribe() throws {
         let d = try DaemonProcess(arguments: ["--stats-interval-ms", "50"])
         let c = try Client(d.socketPath)

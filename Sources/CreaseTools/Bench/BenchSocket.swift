@@ -18,7 +18,7 @@ final class BenchSocket {
 
     init(path: String, timeoutSeconds: Int = 30) throws {
         let fd: Int32
-        do { fd = try UnixSocket.connect(path, timeoutSeconds: timeoutSeconds) } catch { throw Failure(description: error.description) }
+        do { fd = try UnixSocket.connect(path, timeoutSeconds: Double(timeoutSeconds)) } catch { throw Failure(description: error.description) }
         self.fd = fd
         buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
     }

@@ -49,6 +49,9 @@ public struct Arguments {
         return out
     }
 
+    /// Whether `name` was given (as `name VALUE` or `name=VALUE`), without taking it.
+    public func has(_ name: String) -> Bool { rest.contains { $0 == name || $0.hasPrefix(name + "=") } }
+
     public mutating func flag(_ name: String) -> Bool {
         guard let i = rest.firstIndex(of: name) else { return false }
         rest.remove(at: i)
@@ -65,6 +68,14 @@ public struct Arguments {
         guard let v = try option(name) else { return nil }
         guard let n = Double(v), n.isFinite else { throw UsageError("\(name) takes a number, not \"\(v)\"") }
         return n
+    }
+
+    /// `--timeout S`: how long a client command waits for creased (a connect, a write, each
+    /// awaited reply); above 0, default `DaemonConnection.defaultTimeout`.
+    public mutating func timeout() throws -> Double {
+        guard let t = try double("--timeout") else { return DaemonConnection.defaultTimeout }
+        guard t > 0, t <= 86_400 else { throw UsageError("--timeout takes seconds above 0 (at most a day), not \(t)") }
+        return t
     }
 
     /// The next positional argument (anything not starting with `--`, or anything after `--`).

@@ -19,16 +19,17 @@ extension CLI {
 /// each is answered; replies print as they come. Exit 0 when all were accepted, 2
 /// when the daemon rejected any, 1 when the daemon could not be reached.
 enum SendCommand {
-    static let usage = "crease send [--socket PATH] [--quiet] [EVENT_JSON...]   (no events: one per line from stdin)"
+    static let usage = "crease send [--socket PATH] [--quiet] [--timeout S] [EVENT_JSON...]   (no events: one per line from stdin)"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let socket = try args.option("--socket")
         let quiet = args.flag("--quiet")
+        let timeout = try args.timeout()
         let lines = args.remainingPositionals().filter { $0 != "-" }
         try args.finish()
         var session = SendSession()
         do {
-            try send(lines, socket: socket, quiet: quiet, session: &session)
+            try send(lines, socket: socket, timeout: timeout, quiet: quiet, session: &session)
         } catch {
             Console.err("crease send: \(error)")
             return ExitStatus.checkFailed
@@ -40,8 +41,8 @@ enum SendCommand {
         return ExitStatus.success
     }
 
-    private static func send(_ lines: [String], socket: String?, quiet: Bool, session: inout SendSession) throws(DaemonConnection.Failure) {
-        let conn = try DaemonConnection(path: DaemonConnection.defaultPath(explicit: socket))
+    private static func send(_ lines: [String], socket: String?, timeout: Double, quiet: Bool, session: inout SendSession) throws(DaemonConnection.Failure) {
+        let conn = try DaemonConnection(path: DaemonConnection.defaultPath(explicit: socket), timeout: timeout)
         if lines.isEmpty {
             try pump(stdin: 0, conn: conn, session: &session, quiet: quiet)
             return
@@ -53,10 +54,10 @@ enum SendCommand {
         try drain(conn, &session, quiet: quiet)
     }
 
-    /// Reads replies until the closing sync is answered.
+    /// Reads replies until the closing sync is answered, each within the timeout.
     private static func drain(_ conn: DaemonConnection, _ session: inout SendSession, quiet: Bool) throws(DaemonConnection.Failure) {
         while !session.done {
-            guard let line = try conn.readLine(timeout: 30) else { throw DaemonConnection.Failure(description: "creased closed the connection") }
+            guard let line = try conn.readLine(timeout: conn.timeout) else { throw DaemonConnection.Failure(description: "creased closed the connection") }
             if session.receive(line), !quiet { Console.out(bytes: line) }
         }
     }
@@ -67,11 +68,21 @@ enum SendCommand {
         var outgoing: [UInt8] = []
         var inputOpen = true
         var chunk = [UInt8](repeating: 0, count: 65536)
+        // While lines wait for their replies (or for the daemon to take them), the daemon must
+        // show progress within the timeout; waiting on stdin alone has no deadline.
+        var lastProgress = Clock.seconds()
         while !session.done {
             var fds = [pollfd(fd: conn.fd, events: Int16(POLLIN), revents: 0)]
             if inputOpen && outgoing.count < 1 << 20 { fds.append(pollfd(fd: stdin, events: Int16(POLLIN), revents: 0)) }
             if !outgoing.isEmpty { fds[0].events |= Int16(POLLOUT) }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 { if errno == EINTR { continue }; break }
+            let awaiting = !outgoing.isEmpty || session.owed > 0
+            if !awaiting { lastProgress = Clock.seconds() }
+            let left = lastProgress + conn.timeout - Clock.seconds()
+            if awaiting, left <= 0 { throw DaemonConnection.Failure(description: "creased did not answer within \(Clock.text(conn.timeout))") }
+            let ready = poll(&fds, nfds_t(fds.count), awaiting ? Int32((left * 1000).rounded(.up)) : -1)
+            if ready < 0 { if errno == EINTR { continue }; break }
+            if ready == 0 { continue }
+            if fds[0].revents != 0 { lastProgress = Clock.seconds() }
             if fds.count > 1, fds[1].revents != 0 {
                 let n = read(stdin, &chunk, chunk.count)
                 if n > 0 {
@@ -107,11 +118,16 @@ struct SendSession {
     private(set) var done = false
     private var next = 1
 
+    /// Lines sent whose reply has not come yet (every line sent is answered once: an event
+    /// without an id is given one).
+    private(set) var owed = 0
+
     /// The bytes to send for one input line: an event without an id gets one.
     mutating func prepare(_ line: String) -> [UInt8] {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return [] }
         sent += 1
+        owed += 1
         guard let v = try? JSON.parse(Array(trimmed.utf8)), case .object(var members) = v,
               v["event"] != nil, v["id"] == nil else {
             return Array((trimmed + "\n").utf8)
@@ -124,11 +140,15 @@ struct SendSession {
     }
 
     /// The closing `sync`: its reply means every earlier line was answered.
-    mutating func finish() -> [UInt8] { Array("{\"cmd\":\"sync\",\"id\":\"\(Self.syncID)\"}\n".utf8) }
+    mutating func finish() -> [UInt8] {
+        owed += 1
+        return Array("{\"cmd\":\"sync\",\"id\":\"\(Self.syncID)\"}\n".utf8)
+    }
 
     /// One reply line; returns whether to print it.
     mutating func receive(_ line: [UInt8]) -> Bool {
         guard let v = try? JSON.parse(line) else { return true }
+        if v["push"] == nil { owed = max(0, owed - 1) }
         if v["id"] == .string(Self.syncID) { done = true; return false }
         if v["ok"] == .bool(false) { rejected += 1 }
         return v["push"] == nil
@@ -161,15 +181,16 @@ struct LineSplitter {
 /// `crease watch [--socket PATH] [--json] [--count N]`: subscribes to layouts (and
 /// diagnostics) and prints one line per change; `--json` prints the pushes as sent.
 enum WatchCommand {
-    static let usage = "crease watch [--socket PATH] [--json] [--count N]"
+    static let usage = "crease watch [--socket PATH] [--json] [--count N] [--timeout S]   (S bounds the subscription; pushes are awaited for ever)"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let socket = try args.option("--socket")
         let json = args.flag("--json")
         let count = try args.int("--count")
+        let timeout = try args.timeout()
         try args.finish()
         do {
-            let conn = try DaemonConnection(path: DaemonConnection.defaultPath(explicit: socket))
+            let conn = try DaemonConnection(path: DaemonConnection.defaultPath(explicit: socket), timeout: timeout)
             let reply = try conn.command(#"{"cmd":"subscribe","topics":["layout"],"id":"watch"}"#)
             guard reply["ok"] == .bool(true) else {
                 Console.err("crease watch: \(String(decoding: JSONWriter.encode(reply), as: UTF8.self))")
@@ -203,10 +224,11 @@ enum WatchCommand {
 /// text for Prometheus (OpenMetrics, or the text format node_exporter's textfile collector
 /// reads); `--reset` starts a new period once they are printed.
 enum StatsCommand {
-    static let usage = "crease stats [--socket PATH] [--json | --openmetrics | --prometheus] [--reset]"
+    static let usage = "crease stats [--socket PATH] [--json | --openmetrics | --prometheus] [--reset] [--timeout S]"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let socket = try args.option("--socket")
+        let timeout = try args.timeout()
         let json = args.flag("--json")
         let reset = args.flag("--reset")
         let openMetrics = args.flag("--openmetrics"), prometheus = args.flag("--prometheus")
@@ -217,7 +239,7 @@ enum StatsCommand {
         let dialect: OpenMetrics.Dialect? = openMetrics ? .openMetrics : prometheus ? .prometheusText : nil
         do {
             let path = DaemonConnection.defaultPath(explicit: socket)
-            let conn = try DaemonConnection(path: path)
+            let conn = try DaemonConnection(path: path, timeout: timeout)
             let reply = try conn.command(reset ? #"{"cmd":"stats","reset":true,"id":"stats"}"# : #"{"cmd":"stats","id":"stats"}"#)
             guard let stats = reply["stats"] else {
                 var message = "unexpected reply"

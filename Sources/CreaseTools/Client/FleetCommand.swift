@@ -21,19 +21,23 @@ enum FleetCommand {
         let json = args.flag("--json")
         let interval = try args.double("--interval") ?? 1
         let count = try args.int("--count")
-        let timeout = try args.double("--timeout") ?? 2
+        let timeout = args.has("--timeout") ? try args.timeout() : 2
         let directory = args.positional() ?? "/run/crease"
         try args.finish()
-        guard interval > 0, timeout > 0 else { throw UsageError("--interval and --timeout must be above 0") }
+        guard interval > 0 else { throw UsageError("--interval must be above 0") }
         if let count, count < 1 { throw UsageError("--count must be at least 1") }
         let live = isatty(1) == 1 && !json
         let rounds = count ?? (live ? Int.max : 1)
         var fleet = Fleet()
         var shownLines = 0
-        // The first round needs a sample before it to measure events/s.
+        // The first round needs a sample before it to measure events/s. The interval runs
+        // from the start of the round before: a rig slow to answer eats into it, not past it.
+        var roundStart = Clock.seconds()
         fleet.observe(probeAll(in: directory, timeout: timeout))
         for round in 0..<rounds {
-            Thread.sleep(forTimeInterval: interval)
+            let wait = roundStart + interval - Clock.seconds()
+            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            roundStart = Clock.seconds()
             let rows = fleet.observe(probeAll(in: directory, timeout: timeout))
             if json {
                 for r in rows { Console.out(bytes: JSONWriter.encode(r.json)) }
@@ -65,19 +69,27 @@ enum FleetCommand {
         }
     }
 
+    /// Every rig at once, so a round takes at most `timeout` however many rigs are down.
     static func probeAll(in directory: String, timeout: Double) -> [FleetProbe] {
-        sockets(in: directory).map { probe(name: $0.name, path: $0.path, timeout: timeout) }
+        let rigs = sockets(in: directory)
+        let probes = ProbeResults(count: rigs.count)
+        DispatchQueue.concurrentPerform(iterations: rigs.count) { i in
+            probes.set(i, probe(name: rigs[i].name, path: rigs[i].path, timeout: timeout))
+        }
+        return probes.all
     }
 
     /// `hello`, `state` and `stats` from one rig, written at once and read back in order.
     static func probe(name: String, path: String, timeout: Double) -> FleetProbe {
+        // One deadline for the whole probe: connect, write and the three replies.
+        let deadline = Clock.seconds() + timeout
         do {
-            let conn = try DaemonConnection(path: path)
+            let conn = try DaemonConnection(path: path, timeout: timeout)
             defer { conn.close() }
             try conn.write(Array("{\"cmd\":\"hello\",\"id\":1}\n{\"cmd\":\"state\",\"id\":2}\n{\"cmd\":\"stats\",\"id\":3}\n".utf8))
             var replies: [JSONValue] = []
             while replies.count < 3 {
-                guard let line = try conn.readLine(timeout: timeout) else { throw DaemonConnection.Failure(description: "closed the connection") }
+                guard let line = try conn.readLine(until: deadline, waited: timeout) else { throw DaemonConnection.Failure(description: "closed the connection") }
                 guard let v = try? JSON.parse(line) else { throw DaemonConnection.Failure(description: "sent a line that is not JSON") }
                 if v["push"] == nil { replies.append(v) }
             }
@@ -91,6 +103,15 @@ enum FleetCommand {
             return FleetProbe(name: name, path: path, answer: .failure(FleetProbe.Failure(message: "\(error)")))
         }
     }
+}
+
+/// The round's probes, filled in from several threads.
+private final class ProbeResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [FleetProbe?]
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ p: FleetProbe) { lock.lock(); results[i] = p; lock.unlock() }
+    var all: [FleetProbe] { lock.lock(); defer { lock.unlock() }; return results.compactMap { $0 } }
 }
 
 /// What one rig said, or why it said nothing.

@@ -6,7 +6,7 @@ import CreaseCore
 /// between two marks that name the scenario and seed. A scenario with looks (`observe`)
 /// also sends `observe` commands there, built from the layouts the daemon gives it.
 enum GenCommand {
-    static let usage = "crease gen --scenario NAME [--seed N] [--rate HZ] [--seconds S] [--to SOCKET [--speed 1|N|max]] | --list"
+    static let usage = "crease gen --scenario NAME [--seed N] [--rate HZ] [--seconds S] [--to SOCKET [--speed 1|N|max] [--timeout S]] | --list"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         if args.flag("--list") {
@@ -23,10 +23,13 @@ enum GenCommand {
         let seconds = try args.double("--seconds") ?? 2
         let socket = try args.option("--to")
         let speedText = try args.option("--speed")
+        let timeoutGiven = args.has("--timeout")
+        let timeout = try args.timeout()
         try args.finish()
         guard seed >= 0 else { throw UsageError("--seed takes a whole number >= 0") }
         guard rate > 0, rate <= 100_000 else { throw UsageError("--rate must be between 0 and 100000 Hz") }
         if speedText != nil && socket == nil { throw UsageError("--speed paces a stream into a daemon; it goes with --to") }
+        if timeoutGiven && socket == nil { throw UsageError("--timeout bounds the wait for a daemon; it goes with --to") }
 
         let (events, looks) = EventGenerator.generateWithLooks(scenario, seed: UInt64(seed), rateHz: rate, seconds: seconds)
         guard let socket else {
@@ -41,11 +44,11 @@ enum GenCommand {
             try TraceIO.write(out, to: nil)
             return ExitStatus.success
         }
-        return try stream(events, looks: looks, to: socket, speed: try Pacer.speed(speedText ?? "1"), label: "gen \(name) seed \(seed)")
+        return try stream(events, looks: looks, to: socket, timeout: timeout, speed: try Pacer.speed(speedText ?? "1"), label: "gen \(name) seed \(seed)")
     }
 
-    static func stream(_ events: [GeneratedEvent], looks: [GeneratedLook], to socket: String, speed: Double, label: String) throws -> Int32 {
-        let client = try SocketStreamer(path: socket)
+    static func stream(_ events: [GeneratedEvent], looks: [GeneratedLook], to socket: String, timeout: Double, speed: Double, label: String) throws -> Int32 {
+        let client = try SocketStreamer(path: socket, timeout: timeout)
         _ = try client.request(mark("\(label): begin", id: "gen-begin"), id: "gen-begin")
         let pacer = Pacer(speed: speed)
         var rig = LookingRig(client: client)

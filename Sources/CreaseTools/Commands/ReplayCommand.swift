@@ -6,7 +6,7 @@ import CreaseCore
 /// (exit 1), printing the seq, the event, both digests and, where the trace holds
 /// layouts, the fields that differ.
 enum ReplayCommand {
-    static let usage = "crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET [--no-load]] [--each]   (--each: every published layout)"
+    static let usage = "crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET [--no-load] [--timeout S]] [--each]   (--each: every published layout)"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let verify = args.flag("--verify")
@@ -14,14 +14,17 @@ enum ReplayCommand {
         let speed = try Pacer.speed(try args.option("--speed"))
         let socket = try args.option("--to")
         let noLoad = args.flag("--no-load")
+        let timeoutGiven = args.has("--timeout")
+        let timeout = try args.timeout()
         guard let path = args.positional() else { throw UsageError("a trace file is needed") }
         try args.finish()
         if socket != nil && each { throw UsageError("--each prints in-process layouts; it does not go with --to") }
         if socket == nil && noLoad { throw UsageError("--no-load goes with --to") }
+        if socket == nil && timeoutGiven { throw UsageError("--timeout bounds the wait for a daemon; it goes with --to") }
         let file = try TraceIO.load(path)
         TraceIO.warnIfCut(file, name: path)
         do {
-            if let socket { return try intoDaemon(file, path: path, socket: socket, speed: speed, verify: verify, load: !noLoad) }
+            if let socket { return try intoDaemon(file, path: path, socket: socket, timeout: timeout, speed: speed, verify: verify, load: !noLoad) }
             return try inProcess(file, speed: speed, verify: verify, each: each)
         } catch let e as TraceError {
             Console.err("crease replay: \(path): \(e)")
@@ -88,12 +91,12 @@ enum ReplayCommand {
     /// digest); a load record, or a gap, in the trace is sent as a load too. With
     /// `--no-load` the daemon must already be at the trace's starting digest. With
     /// `--verify` each event carries its seq as `id` and every reply's digest is checked.
-    static func intoDaemon(_ file: TraceFile, path: String, socket: String, speed: Double, verify: Bool, load: Bool) throws -> Int32 {
+    static func intoDaemon(_ file: TraceFile, path: String, socket: String, timeout: Double, speed: Double, verify: Bool, load: Bool) throws -> Int32 {
         // A live daemon digests with crease64v; older traces recorded crease64x4, crease64 or FNV-1a.
         if verify, file.header.digestAlgorithm != .crease64v {
             throw UsageError("\(path) is a version-\(file.header.version) trace with \(file.header.digestAlgorithm.name) digests, which a running creased does not compute: verify it in process (without --to)")
         }
-        let client = try SocketStreamer(path: socket)
+        let client = try SocketStreamer(path: socket, timeout: timeout)
         let start = LoadRequest(header: file.header)
         if load {
             let reply = try client.request(loadLine(start, id: "replay-load"), id: "replay-load")

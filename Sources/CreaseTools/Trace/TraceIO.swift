@@ -100,9 +100,15 @@ final class SocketStreamer: @unchecked Sendable {
     private var replies: [JSONValue] = []
     private var closed = false
     private var outBuffer: [UInt8] = []
+    /// When the last reply arrived (monotonic seconds), under `lock`.
+    private var lastArrival = 0.0
 
-    init(path: String) throws {
-        do { fd = try UnixSocket.connect(path) } catch { throw UsageError(error.description) }
+    /// How long the connect, a write, or an awaited reply may take.
+    let timeout: Double
+
+    init(path: String, timeout: Double = DaemonConnection.defaultTimeout) throws {
+        self.timeout = timeout
+        do { fd = try UnixSocket.connect(path, timeoutSeconds: timeout) } catch { throw UsageError(error.description) }
         let reader = Thread { [self] in self.readReplies() }
         reader.start()
     }
@@ -122,6 +128,7 @@ final class SocketStreamer: @unchecked Sendable {
             let n = outBuffer.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
             if n < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN { throw CheckFailed("the daemon read nothing from us for \(Clock.text(timeout))") }
                 throw CheckFailed("the daemon closed the connection: \(String(cString: strerror(errno)))")
             }
             offset += n
@@ -130,16 +137,21 @@ final class SocketStreamer: @unchecked Sendable {
     }
 
     /// Sends a command and waits for the reply carrying `id`.
-    func request(_ command: [UInt8], id: String, timeoutSeconds: Double = 30) throws -> JSONValue {
+    func request(_ command: [UInt8], id: String) throws -> JSONValue {
         try send(command)
         try flush()
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
         lock.lock()
         defer { lock.unlock() }
+        // Replies to what was streamed before may still be coming: the deadline is for the
+        // daemon to show progress (any reply), not for this one reply alone.
+        lastArrival = max(lastArrival, Clock.seconds())
         while true {
             if let r = replies.first(where: { $0["id"] == .string(id) }) { return r }
             if closed { throw CheckFailed("the daemon closed the connection before answering \(id)") }
-            if !lock.wait(until: deadline) { throw CheckFailed("no answer to \(id) within \(Int(timeoutSeconds)) s") }
+            let left = lastArrival + timeout - Clock.seconds()
+            if left <= 0 || !lock.wait(until: Date().addingTimeInterval(left)) && lastArrival + timeout <= Clock.seconds() {
+                throw CheckFailed("no answer to \(id): the daemon sent nothing for \(Clock.text(timeout))")
+            }
         }
     }
 
@@ -155,7 +167,8 @@ final class SocketStreamer: @unchecked Sendable {
         var pending: [UInt8] = []
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-            if n < 0, errno == EINTR { continue }
+            // EAGAIN: SO_RCVTIMEO passed with nothing to read; `request` keeps the deadlines.
+            if n < 0, errno == EINTR || errno == EAGAIN { continue }
             if n <= 0 { break }
             pending.append(contentsOf: buffer[0..<n])
             var parsed: [JSONValue] = []
@@ -163,8 +176,12 @@ final class SocketStreamer: @unchecked Sendable {
                 if let v = try? JSON.parse(pending[..<nl]) { parsed.append(v) }
                 pending.removeSubrange(...nl)
             }
+            // A line that never ends is no answer: it neither counts as progress nor grows without bound.
+            if pending.count > DaemonConnection.lineLimit { break }
+            guard !parsed.isEmpty else { continue }
             lock.lock()
             replies += parsed
+            lastArrival = Clock.seconds()
             lock.broadcast()
             lock.unlock()
         }
