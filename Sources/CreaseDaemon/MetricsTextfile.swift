@@ -76,25 +76,11 @@ public final class MetricsTextfile: @unchecked Sendable {
         }
     }
 
-    /// Writes `bytes` to a temporary file in `path`'s directory and renames it over `path`,
-    /// so a reader sees the old file or the new one, never a part. Mode 0644 whatever the
-    /// umask: metrics are no secret, and the collector runs as another user.
+    /// Replaces `path` through a temporary file (a reader sees the old file or the new one,
+    /// never a part), or writes in place when it is a device or FIFO (`OutputFile`). Mode 0644
+    /// whatever the umask: metrics are no secret, and the collector runs as another user.
     static func replace(_ path: String, with bytes: [UInt8]) -> String? {
-        let temporary = "\(path).\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return "create \(temporary): \(String(cString: strerror(errno)))" }
-        var failed: String?
-        if fchmod(fd, 0o644) != 0 { failed = "chmod \(temporary): \(String(cString: strerror(errno)))" }
-        var offset = 0
-        while failed == nil, offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { failed = "write \(temporary): \(String(cString: strerror(errno)))"; break }
-            offset += n
-        }
-        Glibc.close(fd)
-        if failed == nil, rename(temporary, path) != 0 { failed = "rename \(temporary) to \(path): \(String(cString: strerror(errno)))" }
-        if failed != nil { unlink(temporary) }
-        return failed
+        do { try OutputFile.write(bytes, to: path, mode: 0o644) } catch { return error.message }
+        return nil
     }
 }

@@ -66,6 +66,83 @@ func runBounded(_ path: String, _ args: [String], in scratch: Scratch, seconds: 
     }
 }
 
+/// What `-o` does to what a path names: as root, `-o /dev/null` once turned /dev/null
+/// into a regular file and a symbolic link was replaced instead of followed. The device here
+/// is made in the test's own directory (the numbers of the null device), never /dev's.
+@Suite struct SafeOutputTests {
+    func render(_ output: String, in scratch: Scratch) throws -> Finished {
+        try runBounded(Built.crease, ["render", "-o", output], in: scratch).finished
+    }
+
+    func kind(_ path: String) -> mode_t {
+        var st = stat()
+        return lstat(path, &st) == 0 ? st.st_mode & S_IFMT : 0
+    }
+
+    @Test func aDeviceOrFifoIsWrittenInPlaceALinkIsFollowed() throws {
+        let scratch = Scratch()
+        let device = "\(scratch.path)/null"
+        // makedev(1, 3) in the kernel's encoding (major << 8 | minor for numbers this small).
+        #expect(mknod(device, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0)
+        let r = try render(device, in: scratch)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(kind(device) == S_IFCHR, "the device was replaced")
+
+        let fifo = "\(scratch.path)/pipe"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = FifoReader(path: fifo)
+        let f = try render(fifo, in: scratch)
+        #expect(f.status == 0, "\(f.stderr)")
+        #expect(reader.wait().contains("<svg"))
+        #expect(kind(fifo) == S_IFIFO)
+
+        let target = "\(scratch.path)/frame.svg", link = "\(scratch.path)/latest.svg"
+        #expect(FileManager.default.createFile(atPath: target, contents: Data("old".utf8)))
+        #expect(symlink(target, link) == 0)
+        #expect(try render(link, in: scratch).status == 0)
+        #expect(kind(link) == S_IFLNK, "the link was replaced")
+        #expect(try String(contentsOfFile: target, encoding: .utf8).contains("<svg"))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func aDirectoryOrALinkToNothingIsRefused() throws {
+        let scratch = Scratch()
+        let dangling = "\(scratch.path)/gone.svg"
+        #expect(symlink("\(scratch.path)/missing/nothing.svg", dangling) == 0)
+        for (path, message) in [(scratch.path, "it is a directory"), (dangling, "symbolic link to nothing")] {
+            let r = try render(path, in: scratch)
+            #expect(r.status == 2 && r.stderr.contains(message), "\(r.stderr)")
+        }
+        #expect(kind(dangling) == S_IFLNK)
+    }
+}
+
+/// Reads a FIFO to its end on a thread of its own.
+final class FifoReader: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var text = ""
+    init(path: String) {
+        Thread { [self] in
+            let fd = open(path, O_RDONLY)
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while fd >= 0 {
+                let n = read(fd, &chunk, chunk.count)
+                if n <= 0 { break }
+                bytes += chunk[0..<n]
+            }
+            if fd >= 0 { close(fd) }
+            text = String(decoding: bytes, as: UTF8.self)
+            done.signal()
+        }.start()
+    }
+    func wait() -> String {
+        _ = done.wait(timeout: .now() + 20)
+        return text
+    }
+}
+
 /// The limits as the tests know them (the product's `InputFile`), kept apart so a change shows.
 enum InputFileLimits {
     static let manifest = 16 << 20

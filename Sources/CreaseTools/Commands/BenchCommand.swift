@@ -216,9 +216,7 @@ enum BenchCommand {
             report.scenarios.append(scenario)
         }
         if let svg = o.svg {
-            guard FileManager.default.createFile(atPath: svg, contents: Data(BenchSVG.render(report).utf8)) else {
-                throw UsageError("cannot write \(svg)")
-            }
+            try TraceIO.write(Array(BenchSVG.render(report).utf8), to: svg)
         }
         if o.json { Console.out(bytes: report.json()) } else { Console.out(report.text()) }
         return report.scenarios.contains { !$0.problems.isEmpty } ? ExitStatus.checkFailed : ExitStatus.success

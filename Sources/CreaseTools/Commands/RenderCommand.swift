@@ -1,4 +1,5 @@
 import CreaseCore
+import CreaseDaemon
 import Foundation
 
 /// `crease render`: pictures of what Crease computed. A layout as the device would show
@@ -112,6 +113,6 @@ enum RenderCommand {
             FileHandle.standardOutput.write(Data(text.utf8))
             return
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else { throw UsageError("cannot write \(path)") }
+        do { try OutputFile.write(Array(text.utf8), to: path) } catch { throw UsageError(error.message) }
     }
 }

@@ -33,7 +33,7 @@ enum TraceIO {
             FileHandle.standardOutput.write(Data(bytes))
             return
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { throw UsageError("cannot write \(path)") }
+        do { try OutputFile.write(bytes, to: path) } catch { throw UsageError(error.message) }
     }
 
     /// Prints a cut tail's warning on stderr.
