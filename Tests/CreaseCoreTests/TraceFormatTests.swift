@@ -348,6 +348,24 @@ let sampleEvents: [Event] = [
         #expect(events.filter { $0["tid"] == .number(1) }.count == sampleEvents.count + 1)
     }
 
+    /// `crease gen --seconds 3600` once built the whole stream before its first byte: streamed
+    /// in chunks, every scenario gives the same events and looks as generated whole.
+    @Test func aStreamedScenarioEqualsTheWholeOne() {
+        for scenario in GenScenario.allCases {
+            let whole = EventGenerator.generateWithLooks(scenario, seed: 9, rateHz: 800, seconds: 0.7)
+            var events: [GeneratedEvent] = [], looks: [GeneratedLook] = []
+            var chunks = 0
+            EventGenerator.stream(scenario, seed: 9, rateHz: 800, seconds: 0.7, chunk: 37) { e, l in
+                #expect(e.count <= 37)
+                events += e
+                looks += l
+                chunks += 1
+            }
+            #expect(events == whole.events && looks == whole.looks, "\(scenario)")
+            #expect(chunks >= whole.events.count / 37, "\(scenario)")
+        }
+    }
+
     @Test func theGeneratorIsDeterministicAndEveryScenarioApplies() throws {
         for scenario in GenScenario.allCases {
             let a = EventGenerator.generate(scenario, seed: 5, rateHz: 500, seconds: 0.5)

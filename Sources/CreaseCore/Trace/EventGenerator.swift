@@ -66,9 +66,16 @@ public enum GenScenario: String, Sendable, CaseIterable {
     }
 }
 
-public struct EventGenerator: Sendable {
+public struct EventGenerator {
+    /// Events and looks not yet handed to the sink (with no sink: all of them).
     public private(set) var events: [GeneratedEvent] = []
     public private(set) var looks: [GeneratedLook] = []
+    /// Where a streamed run's events go, `chunk` at a time, so an hour at 1 kHz never
+    /// waits in memory whole.
+    private var sink: (([GeneratedEvent], [GeneratedLook]) -> Void)?
+    private var chunk = Int.max
+    /// Events handed to the sink so far: a look counts events from the start of the stream.
+    private var emitted = 0
     private var rng: SplitMix64
     private var clockNs: UInt64 = 0
     private let periodNs: UInt64
@@ -95,6 +102,26 @@ public struct EventGenerator: Sendable {
         var g = EventGenerator(seed: seed, rateHz: rateHz)
         g.run(scenario, seconds: max(0.1, seconds))
         return (g.events, g.looks)
+    }
+
+    /// A scenario's events and looks, handed to `sink` a chunk at a time and in order (a
+    /// look's `afterEvents` counts from the start of the stream): the same events as
+    /// `generateWithLooks`, in bounded memory.
+    public static func stream(_ scenario: GenScenario, seed: UInt64, rateHz: Double = 1000, seconds: Double = 2, chunk: Int = 1 << 14,
+                              _ sink: @escaping ([GeneratedEvent], [GeneratedLook]) -> Void) {
+        var g = EventGenerator(seed: seed, rateHz: rateHz)
+        g.sink = sink
+        g.chunk = max(1, chunk)
+        g.run(scenario, seconds: max(0.1, seconds))
+        g.flush()
+    }
+
+    private mutating func flush() {
+        guard let sink, !events.isEmpty || !looks.isEmpty else { return }
+        sink(events, looks)
+        emitted += events.count
+        events.removeAll(keepingCapacity: true)
+        looks.removeAll(keepingCapacity: true)
     }
 
     private mutating func run(_ scenario: GenScenario, seconds: Double) {
@@ -214,12 +241,13 @@ public struct EventGenerator: Sendable {
     }
 
     private mutating func look(_ sight: GeneratedLook.Sight) {
-        looks.append(GeneratedLook(offsetNs: clockNs, afterEvents: events.count, sight: sight))
+        looks.append(GeneratedLook(offsetNs: clockNs, afterEvents: emitted + events.count, sight: sight))
     }
 
     private mutating func send(_ event: Event, thenWait ms: Double) {
         events.append(GeneratedEvent(offsetNs: clockNs, event: event))
         clockNs += UInt64(ms * 1e6)
+        if events.count >= chunk { flush() }
     }
 
     /// One encoder sample: the true angle plus noise, clamped and quantised to 0.01°.
@@ -227,6 +255,7 @@ public struct EventGenerator: Sendable {
         let reading = min(180, max(0, trueAngle + noise * rng.jitter()))
         events.append(GeneratedEvent(offsetNs: clockNs, event: .hinge(angle: (reading * 100).rounded() / 100)))
         clockNs += periodNs
+        if events.count >= chunk { flush() }
     }
 
     private mutating func samples(ms: Double) -> Int { max(1, Int(ms * 1e6 / Double(periodNs))) }

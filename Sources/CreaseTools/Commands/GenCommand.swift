@@ -31,44 +31,67 @@ enum GenCommand {
         if speedText != nil && socket == nil { throw UsageError("--speed paces a stream into a daemon; it goes with --to") }
         if timeoutGiven && socket == nil { throw UsageError("--timeout bounds the wait for a daemon; it goes with --to") }
 
-        let (events, looks) = EventGenerator.generateWithLooks(scenario, seed: UInt64(seed), rateHz: rate, seconds: seconds)
+        guard seconds > 0, seconds <= maxSeconds else { throw UsageError("--seconds must be above 0 and at most \(Int(maxSeconds)) (a week), not \(seconds)") }
         guard let socket else {
-            var out: [UInt8] = []
-            out.reserveCapacity(events.count * 48)
-            for g in events {
-                var w = JSONWriter(capacity: 64)
-                g.event.write(to: &w, ts: Int64(g.offsetNs))
-                out.append(contentsOf: w.bytes)
-                out.append(0x0A)
+            // Written a chunk at a time: an hour at 1 kHz is 3.6 million lines.
+            var failure: Error?
+            EventGenerator.stream(scenario, seed: UInt64(seed), rateHz: rate, seconds: seconds) { events, _ in
+                guard failure == nil else { return }
+                var out: [UInt8] = []
+                out.reserveCapacity(events.count * 48)
+                for g in events {
+                    var w = JSONWriter(capacity: 64)
+                    g.event.write(to: &w, ts: Int64(g.offsetNs))
+                    out.append(contentsOf: w.bytes)
+                    out.append(0x0A)
+                }
+                do { try TraceIO.write(out, to: nil) } catch { failure = error }
             }
-            try TraceIO.write(out, to: nil)
+            if let failure { throw failure }
             return ExitStatus.success
         }
-        return try stream(events, looks: looks, to: socket, timeout: timeout, speed: try Pacer.speed(speedText ?? "1"), label: "gen \(name) seed \(seed)")
+        return try stream(scenario, seed: UInt64(seed), rate: rate, seconds: seconds, to: socket, timeout: timeout,
+                          speed: try Pacer.speed(speedText ?? "1"), label: "gen \(name) seed \(seed)")
     }
 
-    static func stream(_ events: [GeneratedEvent], looks: [GeneratedLook], to socket: String, timeout: Double, speed: Double, label: String) throws -> Int32 {
+    static let maxSeconds = 604_800.0
+
+    /// Streams the scenario into a daemon, a chunk of generated events at a time.
+    static func stream(_ scenario: GenScenario, seed: UInt64, rate: Double, seconds: Double, to socket: String, timeout: Double,
+                       speed: Double, label: String) throws -> Int32 {
         let client = try SocketStreamer(path: socket, timeout: timeout)
         _ = try client.request(mark("\(label): begin", id: "gen-begin"), id: "gen-begin")
         let pacer = Pacer(speed: speed)
         var rig = LookingRig(client: client)
-        var pendingLooks = looks[...]
+        var pendingLooks: [GeneratedLook] = []
         var previous: UInt64?
-        for (index, g) in events.enumerated() {
-            while let look = pendingLooks.first, look.afterEvents <= index {
-                try rig.look(look, pacer: pacer)
-                pendingLooks.removeFirst()
-            }
-            // Events of one instant go out in one write, as a rig sends simultaneous updates.
-            if speed > 0, g.offsetNs != previous {
-                try client.flush()
-                pacer.wait(untilOffsetNs: g.offsetNs)
-            }
-            previous = g.offsetNs
-            var w = JSONWriter(capacity: 64)
-            g.event.write(to: &w, ts: Int64(TraceIO.monotonicNs()))
-            try client.send(w.bytes)
+        var index = 0, sentEvents = 0, lookCount = 0
+        var failure: Error?
+        EventGenerator.stream(scenario, seed: seed, rateHz: rate, seconds: seconds) { events, looks in
+            guard failure == nil else { return }
+            pendingLooks += looks
+            lookCount += looks.count
+            do {
+                for g in events {
+                    while let look = pendingLooks.first, look.afterEvents <= index {
+                        try rig.look(look, pacer: pacer)
+                        pendingLooks.removeFirst()
+                    }
+                    // Events of one instant go out in one write, as a rig sends simultaneous updates.
+                    if speed > 0, g.offsetNs != previous {
+                        try client.flush()
+                        pacer.wait(untilOffsetNs: g.offsetNs)
+                    }
+                    previous = g.offsetNs
+                    var w = JSONWriter(capacity: 64)
+                    g.event.write(to: &w, ts: Int64(TraceIO.monotonicNs()))
+                    try client.send(w.bytes)
+                    index += 1
+                    sentEvents += 1
+                }
+            } catch { failure = error }
         }
+        if let failure { throw failure }
         for look in pendingLooks { try rig.look(look, pacer: pacer) }
         try client.flush()
         _ = try client.request(mark("\(label): end", id: "gen-end"), id: "gen-end")
@@ -81,10 +104,10 @@ enum GenCommand {
             Console.err("crease gen: the daemon rejected \(errors.count) event(s); first: \(String(decoding: w.bytes, as: UTF8.self))")
             return ExitStatus.checkFailed
         }
-        var sent = "crease gen: sent \(events.count) events"
-        if !looks.isEmpty {
+        var sent = "crease gen: sent \(sentEvents) events"
+        if lookCount > 0 {
             let verdicts = ["match", "stale", "mismatch"].map { v in "\(replies.filter { $0["verdict"] == .string(v) }.count) \(v)" }
-            sent += " and \(looks.count) observations (\(verdicts.joined(separator: ", ")))"
+            sent += " and \(lookCount) observations (\(verdicts.joined(separator: ", ")))"
         }
         Console.err("\(sent) to \(socket)")
         return ExitStatus.success
