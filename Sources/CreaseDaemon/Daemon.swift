@@ -131,7 +131,7 @@ public final class Daemon {
                 core.acksWaitForDisk = sink.durableSeq != nil
                 core.traceLayouts = sink.recordsLayouts
             } catch {
-                log.error("cannot open the trace: \(error); running without one")
+                log.error("cannot open the trace: \(error); running without one (give --trace-dir a directory creased can create and write, or --no-trace to mean it)")
             }
         } else if options.trace, let dir = options.traceDirectory {
             log.warning("this build records no traces; --trace-dir \(dir) is not used")

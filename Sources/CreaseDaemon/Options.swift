@@ -70,11 +70,20 @@ public struct DaemonOptions: Sendable, Equatable {
         docs/traces.md and docs/lab.md (installed under PREFIX/share/doc/crease).
         """
 
-    public static func parse(_ arguments: [String]) throws(UsageError) -> Parsed {
+    /// Flags that only mean something for a recorded trace.
+    static let traceFlags: Set<String> = TraceWriterOptions.valueFlags.union(["--trace-dir", "--trace-layouts"])
+
+    /// `fromEnvironment`: how many of the first arguments came from `EnvironmentOptions`
+    /// (flags the command line may override without contradicting them).
+    public static func parse(_ arguments: [String], fromEnvironment: Int = 0) throws(UsageError) -> Parsed {
         // --flag=value is accepted too.
-        let args = arguments.flatMap { a -> [String] in
-            guard a.hasPrefix("--"), let eq = a.firstIndex(of: "=") else { return [a] }
+        let args = arguments.enumerated().flatMap { n, a -> [String] in
+            guard n >= fromEnvironment, a.hasPrefix("--"), let eq = a.firstIndex(of: "=") else { return [a] }
             return [String(a[..<eq]), String(a[a.index(after: eq)...])]
+        }
+        let given = Array(args[min(fromEnvironment, args.count)...])
+        if given.contains("--no-trace"), let flag = given.first(where: { traceFlags.contains($0) }) {
+            throw UsageError(description: "--no-trace records nothing, so \(flag) means nothing with it: give one or the other")
         }
         var o = DaemonOptions()
         var i = 0

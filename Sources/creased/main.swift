@@ -9,15 +9,18 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-let environmentArguments = EnvironmentOptions.arguments(ProcessInfo.processInfo.environment)
 // A bad value from the environment is named as such, not as a flag nobody typed.
-do { _ = try DaemonOptions.parse(environmentArguments) } catch {
+let environmentArguments: [String]
+do {
+    environmentArguments = try EnvironmentOptions.arguments(ProcessInfo.processInfo.environment)
+    _ = try DaemonOptions.parse(environmentArguments)
+} catch {
     fail("in the environment (CREASE_*): \(error)", status: 2)
 }
 
 let options: DaemonOptions
 do {
-    switch try DaemonOptions.parse(environmentArguments + Array(CommandLine.arguments.dropFirst())) {
+    switch try DaemonOptions.parse(environmentArguments + Array(CommandLine.arguments.dropFirst()), fromEnvironment: environmentArguments.count) {
     case .help:
         print(DaemonOptions.usage)
         exit(0)

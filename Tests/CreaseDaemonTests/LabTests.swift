@@ -122,10 +122,44 @@ func filesBelow(_ dir: String) -> [String] {
         #expect(r.err.contains("in the environment") && r.err.contains("--fsync"), "\(r.err)")
     }
 
-    @Test func environmentVariablesBecomeFlags() {
-        let args = EnvironmentOptions.arguments(["CREASE_APP": "builtin:split", "CREASE_PROFILE": "", "CREASE_LABELS": "rig=a  site=b",
+    @Test func environmentVariablesBecomeFlags() throws {
+        let args = try EnvironmentOptions.arguments(["CREASE_APP": "builtin:split", "CREASE_PROFILE": "", "CREASE_LABELS": "rig=a  site=b",
                                                  "CREASE_TRACE_KEEP_DAYS": "7", "UNRELATED": "x"])
         #expect(args == ["--app", "builtin:split", "--trace-keep-days", "7", "--label", "rig=a", "--label", "site=b"])
+    }
+
+    /// A label with a space could not be set through CREASE_LABELS: values are quoted as a shell would.
+    @Test func labelsInTheEnvironmentMayBeQuoted() throws {
+        let args = try EnvironmentOptions.arguments(["CREASE_LABELS": #"rig=a site="Lab 3" 'note=it'\''s here' path=x\ y"#])
+        #expect(args == ["--label", "rig=a", "--label", "site=Lab 3", "--label", "note=it's here", "--label", "path=x y"])
+        #expect(throws: DaemonOptions.UsageError.self) { try EnvironmentOptions.arguments(["CREASE_LABELS": #"site="Lab 3"#]) }
+    }
+
+    /// `--no-trace --fsync always` was accepted without a word; a trace flag from the
+    /// environment is overridden by --no-trace on the command line, as every flag is.
+    @Test func optionsThatContradictEachOtherAreRefused() throws {
+        for flag in [["--fsync", "always"], ["--trace-dir", "/tmp/x"], ["--trace-layouts"], ["--trace-keep-days", "3"]] {
+            #expect(throws: DaemonOptions.UsageError.self, "\(flag)") { try DaemonOptions.parse(["--no-trace"] + flag) }
+            #expect(throws: DaemonOptions.UsageError.self, "\(flag)") { try DaemonOptions.parse(flag + ["--no-trace"]) }
+        }
+        let e = #expect(throws: DaemonOptions.UsageError.self) { try DaemonOptions.parse(["--no-trace", "--fsync=always"]) }
+        #expect(e?.description.contains("--no-trace records nothing, so --fsync means nothing with it") == true)
+        guard case .run(let o) = try DaemonOptions.parse(["--fsync", "always", "--no-trace"], fromEnvironment: 2) else {
+            Issue.record("not a run"); return
+        }
+        #expect(!o.trace)
+    }
+
+    /// `--trace-dir /proc/x` printed Foundation's error object; the log now says what failed and what to do.
+    @Test func anUncreatableTraceDirectoryIsSaidPlainly() throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: "\(dir)/file", contents: Data())
+        let d = try DaemonProcess(arguments: ["--trace-dir", "\(dir)/file/traces"])
+        try waitUntil("the trace's failure logged") { d.log().contains("cannot open the trace") }
+        #expect(d.log().contains("the trace directory \(dir)/file/traces cannot be made: \(dir)/file is not a directory"), "\(d.log())")
+        #expect(d.log().contains("--no-trace to mean it"))
+        #expect(!d.log().contains("NSCocoaErrorDomain"))
     }
 }
 
@@ -266,8 +300,9 @@ func filesBelow(_ dir: String) -> [String] {
         let d = try DaemonProcess(arguments: ["--metrics-textfile", "/nonexistent-dir/rig.prom", "--metrics-interval-ms", "100"])
         let c = try Client(d.socketPath)
         let deadline = monotonicSeconds() + 60
-        while monotonicSeconds() < deadline, !d.log().contains("metrics: create /nonexistent-dir/rig.prom") { usleep(20_000) }
-        #expect(d.log().contains("metrics: create /nonexistent-dir/rig.prom"), "\(d.log())")
+        let said = "metrics: cannot write /nonexistent-dir/rig.prom: cannot create /nonexistent-dir/rig.prom.crease-"
+        while monotonicSeconds() < deadline, !d.log().contains(said) { usleep(20_000) }
+        #expect(d.log().contains(said), "\(d.log())")
         #expect(try c.request(toggle(0, id: "e"))["ok"] == .bool(true))
     }
 }

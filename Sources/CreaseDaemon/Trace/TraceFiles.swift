@@ -91,6 +91,33 @@ public struct PosixTraceFileSystem: TraceFileSystem {
     public func close(_ fd: Int32) { _ = Glibc.close(fd) }
 }
 
+/// The trace directory, made with its parents (mode 0750) if missing.
+public enum TraceDirectoryMaker {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func make(_ directory: String) throws(Failure) {
+        var built = directory.hasPrefix("/") ? "" : "."
+        for part in directory.split(separator: "/", omittingEmptySubsequences: true) {
+            built += "/\(part)"
+            var st = stat()
+            if stat(built, &st) == 0 {
+                guard st.st_mode & S_IFMT == S_IFDIR else {
+                    throw Failure(description: "the trace directory \(directory) cannot be made: \(built) is not a directory")
+                }
+                continue
+            }
+            if mkdir(built, 0o750) != 0, errno != EEXIST {
+                throw Failure(description: "the trace directory \(directory) cannot be made: mkdir \(built): \(String(cString: strerror(errno)))")
+            }
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw Failure(description: "the trace directory \(directory) is not writable: \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
 /// Names and clocks for trace files.
 public enum TraceFileName {
     /// `creased-20261130T011154Z-4242-0.jsonl`: the run's start time (UTC), the process, the part.

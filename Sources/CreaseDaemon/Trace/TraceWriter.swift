@@ -82,7 +82,7 @@ public final class TraceWriter: TraceSink {
         startSeconds = TraceFileName.now().seconds
         pid = getpid()
         state = context.engine
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try TraceDirectoryMaker.make(directory)
         path = "\(directory)/\(TraceFileName.make(startSeconds: startSeconds, pid: pid, part: 0))"
         let daemon = "creased \(context.daemonVersion)"
         let config = (try? JSON.parse(context.configJSON)) ?? .object([])
