@@ -100,18 +100,22 @@ public enum Conformance {
         var paired = [Bool](repeating: false, count: expected.count)
         // How often each id was observed, counted once: a line may hold thousands of items,
         // and the loop must not spend quadratic time on them. Looked up, never iterated.
-        var observedCount: [String: Int] = [:]
-        for o in observed { observedCount[o.id, default: 0] += 1 }
-        var unpairedCount: [String: Int] = [:]
+        // Keyed by the ids' bytes, as ids are compared everywhere.
+        var observedCount: [[UInt8]: Int] = [:]
+        for o in observed { observedCount[Array(o.id.utf8), default: 0] += 1 }
+        var unpairedCount: [[UInt8]: Int] = [:]
         // An id may appear more than once (each sheet has its own overflow button): the
         // path then numbers the occurrences in layout order, `items[system.overflow#2]`.
-        func occurrences(_ id: String) -> [Int] { expected.indices.filter { expected[$0].item.id == id } }
+        // Indexed once, so matching thousands of items is not quadratic.
+        var byId: [[UInt8]: [Int]] = [:]
+        for i in expected.indices { byId[Array(expected[i].item.id.utf8), default: []].append(i) }
+        func occurrences(_ id: String) -> [Int] { byId[Array(id.utf8)] ?? [] }
         func name(_ id: String, _ k: Int, _ n: Int) -> String { n > 1 ? "items[\(id)#\(k)]" : "items[\(id)]" }
 
         for seen in observed {
             guard !c.done else { return }
             let candidates = occurrences(seen.id)
-            let n = max(candidates.count, observedCount[seen.id] ?? 0)
+            let n = max(candidates.count, observedCount[Array(seen.id.utf8)] ?? 0)
             // The nearest unpaired occurrence when the rig gave a frame, else the first.
             var best: Int?
             var bestDistance = Double.infinity
@@ -120,8 +124,8 @@ public enum Conformance {
                 if d < bestDistance { best = i; bestDistance = d }
             }
             guard let i = best else {
-                let extra = (unpairedCount[seen.id] ?? 0) + 1
-                unpairedCount[seen.id] = extra
+                let extra = (unpairedCount[Array(seen.id.utf8)] ?? 0) + 1
+                unpairedCount[Array(seen.id.utf8)] = extra
                 c.add(name(seen.id, candidates.count + extra, n), .null, json(seen))
                 continue
             }
@@ -139,7 +143,7 @@ public enum Conformance {
         for i in expected.indices where !paired[i] {
             let id = expected[i].item.id
             let candidates = occurrences(id)
-            let n = max(candidates.count, observedCount[id] ?? 0)
+            let n = max(candidates.count, observedCount[Array(id.utf8)] ?? 0)
             c.add(name(id, candidates.firstIndex(of: i)! + 1, n), json(expected[i]), .null)
         }
     }
@@ -159,7 +163,7 @@ public enum Conformance {
 
     static func compareColumns(_ observed: [ObservedColumn], tolerance: Double, layout: Layout, into c: inout Collector) {
         for seen in observed {
-            guard let e = layout.columns.first(where: { $0.id == seen.id }) else {
+            guard let e = layout.columns.first(where: { $0.id.sameBytes(seen.id) }) else {
                 c.add("columns[\(seen.id)]", .null, json(seen))
                 continue
             }
@@ -169,7 +173,7 @@ public enum Conformance {
                 c.add(path + ".verticalBarEdge", string(e.verticalBarEdge?.rawValue), string(edge.value?.rawValue))
             }
         }
-        for e in layout.columns where !observed.contains(where: { $0.id == e.id }) {
+        for e in layout.columns where !observed.contains(where: { $0.id.sameBytes(e.id) }) {
             c.add("columns[\(e.id)]", json(e), .null)
         }
     }

@@ -80,8 +80,8 @@ extension DeviceState {
         for (i, v) in try ui.array("selectedTabs").enumerated() {
             let e = try FieldReader(v, path: "ui.selectedTabs[\(i)]", what: "selected tab")
             let tv = try e.string("tabView"), tab = try e.string("tab")
-            guard let ci = app.containers.firstIndex(where: { $0.id == tv }), case .tabView(let spec) = app.containers[ci],
-                  let ti = spec.tabs.firstIndex(where: { $0.id == tab }) else {
+            guard let ci = app.containers.firstIndex(where: { $0.id.sameBytes(tv) }), case .tabView(let spec) = app.containers[ci],
+                  let ti = spec.tabs.firstIndex(where: { $0.id.sameBytes(tab) }) else {
                 throw InputError(.unknownId, "state names tab \"\(tab)\" of \"\(tv)\", which the manifest lacks", field: "ui.selectedTabs[\(i)]")
             }
             s.ui.selectedTab[ci] = ti
@@ -89,12 +89,12 @@ extension DeviceState {
         for (i, v) in try ui.array("stacks").enumerated() {
             let e = try FieldReader(v, path: "ui.stacks[\(i)]", what: "stack")
             let sid = try e.string("stack")
-            guard let ci = app.containers.firstIndex(where: { $0.id == sid }), case .navigationStack(let spec) = app.containers[ci] else {
+            guard let ci = app.containers.firstIndex(where: { $0.id.sameBytes(sid) }), case .navigationStack(let spec) = app.containers[ci] else {
                 throw InputError(.unknownId, "state names stack \"\(sid)\", which the manifest lacks", field: "ui.stacks[\(i)]")
             }
             var pushed: [Int] = []
             for p in try e.array("pushed") {
-                guard case .string(let screenId) = p, let si = spec.screens.first(where: { app.screens[$0].id == screenId }) else {
+                guard case .string(let screenId) = p, let si = spec.screens.first(where: { app.screens[$0].id.sameBytes(screenId) }) else {
                     throw InputError(.unknownId, "state pushes an unknown screen on \"\(sid)\"", field: "ui.stacks[\(i)].pushed")
                 }
                 pushed.append(si)
@@ -107,13 +107,13 @@ extension DeviceState {
         if let sheetId = try ui.optionalString("sheet") {
             var found: UIState.SheetRef?
             for (si, screen) in app.screens.enumerated() {
-                if let k = screen.sheets.firstIndex(where: { $0.id == sheetId }) { found = .init(screen: si, sheet: k) }
+                if let k = screen.sheets.firstIndex(where: { $0.id.sameBytes(sheetId) }) { found = .init(screen: si, sheet: k) }
             }
             guard let found else { throw InputError(.unknownId, "state presents unknown sheet \"\(sheetId)\"", field: "ui.sheet") }
             s.ui.sheet = found
         }
         for v in try ui.array("inspectors") {
-            guard case .string(let screenId) = v, let si = app.screens.firstIndex(where: { $0.id == screenId }),
+            guard case .string(let screenId) = v, let si = app.screens.firstIndex(where: { $0.id.sameBytes(screenId) }),
                   app.screens[si].inspector != nil else {
                 throw InputError(.unknownId, "state shows the inspector of a screen that declares none", field: "ui.inspectors")
             }

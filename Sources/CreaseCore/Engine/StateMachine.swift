@@ -41,7 +41,7 @@ public enum StateMachine {
         guard let tv = path.tabView, case .tabView(let spec) = app.containers[tv] else {
             throw InputError(.unknownId, "select: the app has no tab view", field: "tab")
         }
-        guard let index = spec.tabs.firstIndex(where: { $0.id == tabId }) else {
+        guard let index = spec.tabs.firstIndex(where: { $0.id.sameBytes(tabId) }) else {
             throw InputError(.unknownId, "select: no tab \"\(tabId)\" in tab view \"\(spec.id)\"", field: "tab")
         }
         try requireNoSheet(state, "select", field: "tab")
@@ -53,7 +53,7 @@ public enum StateMachine {
         guard case .navigationStack(let stack) = app.containers[path.inner] else {
             throw InputError(.invalidState, "push: the visible container \"\(app.containers[path.inner].id)\" is not a navigation stack", field: "screen")
         }
-        guard let screen = stack.screens.first(where: { app.screens[$0].id == screenId }) else {
+        guard let screen = stack.screens.first(where: { app.screens[$0].id.sameBytes(screenId) }) else {
             throw InputError(.unknownId, "push: no screen \"\(screenId)\" in navigation stack \"\(stack.id)\"", field: "screen")
         }
         try requireNoSheet(state, "push", field: "screen")
@@ -79,7 +79,7 @@ public enum StateMachine {
         let path = VisiblePath(app: app, ui: state.ui)
         // A sheet belongs to one of the visible screens (any column of a split view).
         for screen in path.visibleScreens(app: app, ui: state.ui) {
-            if let index = app.screens[screen].sheets.firstIndex(where: { $0.id == sheetId }) {
+            if let index = app.screens[screen].sheets.firstIndex(where: { $0.id.sameBytes(sheetId) }) {
                 if let current = state.ui.sheet {
                     let presented = app.screens[current.screen].sheets[current.sheet].id
                     throw InputError(.invalidState, "present: sheet \"\(presented)\" is already presented", field: "sheet")

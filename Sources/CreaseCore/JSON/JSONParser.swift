@@ -70,7 +70,7 @@ struct JSONParser {
         // Past a few members, duplicates are found by hashing: comparing each key
         // with every earlier one would let one 64 KiB line of distinct keys stall
         // the daemon for seconds. (Only membership is asked: no order depends on it.)
-        var keys: Set<String> = []
+        var keys: Set<[UInt8]> = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
@@ -81,12 +81,12 @@ struct JSONParser {
             let keyOffset = index
             let key = try parseString()
             if members.count < 16 {
-                for (existing, _) in members where existing == key {
+                for (existing, _) in members where existing.sameBytes(key) {
                     throw JSONError("duplicate member \"\(key)\"", at: keyOffset)
                 }
             } else {
-                if keys.isEmpty { for (k, _) in members { keys.insert(k) } }
-                guard keys.insert(key).inserted else { throw JSONError("duplicate member \"\(key)\"", at: keyOffset) }
+                if keys.isEmpty { for (k, _) in members { keys.insert(Array(k.utf8)) } }
+                guard keys.insert(Array(key.utf8)).inserted else { throw JSONError("duplicate member \"\(key)\"", at: keyOffset) }
             }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw JSONError("expected ':'", at: index) }

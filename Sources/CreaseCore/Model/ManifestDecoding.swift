@@ -26,7 +26,11 @@ private struct ManifestDecoder {
     let basePath: String
     var containers: [Container] = []
     var screens: [Screen] = []
-    var ids: Set<String> = []
+    /// By bytes, the ids' identity; as `String`s (canonical equivalence), to refuse two ids
+    /// that are one text in two Unicode forms: a person, a screen reader or an accessibility
+    /// tree could not tell them apart, and the layout's own comparisons need not either.
+    var ids: Set<[UInt8]> = []
+    var texts: Set<String> = []
 
     init(basePath: String) { self.basePath = basePath }
 
@@ -38,7 +42,10 @@ private struct ManifestDecoder {
         guard ids.count < App.maxIds else {
             throw InputError(.outOfRange, "a manifest may have at most \(App.maxIds) ids, got more: \"\(id)\" would be id \(ids.count + 1)", field: field)
         }
-        guard ids.insert(id).inserted else { throw InputError(.duplicateId, "id \"\(id)\" is used twice", field: field) }
+        guard ids.insert(Array(id.utf8)).inserted else { throw InputError(.duplicateId, "id \"\(id)\" is used twice", field: field) }
+        guard texts.insert(id).inserted else {
+            throw InputError(.duplicateId, "id \"\(id)\" is another id's text in a different Unicode form (composed or decomposed); give it a name of its own", field: field)
+        }
     }
 
     mutating func container(_ value: JSONValue, path: String) throws(InputError) -> Int {
@@ -62,7 +69,7 @@ private struct ManifestDecoder {
             }
             var selected = 0
             if let sel = try r.optionalString("selected") {
-                guard let i = tabs.firstIndex(where: { $0.id == sel }) else {
+                guard let i = tabs.firstIndex(where: { $0.id.sameBytes(sel) }) else {
                     throw InputError(.unknownId, "selected tab \"\(sel)\" is not one of this tabView's tabs", field: r.fieldPath("selected"))
                 }
                 selected = i
