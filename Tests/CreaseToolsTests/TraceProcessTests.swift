@@ -83,7 +83,9 @@ final class LiveDaemon {
         self.scratch = scratch
         socket = "\(scratch.path)/\(name).sock"
         traces = "\(scratch.path)/\(name)-traces"
-        launched = try launch(Built.creased, ["--socket", socket, "--trace-dir", traces, "--log-level", "warning"] + extra, in: scratch,
+        // --no-trace refuses a trace directory beside it.
+        let traceArguments = extra.contains("--no-trace") ? [] : ["--trace-dir", traces]
+        launched = try launch(Built.creased, ["--socket", socket] + traceArguments + ["--log-level", "warning"] + extra, in: scratch,
                               environment: environment)
         // The file appears at bind(), a moment before listen(): wait until a connection is accepted.
         let path = socket

@@ -70,6 +70,11 @@ extension DeviceState {
         if let h = s.keyboardHeight, !(h >= 0 && h <= EventLimits.maxKeyboardHeight) {
             throw InputError.outOfRange("keyboard.height", "must be between 0 and \(Int(EventLimits.maxKeyboardHeight)) points", got: h)
         }
+        // A loaded state is one the events could have produced: hiding the keyboard drops its height.
+        if !s.keyboardVisible, let h = s.keyboardHeight {
+            throw InputError(.invalidState, "state has a hidden keyboard with height \(InputError.shown(h)); a hidden keyboard keeps no height (give null)",
+                             field: "keyboard.height")
+        }
         s.pipActive = try r.bool("pip")
         s.liveActivities = try r.integer("liveActivities", min: 0, max: EventLimits.maxLiveActivities)
         s.splitSide = try r.enumeration("splitView", SplitSide.self)
@@ -96,6 +101,10 @@ extension DeviceState {
             for p in try e.array("pushed") {
                 guard case .string(let screenId) = p, let si = spec.screens.first(where: { app.screens[$0].id.sameBytes(screenId) }) else {
                     throw InputError(.unknownId, "state pushes an unknown screen on \"\(sid)\"", field: "ui.stacks[\(i)].pushed")
+                }
+                guard si != spec.screens[0], !pushed.contains(si) else {
+                    throw InputError(.invalidState, "state lists screen \"\(screenId)\" twice on navigation stack \"\(sid)\" (the root counts); a screen is on a stack once",
+                                     field: "ui.stacks[\(i)].pushed")
                 }
                 pushed.append(si)
             }

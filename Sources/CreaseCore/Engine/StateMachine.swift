@@ -57,6 +57,11 @@ public enum StateMachine {
             throw InputError(.unknownId, "push: no screen \"\(screenId)\" in navigation stack \"\(stack.id)\"", field: "screen")
         }
         try requireNoSheet(state, "push", field: "screen")
+        // A navigation controller holds a screen once (UIKit refuses to push a view
+        // controller already on its stack); the root is on it from the start.
+        guard screen != stack.screens[0], !state.ui.pushed[path.inner].contains(screen) else {
+            throw InputError(.invalidState, "push: screen \"\(screenId)\" is already on navigation stack \"\(stack.id)\"", field: "screen")
+        }
         guard state.ui.pushed[path.inner].count < App.maxStackDepth else {
             throw InputError(.outOfRange, "push: navigation stack \"\(stack.id)\" is already \(App.maxStackDepth) screens deep", field: "screen")
         }

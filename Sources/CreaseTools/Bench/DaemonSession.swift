@@ -33,8 +33,10 @@ final class DaemonSession {
     init(_ settings: DaemonSettings, tag: String) throws {
         socketPath = "\(settings.directory.path)/\(tag).sock"
         traceDirectory = "\(settings.directory.path)/\(tag)-traces"
-        let args = ["--socket", socketPath, "--budget-us", String(settings.budgetUs), "--trace-dir", traceDirectory,
-                    "--log-level", "notice"] + settings.extraArguments
+        // creased refuses a trace directory beside --no-trace.
+        let traceArguments = settings.extraArguments.contains("--no-trace") ? [] : ["--trace-dir", traceDirectory]
+        let args = ["--socket", socketPath, "--budget-us", String(settings.budgetUs)] + traceArguments
+            + ["--log-level", "notice"] + settings.extraArguments
         child = try BenchChild(name: "creased (\(tag))", executable: settings.binaries.path("creased"), arguments: args,
                                socketPath: socketPath, logPath: "\(settings.directory.path)/\(tag).log")
         do {
