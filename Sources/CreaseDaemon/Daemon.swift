@@ -83,7 +83,7 @@ public final class Daemon {
                                         socketActivated: false, policy: policy, lineLimit: LineFramer.defaultLimit,
                                         labels: options.labels, settleNs: options.settleMs * 1_000_000),
                           probes: .init(residentKiB: Daemon.residentKiB, logDroppedLines: { log.droppedLines },
-                                        traceStats: { w in trace.sink?.writeStats(to: &w) }),
+                                        traceStats: { w in trace.sink?.writeStats(to: &w) }, clock: { uv_hrtime() }),
                           startNs: uv_hrtime())
         actions = DaemonActions(logThreshold: options.logLevel)
     }

@@ -85,7 +85,19 @@ public struct GlitchChecker: Sendable {
 
     /// An applied event: its latency against the budget, and whether it can move the vertical bar.
     public mutating func check(event e: CheckedEvent) -> [Glitch] {
+        applied(e)
+        return check(latencyOf: e)
+    }
+
+    /// An applied event, before its latency is known: whether it can move the vertical bar.
+    /// The daemon calls this, then checks the layout, then `check(latencyOf:)`, so that the
+    /// latency it reports counts the checker's own work on the event's path.
+    public mutating func applied(_ e: CheckedEvent) {
         if e.canMoveBar { moved = true }
+    }
+
+    /// An applied event's latency against the budget.
+    public func check(latencyOf e: CheckedEvent) -> [Glitch] {
         guard let latency = e.latencyNs, latency > budgetNs else { return [] }
         let g = Glitch(kind: .overBudget, subject: e.name, firstSeq: e.seq, lastSeq: e.seq, firstT: e.t, lastT: e.t,
                        message: "\(e.name) event at seq \(e.seq) took \(Duration.text(latency)), over the \(Duration.text(budgetNs)) budget")
@@ -115,12 +127,13 @@ public struct GlitchChecker: Sendable {
 
     private mutating func conditions(_ f: LayoutFindings, seq: Int, t: UInt64, into out: inout [Glitch]) {
         let before = last?.findings ?? []
+        let beforeKeys = last?.keys ?? []
         // Conditions that end here held until now.
-        for old in before where !f.findings.contains(where: { $0.kind == old.kind && $0.key == old.key }) {
-            conditionSeen[old.kind.rawValue + "|" + old.key] = t
+        for old in before where !f.keys.contains(old.conditionKey) {
+            conditionSeen[old.conditionKey] = t
         }
-        for c in f.findings where !before.contains(where: { $0.kind == c.kind && $0.key == c.key }) {
-            let key = c.kind.rawValue + "|" + c.key
+        for c in f.findings where !beforeKeys.contains(c.conditionKey) {
+            let key = c.conditionKey
             if let seen = conditionSeen[key], t &- seen <= options.flappingWindowNs { continue }
             conditionSeen[key] = t
             out.append(Glitch(kind: c.kind, subject: c.subject, firstSeq: seq, lastSeq: seq, firstT: t, lastT: t,

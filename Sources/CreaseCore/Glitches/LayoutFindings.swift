@@ -47,11 +47,18 @@ struct Finding: Sendable, Equatable {
     var subject: String
     var key: String
     var message: String
+
+    /// One condition's identity across layouts.
+    var conditionKey: String { kind.rawValue + "|" + key }
 }
 
 /// Everything the checker reads from one layout, computed once per distinct layout.
 struct LayoutFindings: Sendable {
     var findings: [Finding]
+    /// The findings' `kind|key`s, for telling in constant time whether a condition held in
+    /// the layout before: comparing each finding with each earlier one was quadratic (a
+    /// thousand custom bars, or thousands of title-only items, took the loop for 100s of ms).
+    var keys: Set<String>
     /// What is on screen, as interned subject numbers in ascending order (for flash).
     var present: [Int32]
     var verticalEdge: HorizontalEdge?
@@ -103,7 +110,7 @@ enum LayoutFindingRules {
         unique.reserveCapacity(present.count)
         for n in present where unique.last != n { unique.append(n) }
 
-        return LayoutFindings(findings: findings, present: unique, verticalEdge: layout.verticalBarEdge, verticalSide: layout.verticalBarSide,
+        return LayoutFindings(findings: findings, keys: Set(findings.map(\.conditionKey)), present: unique, verticalEdge: layout.verticalBarEdge, verticalSide: layout.verticalBarSide,
                               verticalBarId: layout.bars.first { $0.role == .vertical }?.id,
                               orientation: layout.device.orientation, display: layout.device.display,
                               direction: layout.device.layoutDirection, window: layout.device.window)
@@ -113,13 +120,24 @@ enum LayoutFindingRules {
     /// layout, that are in no bar and no overflow menu.
     static func lostItems(_ layout: Layout, declared: DeclaredItems, into out: inout [Finding]) {
         var checked: [Int] = []
+        // What is shown and why items are hidden, gathered once: looking each declared item
+        // up in every bar and diagnostic was quadratic in the number of items.
+        var shown: Set<[UInt8]> = []
+        for bar in layout.bars {
+            for item in bar.items { shown.insert(Array(item.id.utf8)) }
+            for id in bar.overflow { shown.insert(Array(id.utf8)) }
+        }
+        var hiddenBecause: [[UInt8]: String] = [:]
+        for d in layout.diagnostics where d.code == .itemHidden && hiddenBecause[Array(d.subject.utf8)] == nil {
+            hiddenBecause[Array(d.subject.utf8)] = d.message
+        }
         for bar in layout.bars {
             guard let group = DeclaredItems.group(of: bar.role), let e = declared.entry(container: bar.container, group: group),
                   !checked.contains(e) else { continue }
             checked.append(e)
             let entry = declared.entries[e]
-            for id in entry.ids where !isShown(id, in: layout) {
-                let why = layout.diagnostics.first { $0.subject == id && $0.code == .itemHidden }.map { " (the layout says: \($0.message))" } ?? ""
+            for id in entry.ids where !shown.contains(Array(id.utf8)) {
+                let why = hiddenBecause[Array(id.utf8)].map { " (the layout says: \($0))" } ?? ""
                 out.append(Finding(kind: .lostItem, subject: id, key: id,
                                    message: "\"\(id)\", declared by \(describe(entry)), is in no bar and no overflow menu\(why)"))
             }
@@ -133,14 +151,6 @@ enum LayoutFindingRules {
         case .keyboardAccessory: "the keyboard accessory of \"\(entry.container)\""
         case .sheet: "sheet \"\(entry.container)\""
         }
-    }
-
-    static func isShown(_ id: String, in layout: Layout) -> Bool {
-        for bar in layout.bars {
-            for item in bar.items where item.id == id { return true }
-            if bar.overflow.contains(id) { return true }
-        }
-        return false
     }
 
     /// Items, custom bars and floating buttons against the reserved regions (and, for custom

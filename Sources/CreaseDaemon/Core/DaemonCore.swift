@@ -39,12 +39,17 @@ public struct DaemonCore {
         public var logDroppedLines: () -> UInt64
         /// The trace sink's stats object.
         public var traceStats: (inout JSONWriter) -> Void
+        /// The loop's clock, read once a batch is published and checked, so an event's
+        /// latency counts everything on its path (publishing, the glitch checks). Nil: the
+        /// time the batch was cut stands (the tests' moved clock).
+        public var clock: (() -> UInt64)?
 
         public init(residentKiB: @escaping () -> Int, logDroppedLines: @escaping () -> UInt64,
-                    traceStats: @escaping (inout JSONWriter) -> Void) {
+                    traceStats: @escaping (inout JSONWriter) -> Void, clock: (() -> UInt64)? = nil) {
             self.residentKiB = residentKiB
             self.logDroppedLines = logDroppedLines
             self.traceStats = traceStats
+            self.clock = clock
         }
     }
 
@@ -365,24 +370,30 @@ public struct DaemonCore {
         if let batch = scheduler.flush() { finish(batch, at: now, into: &out) }
     }
 
-    mutating func finish(_ batch: PublishScheduler.Batch, at now: UInt64, into out: inout DaemonActions) {
+    mutating func finish(_ batch: PublishScheduler.Batch, at cut: UInt64, into out: inout DaemonActions) {
         // A batch that changed nothing leaves the published layout current; one whose
         // changes cancel out (a keyboard up and down again) publishes nothing either.
-        // The checker sees each event with its latency, then the layout if it is published.
+        // The checker sees each event, then the layout if it is published; then the latency
+        // is taken, so it counts the publishing and the checks too, and each event's is
+        // checked against the budget.
+        for e in batchEvents { glitches.applied(e) }
+        let lastReadT = batchEvents.last?.t
+        let published = batch.changed && engine.digest != lastPublishedDigest
+        var layoutGlitches: [Glitch] = []
+        if published {
+            publish(into: &out)
+            layoutGlitches = glitches.check(layout: engine.layout, seq: engine.seq, t: lastReadT ?? (cut &- startNs), digest: engine.digest)
+            stats.publishes += 1
+        }
+        let now = max(cut, probes.clock?() ?? cut)
         for i in batchEvents.indices {
             let latency = now &- (batchEvents[i].t &+ startNs)
             stats.latency.record(latency)
             batchEvents[i].latencyNs = latency
-            report(glitches.check(event: batchEvents[i]), into: &out)
+            report(glitches.check(latencyOf: batchEvents[i]), into: &out)
         }
-        let lastReadT = batchEvents.last?.t
         batchEvents.empty()
-        let published = batch.changed && engine.digest != lastPublishedDigest
-        if published {
-            publish(into: &out)
-            report(glitches.check(layout: engine.layout, seq: engine.seq, t: lastReadT ?? (now &- startNs), digest: engine.digest), into: &out)
-            stats.publishes += 1
-        }
+        report(layoutGlitches, into: &out)
         // The events' records carry their latency, so they come before the batch record.
         if tracing, lastReadT != nil { out.append(.record(.queued(tNs: now))) }
         if published, batch.events > 1 {
