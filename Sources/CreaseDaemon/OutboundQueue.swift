@@ -47,9 +47,14 @@ public struct OutboundQueue: Sendable {
         precondition(queuedBytes >= 0, "outbound queue accounting went negative")
     }
 
+    /// The limit bounds what already waits unread when a new message comes: a peer with more
+    /// than `limit` bytes it has not read is behind and is dropped. The message itself is
+    /// always admitted on top, however large (a 10,000-item layout is 1.5 MB): a bound smaller
+    /// than one reply once dropped healthy subscribers and cut `layout` replies off. What one
+    /// client can hold is so at most `limit` plus its largest message.
     private mutating func admit(_ count: Int) -> Action {
-        if queuedBytes + count > limit {
-            let reason = "peer is not reading: \(queuedBytes) bytes already queued, \(count) more would pass the \(limit)-byte limit"
+        if queuedBytes > limit {
+            let reason = "peer is not reading: \(queuedBytes) bytes wait unread, past the \(limit)-byte limit"
             dropReason = reason
             return .drop(reason: reason)
         }

@@ -299,6 +299,33 @@ func readPushes(_ c: Client, topic: String = "layout", quiet: Double = 0.5) -> [
         }
     }
 
+    /// A layout larger than the queue bound once dropped a healthy subscriber as "not
+    /// reading" and cut the `layout` reply off: one whole message always goes out.
+    @Test func aLayoutLargerThanTheQueueBoundReachesReadersWhole() throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Long ids, most in the overflow menu: a layout of about 600 KB, more than a Unix
+        // socket's buffer takes at once, so the daemon must queue part of every push.
+        let long = String(repeating: "an-item-with-a-rather-long-identifier-", count: 5)
+        let items = (0..<2_000).map { #"{"id":"\#(long)\#($0)","title":"Item \#($0)","symbol":"star"}"# }.joined(separator: ",")
+        let app = "\(dir)/big.json"
+        try Data(#"{"name":"Big","root":{"kind":"navigationStack","id":"s","screens":[{"id":"r","toolbar":[\#(items)]}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: app))
+        let d = try DaemonProcess(arguments: ["--no-trace", "--app", app, "--max-queue-bytes", "65536"])
+        let sub = try Client(d.socketPath)
+        sub.sendLine(#"{"cmd":"subscribe","topics":["layout"],"id":"s"}"#)
+        #expect(try sub.readJSON(timeout: 30)["id"] == .string("s"))
+        let first = try #require(sub.readLine(timeout: 30))
+        #expect(first.utf8.count > 300_000 && parseJSON(first)?["push"] == .string("layout"), "\(first.utf8.count) bytes")
+        let pub = try Client(d.socketPath)
+        #expect(try pub.request(#"{"event":"hinge","angle":180,"id":1}"#, timeout: 30)["ok"] == .bool(true))
+        let pushed = try #require(sub.readLine(timeout: 30))
+        #expect(parseJSON(pushed)?["seq"] == .number(1))
+        let layout = try pub.request(#"{"cmd":"layout","id":2}"#, timeout: 30)
+        #expect(layout["layout"]?["seq"] == .number(1))
+        #expect(!d.log().contains("not reading"), "\(d.log())")
+    }
+
     @Test func socketDirectoryAndFileModes() throws {
         let d = try DaemonProcess()
         var st = stat()

@@ -69,6 +69,18 @@ private func feed(_ framer: inout LineFramer, _ text: String, into lines: inout 
         #expect(q.queuedBytes == 0)
     }
 
+    /// A reply or push larger than the bound (a 10,000-item layout is 1.5 MB) once dropped a
+    /// healthy subscriber as "not reading": one message is always taken whole.
+    @Test func aMessageLargerThanTheBoundGoesOutWhole() {
+        var q = OutboundQueue(limit: 100)
+        #expect(q.plan(1_000) == .tryWrite)
+        #expect(q.wrote(300, of: 1_000) == .enqueue(700))
+        q.completed(700)
+        #expect(q.plan(5_000) == .tryWrite)
+        #expect(q.wrote(0, of: 5_000) == .enqueue(5_000))
+        #expect(q.dropReason == nil)
+    }
+
     @Test func queuesTheRestAndKeepsOrder() {
         var q = OutboundQueue(limit: 100)
         #expect(q.plan(50) == .tryWrite)
@@ -83,12 +95,14 @@ private func feed(_ framer: inout LineFramer, _ text: String, into lines: inout 
         #expect(q.plan(5) == .tryWrite)
     }
 
-    @Test func dropsWithAReasonPastTheBound() {
+    @Test func dropsWithAReasonOnceMoreThanTheBoundWaitsUnread() {
         var q = OutboundQueue(limit: 100)
         #expect(q.plan(80) == .tryWrite)
         #expect(q.wrote(0, of: 80) == .enqueue(80))
-        guard case .drop(let reason) = q.plan(30) else { Issue.record("expected a drop"); return }
-        #expect(reason.contains("80 bytes already queued"))
+        // 80 wait, within the bound: one more message is taken whole.
+        #expect(q.plan(30) == .enqueue(30))
+        guard case .drop(let reason) = q.plan(1) else { Issue.record("expected a drop"); return }
+        #expect(reason.contains("110 bytes wait unread"))
         #expect(reason.contains("100-byte limit"))
         // Once dropped, always dropped.
         q.completed(80)
