@@ -80,7 +80,7 @@ public final class Daemon {
         let trace = self.trace
         core = DaemonCore(engine: engine,
                           config: .init(daemonName: "creased \(DaemonInfo.version)", budgetUs: options.budgetUs,
-                                        socketActivated: false, policy: policy, lineLimit: LineFramer.defaultLimit,
+                                        socketActivated: false, policy: policy, lineLimit: options.maxLineBytes,
                                         labels: options.labels, settleNs: options.settleMs * 1_000_000),
                           probes: .init(residentKiB: Daemon.residentKiB, logDroppedLines: { log.droppedLines },
                                         traceStats: { w in trace.sink?.writeStats(to: &w) }, clock: { uv_hrtime() }),
@@ -196,7 +196,7 @@ public final class Daemon {
             log.warning("accept failed: \(uvErrorName(status))")
             return
         }
-        let c = Connection(id: nextClientID, loop: loop, lineLimit: LineFramer.defaultLimit,
+        let c = Connection(id: nextClientID, loop: loop, lineLimit: options.maxLineBytes,
                            queueLimit: options.maxQueueBytes, callbacks: connectionCallbacks)
         nextClientID += 1
         let rc = uv_accept(asStream(server), c.stream)
@@ -398,7 +398,7 @@ public final class Daemon {
         w.key("socket"); w.string(socketPath)
         w.key("budgetUs"); w.int(Int(options.budgetUs))
         w.key("maxQueueBytes"); w.int(options.maxQueueBytes)
-        w.key("lineLimit"); w.int(LineFramer.defaultLimit)
+        w.key("lineLimit"); w.int(options.maxLineBytes)
         w.key("settleMs"); w.int(Int(options.settleMs))
         w.endObject()
         return w.bytes

@@ -17,6 +17,9 @@ public struct DaemonOptions: Sendable, Equatable {
     public var traceWriter = TraceWriterOptions()
     /// Bytes a connection may have queued, unsent, before it is dropped.
     public var maxQueueBytes = 1 << 20
+    /// The longest line a client may send: a `load` or `app` carrying a large manifest
+    /// needs more than the default 64 KiB (`crease replay --to` says how much).
+    public var maxLineBytes = LineFramer.defaultLimit
     /// How often subscribers of the `stats` topic get a push, in milliseconds.
     public var statsIntervalMs: UInt64 = 1000
     /// `--metrics-textfile`: where the stats go as Prometheus text, and how often.
@@ -48,7 +51,8 @@ public struct DaemonOptions: Sendable, Equatable {
           --app FILE|builtin:NAME  app manifest (default builtin:tabs; builtins: tabs, split, sidebar)
           --profile FILE         device profile (default: the built-in one)
           --budget-us N          latency budget per event in microseconds (default 1000)
-          --max-queue-bytes N    unsent bytes a client may accumulate before it is dropped (default 1048576)
+          --max-queue-bytes N    unsent bytes a client may leave unread before it is dropped (default 1048576)
+          --max-line-bytes N     the longest line a client may send (default 65536; more for large manifests)
           --stats-interval-ms N  period of `stats` pushes (default 1000)
           --label KEY=VALUE      what the rig says about itself (rig id, device serial, build, app version);
                                  repeatable; shown in hello, stats, trace headers and the trace index.
@@ -116,6 +120,9 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--profile": o.profilePath = try value(arg)
             case "--budget-us": o.budgetUs = try number(arg, min: 1)
             case "--max-queue-bytes": o.maxQueueBytes = Int(try number(arg, min: 1024))
+            case "--max-line-bytes":
+                o.maxLineBytes = Int(try number(arg, min: UInt64(LineFramer.defaultLimit)))
+                guard o.maxLineBytes <= 64 << 20 else { throw UsageError(description: "--max-line-bytes takes at most 67108864 (64 MiB)") }
             case "--stats-interval-ms": o.statsIntervalMs = try number(arg, min: 10)
             case "--label":
                 let text = try value(arg)

@@ -100,3 +100,34 @@ struct CheckError: Error, CustomStringConvertible {
         withExtendedLifetime(server) {}
     }
 }
+
+/// A trace Crease wrote is always replayable into Crease: one recorded with a 100 KB
+/// `--app` once failed `replay --to` with only "the daemon closed the connection", its
+/// load line past the 64 KiB line limit.
+@Suite struct LargeManifestReplayTests {
+    @Test func aTraceWithALargeAppReplaysIntoADaemonThatTakesLongLines() throws {
+        let scratch = Scratch()
+        let title = String(repeating: "A long title for a title-only item ", count: 2)
+        let items = (0..<1_000).map { #"{"id":"i\#($0)","title":"\#(title)\#($0)","symbol":"star"}"# }.joined(separator: ",")
+        let app = "\(scratch.path)/big.json"
+        try Data(#"{"name":"Big","root":{"kind":"navigationStack","id":"s","screens":[{"id":"r","toolbar":[\#(items)]}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: app))
+        let recorder = try LiveDaemon(scratch, name: "rec", ["--app", app])
+        #expect(try runProgram(Built.crease, ["send", "--socket", recorder.socket, #"{"event":"hinge","angle":180}"#,
+                                              #"{"event":"orientation","value":"landscapeLeft"}"#], in: scratch).status == 0)
+        #expect(recorder.stop().status == 0)
+        let trace = try recorder.traceFiles()[0]
+
+        let plain = try LiveDaemon(scratch, name: "plain", ["--no-trace"])
+        let refused = try runBounded(Built.crease, ["replay", trace, "--to", plain.socket, "--verify"], in: scratch).finished
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("more than the daemon's 65536-byte line limit: start creased with --max-line-bytes 131072 or more"),
+                "\(refused.stderr)")
+        _ = plain.stop()
+
+        let wide = try LiveDaemon(scratch, name: "wide", ["--no-trace", "--max-line-bytes", "131072"])
+        let replayed = try runBounded(Built.crease, ["replay", trace, "--to", wide.socket, "--verify"], in: scratch).finished
+        #expect(replayed.status == 0 && replayed.stderr.contains("every reply's digest matches"), "\(replayed.stderr)")
+        _ = wide.stop()
+    }
+}

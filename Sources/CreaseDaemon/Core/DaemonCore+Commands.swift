@@ -23,6 +23,7 @@ extension DaemonCore {
                 w.key("client"); w.int(client)
                 w.key("socketActivated"); w.bool(config.socketActivated)
                 w.key("budgetUs"); w.int(Int(config.budgetUs))
+                w.key("lineLimit"); w.int(config.lineLimit)
                 w.key("access"); w.string((c?.access ?? .none).description)
                 if let p = c?.peer {
                     w.key("peer"); w.beginObject()

@@ -97,14 +97,23 @@ enum ReplayCommand {
             throw UsageError("\(path) is a version-\(file.header.version) trace with \(file.header.digestAlgorithm.name) digests, which a running creased does not compute: verify it in process (without --to)")
         }
         let client = try SocketStreamer(path: socket, timeout: timeout)
+        let hello = try client.request(Array(#"{"cmd":"hello","id":"replay-hello"}"#.utf8), id: "replay-hello")
+        var lineLimit = 65_536
+        if case .number(let n)? = hello["lineLimit"] { lineLimit = Int(n) }
+        /// A load that does not fit the daemon's line limit is said plainly, with the way out,
+        /// instead of the daemon closing the connection on it.
+        func fitting(_ line: [UInt8], what: String) throws -> [UInt8] {
+            guard line.count + 1 > lineLimit else { return line }
+            let needed = (line.count + 1 + 65_535) / 65_536 * 65_536
+            throw CheckFailed("\(what) is a \(line.count + 1)-byte line, more than the daemon's \(lineLimit)-byte line limit: start creased with --max-line-bytes \(needed) or more")
+        }
         let start = LoadRequest(header: file.header)
         if load {
-            let reply = try client.request(loadLine(start, id: "replay-load"), id: "replay-load")
+            let reply = try client.request(try fitting(loadLine(start, id: "replay-load"), what: "the trace's starting load"), id: "replay-load")
             guard reply["ok"] == .bool(true) else {
                 throw CheckFailed("the daemon refused to load the trace's starting state: \(errorText(reply))")
             }
         } else {
-            let hello = try client.request(Array(#"{"cmd":"hello","id":"replay-hello"}"#.utf8), id: "replay-hello")
             guard case .string(let d) = hello["digest"], let digest = Digest.parseHex(d) else {
                 throw CheckFailed("the daemon's hello has no digest")
             }
@@ -124,13 +133,14 @@ enum ReplayCommand {
             _ = try replayer.apply(traced)
             switch traced.record {
             case .gap(let g):
-                try client.send(loadLine(LoadRequest(profile: before.profile, app: before.app, state: g.state, digest: g.digest), id: "replay-gap-\(traced.line)"))
+                try client.send(try fitting(loadLine(LoadRequest(profile: before.profile, app: before.app, state: g.state, digest: g.digest),
+                                                     id: "replay-gap-\(traced.line)"), what: "line \(traced.line)'s gap"))
                 Console.err("line \(traced.line): \(g.lost) records were lost before seq \(g.seq); loading the state the trace resumes from")
             case .load(let l):
                 var state = JSONWriter(capacity: 1024)
                 l.state.write(to: &state, app: l.app)
-                try client.send(loadLine(LoadRequest(profile: l.profile, app: l.app, state: try JSON.parse(state.bytes), digest: l.digest),
-                                         id: "replay-load-\(l.seq)"))
+                try client.send(try fitting(loadLine(LoadRequest(profile: l.profile, app: l.app, state: try JSON.parse(state.bytes), digest: l.digest),
+                                                     id: "replay-load-\(l.seq)"), what: "line \(traced.line)'s load"))
             case .event(let e):
                 // Events read together by the recording daemon go out together, each instant when due.
                 if speed > 0, e.t != previousT {
@@ -140,7 +150,7 @@ enum ReplayCommand {
                 previousT = e.t
                 var w = JSONWriter(capacity: 128)
                 e.envelope.event.write(to: &w, ts: Int64(TraceIO.monotonicNs()), id: verify ? .number(Double(e.seq)) : nil)
-                try client.send(w.bytes)
+                try client.send(try fitting(w.bytes, what: "line \(traced.line)'s event"))
                 sent += 1
                 if verify { expected.append((e.seq, e.digest, e.envelope.event.jsonBytes())) }
             case .mark, .batch, .layout, .observation:
