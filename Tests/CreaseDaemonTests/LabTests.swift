@@ -257,6 +257,13 @@ func filesBelow(_ dir: String) -> [String] {
         }
         // The count follows the last removal a moment later (same writer thread, after the unlink).
         #expect(eventually { (try? c.request(#"{"cmd":"stats"}"#))?["stats"]?["trace"]?["removedFiles"] == .number(5) })
+        // The index keeps up with the removals: it names only files that are there (it once
+        // grew for ever, a line per file ever begun).
+        #expect(eventually {
+            let index = (try? String(contentsOfFile: "\(traces)/index.ndjson", encoding: .utf8)) ?? ""
+            let named = index.split(separator: "\n").compactMap { parseJSON(String($0))?["file"]?.str }
+            return named == traceFiles(traces)
+        }, "\((try? String(contentsOfFile: "\(traces)/index.ndjson", encoding: .utf8)) ?? "")")
     }
 }
 
