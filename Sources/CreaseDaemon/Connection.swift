@@ -125,8 +125,10 @@ final class Connection: UVHandleOwner {
     /// A peer the access policy refuses, told so in what is already sent: its side of
     /// the stream is shut once that is written, and what it sends is read and thrown
     /// away, so its own first write does not fail before it reads the refusal. The
-    /// connection closes at its end of stream, or after `Connection.refusedReadLimit`
-    /// bytes.
+    /// connection closes at its end of stream, after `Connection.refusedReadLimit` bytes,
+    /// or `refusedGraceMs` after the refusal, whichever comes first: a refused peer that
+    /// never hangs up once held its descriptor for ever. (The grace timer is the only libuv
+    /// timer pending while the daemon serves, and only while a refused peer lingers.)
     func refuse() {
         guard state == .open else { return }
         state = .closing
@@ -140,11 +142,17 @@ final class Connection: UVHandleOwner {
             c.discarded += max(nread, 0)
             if nread < 0 || c.discarded > Connection.refusedReadLimit { c.close() }
         })
-        if rc != 0 { close() }
+        if rc != 0 { close(); return }
+        let timer = UVTimer(loop: handle.pointee.loop) { [unowned self] in self.close() }
+        timer.unref()
+        timer.start(afterMs: Connection.refusedGraceMs)
+        graceTimer = timer
     }
 
     static let refusedReadLimit = 64 * 1024
+    static let refusedGraceMs: UInt64 = 1_000
     private var discarded = 0
+    private var graceTimer: UVTimer?
 
     /// Stops reading and closes once everything queued has been written.
     func closeAfterWrites() {
@@ -175,6 +183,8 @@ final class Connection: UVHandleOwner {
     private func closeConnection() {
         guard state != .closed else { return }
         state = .closed
+        graceTimer?.close()
+        graceTimer = nil
         closeHandle()
     }
 

@@ -91,6 +91,22 @@ let asRoot = ConditionTrait.enabled(if: getuid() == 0, "setpriv and chown need r
         #expect(try again.readJSON()["error"]?["code"] == .string("forbidden"))
     }
 
+    /// A refused peer that keeps its end open and sends nothing once held its descriptor for
+    /// ever (with nofile 64, a hundred of them locked the rig's publisher out): each is
+    /// closed within the refusal's grace.
+    @Test(asRoot) func refusedPeersThatHangOnAreClosed() throws {
+        let d = try DaemonProcess(arguments: ["--no-trace", "--allow-read", "gid:12345"])
+        func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(d.process.processIdentifier)/fd").count) ?? -1 }
+        let baseline = descriptors()
+        var held: [Client] = []
+        for _ in 0..<20 { held.append(try Client(d.socketPath)) }
+        for c in held { #expect(try c.readJSON()["error"]?["code"] == .string("forbidden")) }
+        // The peers never close; the daemon does, on its own.
+        try waitUntil("the refused peers' descriptors closed") { descriptors() <= baseline }
+        #expect(d.process.isRunning)
+        withExtendedLifetime(held) {}
+    }
+
     @Test(asRoot) func otherUsersGetWhatTheRulesGiveThem() throws {
         // The rig user publishes, the lab group reads, a visitor who can open the socket gets nothing.
         let d = try DaemonProcess(arguments: ["--socket-mode", "0666", "--allow-publish", "user:nobody", "--allow-publish", "uid:12345",
