@@ -30,6 +30,12 @@ struct ConnectionCallbacks {
     let log: Logger
 }
 
+/// How many refused peers are lingering (reading their refusal) now.
+final class RefusedPeers {
+    static let limit = 8
+    var count = 0
+}
+
 /// One client connection: its pipe handle, line framer and outgoing queue. What it
 /// may do and what it subscribed to are the core's, under the same `id`.
 final class Connection: UVHandleOwner {
@@ -129,9 +135,25 @@ final class Connection: UVHandleOwner {
     /// or `refusedGraceMs` after the refusal, whichever comes first: a refused peer that
     /// never hangs up once held its descriptor for ever. (The grace timer is the only libuv
     /// timer pending while the daemon serves, and only while a refused peer lingers.)
-    func refuse() {
+    ///
+    /// At most `RefusedPeers.limit` refused peers linger at once: past that a refused peer
+    /// is closed as soon as its refusal is written, so refused peers can never hold more than
+    /// a few descriptors whatever they do.
+    func refuse(lingering: RefusedPeers) {
         guard state == .open else { return }
         state = .closing
+        guard lingering.count < RefusedPeers.limit else {
+            let req = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
+            let rc = uv_shutdown(req, stream, { req, _ in
+                let c = Connection.from(req!.pointee.handle.pointee.data)
+                req!.deallocate()
+                c.closeConnection()
+            })
+            if rc != 0 { req.deallocate(); closeConnection() }
+            return
+        }
+        lingering.count += 1
+        self.lingering = lingering
         let req = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         if uv_shutdown(req, stream, { req, _ in req!.deallocate() }) != 0 { req.deallocate() }
         let rc = uv_read_start(stream, { h, _, buf in
@@ -153,6 +175,7 @@ final class Connection: UVHandleOwner {
     static let refusedGraceMs: UInt64 = 1_000
     private var discarded = 0
     private var graceTimer: UVTimer?
+    private var lingering: RefusedPeers?
 
     /// Stops reading and closes once everything queued has been written.
     func closeAfterWrites() {
@@ -185,6 +208,8 @@ final class Connection: UVHandleOwner {
         state = .closed
         graceTimer?.close()
         graceTimer = nil
+        lingering?.count -= 1
+        lingering = nil
         closeHandle()
     }
 

@@ -59,6 +59,7 @@ public final class Daemon {
     private var metrics: MetricsTextfile?
     private var metricsFailure: String?
     private var signals: [UVSignal] = []
+    private let refusedPeers = RefusedPeers()
     private var check: UVCheck?
     private var shuttingDown = false
 
@@ -118,6 +119,8 @@ public final class Daemon {
             throw error
         }
         core.config.socketActivated = activated
+        core.config.readersPerUid = options.maxReadersPerUid
+        core.config.readersTotal = Daemon.readerRoom()
 
         if options.trace, let factory = traceFactory {
             let wake = UVAsync(loop: loop) { [unowned self] in self.traceMovedOn() }
@@ -213,7 +216,7 @@ public final class Daemon {
         perform()
         guard access > .none else {
             forget(c)
-            c.refuse()
+            c.refuse(lingering: refusedPeers)
             return
         }
         let r = c.startReading()
@@ -377,6 +380,24 @@ public final class Daemon {
             if let failure { log.warning("metrics: \(failure)") } else { log.notice("metrics: writing \(metrics.path) again") }
             metricsFailure = failure
         }
+    }
+
+    /// Descriptors kept for publishers: read-only connections stop short of them.
+    static let publisherReserve = 16
+
+    /// How many read-only connections the descriptor limit leaves room for, once the daemon's
+    /// own descriptors (counted now, after the socket and the trace are open) and the
+    /// publishers' reserve are taken off.
+    static func readerRoom() -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return .max }
+        var own = 0
+        if let dir = opendir("/proc/self/fd") {
+            while readdir(dir) != nil { own += 1 }
+            closedir(dir)
+            own -= 3  // ".", ".." and the directory's own descriptor
+        }
+        return max(1, Int(limit.rlim_cur) - max(own, 0) - publisherReserve)
     }
 
     /// Resident set size from /proc/self/statm, in KiB (0 if unreadable).

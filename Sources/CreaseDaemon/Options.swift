@@ -20,6 +20,8 @@ public struct DaemonOptions: Sendable, Equatable {
     /// The longest line a client may send: a `load` or `app` carrying a large manifest
     /// needs more than the default 64 KiB (`crease replay --to` says how much).
     public var maxLineBytes = LineFramer.defaultLimit
+    /// Read-only connections one uid may hold at once.
+    public var maxReadersPerUid = 64
     /// How often subscribers of the `stats` topic get a push, in milliseconds.
     public var statsIntervalMs: UInt64 = 1000
     /// `--metrics-textfile`: where the stats go as Prometheus text, and how often.
@@ -53,6 +55,7 @@ public struct DaemonOptions: Sendable, Equatable {
           --budget-us N          latency budget per event in microseconds (default 1000)
           --max-queue-bytes N    unsent bytes a client may leave unread before it is dropped (default 1048576)
           --max-line-bytes N     the longest line a client may send (default 65536; more for large manifests)
+          --max-readers-per-uid N  read-only connections one uid may hold (default 64; publishers are not limited)
           --stats-interval-ms N  period of `stats` pushes (default 1000)
           --label KEY=VALUE      what the rig says about itself (rig id, device serial, build, app version);
                                  repeatable; shown in hello, stats, trace headers and the trace index.
@@ -120,6 +123,7 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--profile": o.profilePath = try value(arg)
             case "--budget-us": o.budgetUs = try number(arg, min: 1)
             case "--max-queue-bytes": o.maxQueueBytes = Int(try number(arg, min: 1024))
+            case "--max-readers-per-uid": o.maxReadersPerUid = Int(try number(arg, min: 1))
             case "--max-line-bytes":
                 o.maxLineBytes = Int(try number(arg, min: UInt64(LineFramer.defaultLimit)))
                 guard o.maxLineBytes <= 64 << 20 else { throw UsageError(description: "--max-line-bytes takes at most 67108864 (64 MiB)") }

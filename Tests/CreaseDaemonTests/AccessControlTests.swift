@@ -107,6 +107,53 @@ let asRoot = ConditionTrait.enabled(if: getuid() == 0, "setpriv and chown need r
         withExtendedLifetime(held) {}
     }
 
+    /// With `nofile` 64, one user holding 100 connections once locked the rig's publisher
+    /// out. Read-only connections stop short of a reserve of descriptors kept for
+    /// publishers, and count against a per-uid limit; the publisher always gets in.
+    @Test(asRoot) func readersCannotTakeThePublishersDescriptors() throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = "\(dir)/creased.sock"
+        let d = try DaemonProcess(arguments: ["--nofile=64", try creasedBinary(), "--socket", path, "--no-trace", "--socket-mode", "0666",
+                                              "--allow-read", "uid:0", "--allow-publish", "uid:12345"],
+                                  socketPath: path, executable: "/usr/bin/prlimit")
+        chmod(d.dir, 0o711)
+        chmod(dir, 0o711)
+        var readers: [Client] = [], refused = 0
+        for _ in 0..<100 {
+            guard let c = try? Client(path) else { continue }
+            c.sendLine(#"{"cmd":"hello","id":1}"#)
+            guard let reply = try? c.readJSON(timeout: 10) else { continue }
+            if reply["ok"] == .bool(true) { readers.append(c) } else { refused += 1 }
+        }
+        #expect(readers.count >= 20 && readers.count < 64 - 16, "\(readers.count) readers held")
+        #expect(refused > 0)
+        #expect(d.log().contains("as many as the daemon takes (it keeps its last descriptors for publishers)"))
+        let rig = try creaseAs(uid: 12345, gid: 12345, groups: [], socket: path, [#"{"event":"hinge","angle":180}"#])
+        #expect(rig.status == 0, "the publisher was locked out: \(rig.out)\(rig.err)")
+        withExtendedLifetime(readers) {}
+    }
+
+    @Test func oneUidHoldsAtMostItsShareOfReadOnlyConnections() throws {
+        let d = try DaemonProcess(arguments: ["--no-trace", "--allow-read", "uid:0", "--allow-publish", "uid:12345", "--max-readers-per-uid", "3"])
+        var held: [Client] = []
+        for i in 0..<3 {
+            let c = try Client(d.socketPath)
+            #expect(try c.request(#"{"cmd":"hello","id":\#(i)}"#)["access"] == .string("read"))
+            held.append(c)
+        }
+        let fourth = try Client(d.socketPath)
+        let refusal = try fourth.readJSON()
+        #expect(refusal["error"]?["code"] == .string("forbidden"))
+        #expect(refusal["error"]?["message"]?.str?.contains("uid 0 has 3 read-only connections open") == true, "\(refusal)")
+        held.removeLast().close()
+        try waitUntil("a reader's place freed") {
+            guard let c = try? Client(d.socketPath), let r = try? c.request(#"{"cmd":"hello","id":9}"#) else { return false }
+            return r["access"] == .string("read")
+        }
+        withExtendedLifetime(held) {}
+    }
+
     @Test(asRoot) func otherUsersGetWhatTheRulesGiveThem() throws {
         // The rig user publishes, the lab group reads, a visitor who can open the socket gets nothing.
         let d = try DaemonProcess(arguments: ["--socket-mode", "0666", "--allow-publish", "user:nobody", "--allow-publish", "uid:12345",

@@ -20,9 +20,17 @@ public struct DaemonCore {
         public var labels: [Label]
         /// How long a layout still counts for a stale observation after it was replaced (`--settle-ms`).
         public var settleNs: UInt64
+        /// Connections that may only read, from one uid (`--max-readers-per-uid`), and in all:
+        /// the shell sets the total from the descriptor limit, less a reserve kept for
+        /// publishers, so readers can never take the descriptors a rig's publisher needs.
+        public var readersPerUid: Int
+        public var readersTotal: Int
 
         public init(daemonName: String, budgetUs: UInt64, socketActivated: Bool, policy: AccessPolicy, lineLimit: Int,
-                    labels: [Label] = [], settleNs: UInt64 = ConformanceTracker.defaultWindowNs) {
+                    labels: [Label] = [], settleNs: UInt64 = ConformanceTracker.defaultWindowNs,
+                    readersPerUid: Int = .max, readersTotal: Int = .max) {
+            self.readersPerUid = readersPerUid
+            self.readersTotal = readersTotal
             self.labels = labels
             self.daemonName = daemonName
             self.budgetUs = budgetUs
@@ -147,8 +155,17 @@ public struct DaemonCore {
         stats.accepted += 1
         let policy = config.policy
         // Without credentials only the open policy can let a peer in.
-        let access = peer.map(policy.level(for:)) ?? (policy.isOpen ? .publish : .none)
+        var access = peer.map(policy.level(for:)) ?? (policy.isOpen ? .publish : .none)
         let who = peer.map(\.description) ?? "unknown peer (no SO_PEERCRED)"
+        if access == .read, let full = readerLimitReached(uid: peer?.uid) {
+            out.log(.warning, "client \(client) connected: \(who); refused: \(full)")
+            stats.forbidden += 1
+            let start = out.bytes.count
+            Reply.appendError(InputError(.forbidden, "\(full); close another read-only connection first"), to: &out.bytes)
+            out.write(client: client, from: start)
+            access = .none
+            return access
+        }
         switch access {
         case .publish: out.log(.info, "client \(client) connected: \(who); may publish (\(clients.count + 1) open)")
         case .read: out.log(.info, "client \(client) connected: \(who); may read (\(clients.count + 1) open)")
@@ -163,6 +180,23 @@ public struct DaemonCore {
         lastSender = nil
         clients[client] = Client(access: access, peer: peer)
         return access
+    }
+
+    /// Why one more read-only connection (from `uid`) is one too many, if it is: publishers
+    /// are never counted or refused by these limits.
+    func readerLimitReached(uid: UInt32?) -> String? {
+        var total = 0, fromUid = 0
+        for c in clients.values where c.access == .read {
+            total += 1
+            if let uid, c.peer?.uid == uid { fromUid += 1 }
+        }
+        if total >= config.readersTotal {
+            return "\(total) read-only connections are open, as many as the daemon takes (it keeps its last descriptors for publishers)"
+        }
+        if let uid, fromUid >= config.readersPerUid {
+            return "uid \(uid) has \(fromUid) read-only connections open, the most one uid may hold (--max-readers-per-uid)"
+        }
+        return nil
     }
 
     /// The client hung up or its read failed: what it sent before is answered, then it
