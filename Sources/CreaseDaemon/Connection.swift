@@ -76,6 +76,23 @@ final class Connection: UVHandleOwner {
         })
     }
 
+    /// Reading is paused while the lines it already read wait their turn (`Daemon.backlog`).
+    var paused = false
+    /// When the held lines were read: their latency counts the wait.
+    var heldReadNs: UInt64 = 0
+
+    func pauseReading() {
+        guard !paused, state == .open else { return }
+        paused = true
+        uv_read_stop(stream)
+    }
+
+    func resumeReading() {
+        guard paused, state == .open else { return }
+        paused = false
+        if startReading() != 0 { close() }
+    }
+
     /// Sends bytes, directly when nothing is queued, else behind what is.
     func send(_ bytes: UnsafeRawBufferPointer) {
         guard state == .open, bytes.count > 0 else { return }

@@ -14,7 +14,8 @@ public struct LineFramer {
     public enum Outcome: Equatable {
         /// Every complete line was handed out; a partial line may be held back.
         case ok
-        /// The handler asked to stop; the rest of the chunk was not looked at.
+        /// The handler asked to stop; the rest of the chunk is held (`held`), not looked at
+        /// yet: `resume` hands out its lines later.
         case stopped
         /// A line (with or without its newline yet) exceeded the limit. The stream
         /// cannot be resynchronised: the connection must be closed.
@@ -27,6 +28,8 @@ public struct LineFramer {
     public private(set) var partial: [UInt8] = []
     /// Bytes looked at by the newline search, in total (one per byte received).
     public private(set) var scannedBytes = 0
+    /// Bytes received after a line whose handler asked to stop, not looked at yet.
+    public private(set) var held: [UInt8] = []
 
     public init(limit: Int = LineFramer.defaultLimit) {
         self.limit = limit
@@ -61,9 +64,20 @@ public struct LineFramer {
                 partial.removeAll(keepingCapacity: partial.capacity <= 4096)
             }
             start = end + 1
-            if !keepGoing { return .stopped }
+            if !keepGoing {
+                if start < chunk.count { held.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: chunk.count - start)) }
+                return .stopped
+            }
         }
         return .ok
+    }
+
+    /// Feeds what a stop held back, as if it had just arrived (and may hold some again).
+    public mutating func resume(onLine: (UnsafeRawBufferPointer) -> Bool) -> Outcome {
+        guard !held.isEmpty else { return .ok }
+        let pending = held
+        held = []
+        return pending.withUnsafeBytes { feed($0, onLine: onLine) }
     }
 
     @inline(__always)

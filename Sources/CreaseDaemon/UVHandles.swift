@@ -150,6 +150,37 @@ final class UVSignal: UVHandleOwner {
     func close() { closeHandle() }
 }
 
+/// While started, runs its action every loop iteration and keeps the loop's poll from
+/// waiting: work held back from a busy client goes on although no new I/O arrives.
+final class UVIdle: UVHandleOwner {
+    private let action: () -> Void
+    private(set) var isActive = false
+    var handle: UnsafeMutablePointer<uv_idle_t> { typed() }
+
+    init(loop: UnsafeMutablePointer<uv_loop_t>, action: @escaping () -> Void) {
+        self.action = action
+        super.init(allocating: uv_idle_t.self)
+        uv_idle_init(loop, handle)
+        adopt()
+    }
+
+    func start() {
+        guard !isActive else { return }
+        isActive = true
+        uv_idle_start(handle) { h in
+            Unmanaged<UVIdle>.fromOpaque(h!.pointee.data).takeUnretainedValue().action()
+        }
+    }
+
+    func stop() {
+        guard isActive else { return }
+        isActive = false
+        uv_idle_stop(handle)
+    }
+
+    func close() { closeHandle() }
+}
+
 /// Runs its action once per loop iteration, right after I/O callbacks.
 final class UVCheck: UVHandleOwner {
     private let action: () -> Void

@@ -326,6 +326,32 @@ func readPushes(_ c: Client, topic: String = "layout", quiet: Double = 0.5) -> [
         #expect(!d.log().contains("not reading"), "\(d.log())")
     }
 
+    /// A client gets a quarter of the budget per loop turn (at least one line), then the
+    /// others have theirs; its remaining lines wait with its reading paused. With a 1 us
+    /// budget every line is a turn of its own: a pipelined burst from two clients is still
+    /// answered whole and in order, and the two interleave instead of one going first.
+    @Test func aClientPastItsTurnWaitsAndLosesNothing() throws {
+        let d = try DaemonProcess(arguments: ["--no-trace", "--budget-us", "1"])
+        let a = try Client(d.socketPath), b = try Client(d.socketPath)
+        let count = 400
+        let burst = { (tag: String) in (0..<count).map { #"{"event":"hinge","angle":\#(90 + $0 % 2),"id":"\#(tag)\#($0)"}"# }.joined(separator: "\n") + "\n" }
+        a.send(burst("a"))
+        b.send(burst("b"))
+        var seqs: [String: [Int]] = ["a": [], "b": []]
+        for (tag, c) in [("a", a), ("b", b)] {
+            while seqs[tag]!.count < count, let line = c.readLine(timeout: 60) {
+                guard let v = parseJSON(line), case .string(let id)? = v["id"], case .number(let seq)? = v["seq"] else { continue }
+                #expect(id == "\(tag)\(seqs[tag]!.count)", "replies in order")
+                seqs[tag]!.append(Int(seq))
+            }
+        }
+        #expect(seqs["a"]!.count == count && seqs["b"]!.count == count)
+        #expect(Set(seqs["a"]! + seqs["b"]!) == Set(1...(2 * count)), "every event applied once")
+        // Interleaved: neither client's burst ran through before the other's began.
+        #expect(seqs["a"]!.last! > seqs["b"]!.first! && seqs["b"]!.last! > seqs["a"]!.first!)
+        #expect(try a.request(#"{"cmd":"sync","id":"s"}"#)["seq"] == .number(Double(2 * count)))
+    }
+
     @Test func socketDirectoryAndFileModes() throws {
         let d = try DaemonProcess()
         var st = stat()
@@ -469,4 +495,12 @@ func readPushes(_ c: Client, topic: String = "layout", quiet: Double = 0.5) -> [
         #expect(badProfile.waitForExit() == 1)
         #expect(badProfile.log().contains("profile"))
     }
+}
+
+/// A flag one thread sets and another polls.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    func set() { lock.lock(); value = true; lock.unlock() }
 }

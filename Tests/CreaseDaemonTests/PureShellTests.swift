@@ -14,6 +14,24 @@ private func feed(_ framer: inout LineFramer, _ text: String, into lines: inout 
 }
 
 @Suite struct LineFramerTests {
+    /// A handler that stops (its client's turn is over) leaves the rest held, partial line
+    /// included, and `resume` hands it out as if it had just arrived.
+    @Test func whatAStopLeavesIsHeldAndResumed() {
+        var f = LineFramer()
+        var lines: [String] = []
+        let chunk = Array("one\ntwo\nthree\nfo".utf8)
+        let first = chunk.withUnsafeBytes { f.feed($0) { lines.append(String(decoding: $0, as: UTF8.self)); return false } }
+        #expect(first == .stopped && lines == ["one"])
+        #expect(f.held == Array("two\nthree\nfo".utf8) && f.partial.isEmpty)
+        #expect(f.resume { lines.append(String(decoding: $0, as: UTF8.self)); return lines.count < 2 } == .stopped)
+        #expect(lines == ["one", "two"] && f.held == Array("three\nfo".utf8))
+        #expect(f.resume { lines.append(String(decoding: $0, as: UTF8.self)); return true } == .ok)
+        #expect(lines == ["one", "two", "three"] && f.held.isEmpty && f.partial == Array("fo".utf8))
+        _ = Array("ur\n".utf8).withUnsafeBytes { f.feed($0) { lines.append(String(decoding: $0, as: UTF8.self)); return true } }
+        #expect(lines.last == "four")
+        #expect(f.resume { _ in true } == .ok, "nothing held: nothing to do")
+    }
+
     @Test func splitsLinesAcrossChunksAndStripsCR() {
         var f = LineFramer()
         var lines: [String] = []
