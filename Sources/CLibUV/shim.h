@@ -2,4 +2,5 @@
 #define CREASE_CLIBUV_SHIM_H
 #include <uv.h>
 #include <sys/timerfd.h>
+#include <malloc.h>  /* malloc_trim: the trace writer gives freed heap pages back */
 #endif

@@ -27,6 +27,19 @@ import Testing
         #expect(half?.field == "maxActivitiesShown")
     }
 
+    /// A layout read back (a trace's layout lines) holds points on a screen: 1e300 would
+    /// overflow whatever draws it (`crease render` turns sizes into counts).
+    @Test func aLayoutReadBackRefusesNumbersNoScreenHolds() throws {
+        let line = Engine(profile: .builtin, app: builtin("tabs")).layoutJSON()
+        #expect((try? Layout.decodeLine(try JSON.parse(line))) != nil)
+        var text = String(decoding: line, as: UTF8.self)
+        let width = #""width":466"#
+        #expect(text.contains(width))
+        text = text.replacing(width, with: #""width":1e300"#)
+        let e = #expect(throws: InputError.self) { try Layout.decodeLine(try JSON.parse(Array(text.utf8))) }
+        #expect(e?.code == .outOfRange && e?.field == "device.width", "\(String(describing: e))")
+    }
+
     @Test func everyFieldHasARangeThatHoldsItsBuiltinValue() {
         #expect(DeviceProfile.fieldRanges.count == DeviceProfile.numericFields.count)
         for f in DeviceProfile.fieldRanges {
