@@ -174,7 +174,7 @@ import Testing
 
     @Test("bad events name the field", arguments: [
         (#"{"event":"hinge"}"#, "missingField", "angle"), (#"{"event":"hinge","angle":"90"}"#, "wrongType", "angle"),
-        (#"{"event":"hinge","angle":181}"#, "outOfRange", "angle"), (#"{"event":"hinge","angle":-1}"#, "outOfRange", "angle"),
+        (#"{"event":"hinge","angle":226}"#, "outOfRange", "angle"), (#"{"event":"hinge","angle":-46}"#, "outOfRange", "angle"),
         (#"{"event":"fold"}"#, "unknownEvent", "event"), (#"{"event":"orientation","value":"sideways"}"#, "badValue", "value"),
         (#"{"event":"keyboard","visible":true,"heigth":3}"#, "unknownField", "heigth"), (#"{"event":"liveActivities","count":1.5}"#, "wrongType", "count"),
         (#"{"event":"liveActivities","count":-1}"#, "outOfRange", "count"), (#"{"event":"pip","active":1}"#, "wrongType", "active"),

@@ -22,8 +22,8 @@ private func stateJSON(_ e: Engine) throws -> JSONValue { try JSON.parse(e.state
 
 @Suite struct RigErrorTests {
     @Test("every range error says what it got", arguments: [
-        (#"{"event":"hinge","angle":200}"#, "got 200"),
-        (#"{"event":"hinge","angle":-0.5}"#, "got -0.5"),
+        (#"{"event":"hinge","angle":300}"#, "got 300"),
+        (#"{"event":"hinge","angle":-45.5}"#, "got -45.5"),
         (#"{"event":"keyboard","visible":true,"height":2500}"#, "got 2500"),
         (#"{"event":"liveActivities","count":1001}"#, "got 1001"),
     ])

@@ -199,7 +199,10 @@ let sampleEvents: [Event] = [
         }
         let negativeZero = try TraceRecord.decode(try JSON.parse(Array(declined[0].utf8)))
         #expect(negativeZero == .event(TraceEvent(seq: 1, t: 0, client: 0, envelope: EventEnvelope(event: .hinge(angle: 0)), digest: 0)))
-        #expect(throws: InputError.self) { try TraceRecord.decode(try JSON.parse(Array(declined[3].utf8))) }
+        // 180.5 is an encoder's overshoot: the full decoder takes it (the engine clamps it);
+        // past any tolerance a profile may have, it is refused.
+        #expect(try TraceRecord.decode(try JSON.parse(Array(declined[3].utf8))) == .event(TraceEvent(seq: 1, t: 0, client: 0, envelope: EventEnvelope(event: .hinge(angle: 180.5)), digest: 0)))
+        #expect(throws: InputError.self) { try TraceRecord.decode(try JSON.parse(Array(declined[3].utf8.map { $0 }).replacing(Array("180.5".utf8), with: Array("300".utf8)))) }
     }
 
     @Test func aRecordedTraceVerifies() throws {

@@ -90,10 +90,12 @@ public struct Engine: Sendable {
     /// event throws and changes nothing, not even `seq`.
     @discardableResult
     public mutating func apply(_ event: Event) throws(InputError) -> Bool {
-        if case .hinge(let angle) = event {
-            // The high-rate event: it is never rejected and sets only the angle and the pose
-            // (as StateMachine does), and the angle is no layout input, so a reading inside
-            // the pose changes nothing the layout reads: no copies, no comparison of inputs.
+        if case .hinge(let reading) = event {
+            // The high-rate event: it sets only the angle and the pose (as StateMachine does),
+            // and the angle is no layout input, so a reading inside the pose changes nothing
+            // the layout reads: no copies, no comparison of inputs. Only an overshoot past the
+            // profile's tolerance is refused, before anything changes.
+            let angle = try HingeReadingRule.clamped(reading, profile: profile)
             let pose = HingePoseRule.nextPose(from: state.pose, angle: angle, profile: profile)
             state.hingeAngle = angle
             seq += 1

@@ -3,7 +3,8 @@
 public enum StateMachine {
     public static func apply(_ event: Event, to state: inout DeviceState, app: inout App, profile: DeviceProfile) throws(InputError) {
         switch event {
-        case .hinge(let angle):
+        case .hinge(let reading):
+            let angle = try HingeReadingRule.clamped(reading, profile: profile)
             state.hingeAngle = angle
             state.pose = HingePoseRule.nextPose(from: state.pose, angle: angle, profile: profile)
         case .orientation(let o): state.orientation = o

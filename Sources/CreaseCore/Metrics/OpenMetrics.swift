@@ -34,6 +34,7 @@ public enum OpenMetrics {
             ("accepted", "connections", "Connections accepted."),
             ("dropped", "dropped_subscribers", "Slow subscribers dropped."),
             ("oversizedLines", "oversized_lines", "Lines over the line limit."),
+            ("clampedAngles", "clamped_angles", "Hinge readings past 0 or 180 degrees, within the profile's tolerance, applied clamped."),
             ("logDroppedLines", "log_dropped_lines", "Log lines dropped because stderr was not read."),
             ("bytesIn", "received_bytes", "Bytes read from clients."),
             ("bytesOut", "sent_bytes", "Bytes written to clients."),

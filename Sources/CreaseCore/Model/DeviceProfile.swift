@@ -15,6 +15,7 @@ public struct DeviceProfile: Sendable, Equatable {
     public var partialOpenThreshold = 20.0        // [assumed] closed below, partly open above
     public var fullyOpenThreshold = 160.0         // [assumed] fully open above
     public var hingeHysteresis = 3.0              // [assumed] 6° band around each threshold
+    public var hingeTolerance = 5.0               // [assumed] encoder overshoot past 0 or 180 that is clamped, not refused
 
     // The vertical column.
     public var columnWidth = 84.0                 // side safe-area inset, measured
@@ -99,7 +100,7 @@ public struct DeviceProfile: Sendable, Equatable {
         FieldRange("outerWidth", \.outerWidth, 200, 10_000), FieldRange("outerHeight", \.outerHeight, 200, 10_000),
         FieldRange("innerWidth", \.innerWidth, 200, 10_000), FieldRange("innerHeight", \.innerHeight, 200, 10_000),
         FieldRange("partialOpenThreshold", \.partialOpenThreshold, 0, 180), FieldRange("fullyOpenThreshold", \.fullyOpenThreshold, 0, 180),
-        FieldRange("hingeHysteresis", \.hingeHysteresis, 0, 45),
+        FieldRange("hingeHysteresis", \.hingeHysteresis, 0, 45), FieldRange("hingeTolerance", \.hingeTolerance, 0, 45),
         FieldRange("columnWidth", \.columnWidth, 1, 1_000), FieldRange("itemLength", \.itemLength, 44, 1_000),
         FieldRange("prominentLength", \.prominentLength, 1, 1_000), FieldRange("tabLength", \.tabLength, 1, 1_000),
         FieldRange("tabWidth", \.tabWidth, 1, 1_000), FieldRange("itemSpacing", \.itemSpacing, 0, 1_000),

@@ -11,6 +11,11 @@ public enum Orientation: String, Sendable, CaseIterable {
 /// left. Device orientations (`device`, what an accelerometer reports) name the same
 /// rotations the other way round: device `landscapeLeft` (home side on the right) is
 /// interface `landscapeRight`. The portrait values are the same in both.
+/// The unit of a hinge event's `angle`: degrees unless the event says `"unit":"rad"`.
+public enum AngleUnit: String, Sendable, CaseIterable {
+    case deg, rad
+}
+
 public enum OrientationConvention: String, Sendable, CaseIterable {
     case interface, device
 
@@ -87,6 +92,8 @@ public struct EventEnvelope: Sendable, Equatable {
 /// Limits on event values; outside them an event is rejected with `outOfRange`.
 public enum EventLimits {
     public static let maxAngle = 180.0
+    /// The most a profile's `hingeTolerance` may be.
+    public static let maxAngleTolerance = 45.0
     public static let maxKeyboardHeight = 2000.0
     public static let maxLiveActivities = 1000
 }

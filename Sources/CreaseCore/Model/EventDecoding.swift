@@ -36,10 +36,15 @@ extension Event {
         let event: Event
         switch name {
         case "hinge":
-            try fields(["angle"])
-            let angle = try r.number("angle")
-            guard angle >= 0, angle <= EventLimits.maxAngle else {
-                throw InputError.outOfRange("angle", "must be between 0 (shut) and 180 (flat) degrees", got: angle)
+            try fields(["angle", "unit"])
+            var angle = try r.number("angle")
+            // UIHinge.angle and XCUIHinge.angle are radians; WebDriverAgent's and Appium's
+            // hinge readings are degrees (docs/events.md).
+            if try r.optionalEnumeration("unit", AngleUnit.self) == .rad { angle = angle * (180 / Double.pi) }
+            // The profile's encoder tolerance is the engine's to apply; here only what no
+            // tolerance (at most 45°) could make an angle.
+            guard angle >= -EventLimits.maxAngleTolerance, angle <= EventLimits.maxAngle + EventLimits.maxAngleTolerance else {
+                throw InputError.outOfRange("angle", "must be between 0 (shut) and 180 (flat) degrees, and the profile's hingeTolerance past either end", got: angle)
             }
             event = .hinge(angle: angle == 0 ? 0 : angle)  // folds -0 into 0
         case "orientation":

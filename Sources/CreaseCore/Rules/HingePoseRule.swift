@@ -30,6 +30,27 @@ public enum HingePoseRule {
     }
 }
 
+/// A hinge reading as a rig's encoder gives it: within the profile's `hingeTolerance` past
+/// either end (an encoder overshoots shut and flat by a degree or two) it is clamped to
+/// 0 or 180; past that it is refused, and the state is left as it was. Replay goes through
+/// the same rule, so a recorded overshoot clamps the same way.
+public enum HingeReadingRule {
+    @inline(__always)
+    public static func clamped(_ angle: Double, profile p: DeviceProfile) throws(InputError) -> Double {
+        if angle >= 0, angle <= EventLimits.maxAngle { return angle }
+        let tolerance = p.hingeTolerance
+        guard angle >= -tolerance, angle <= EventLimits.maxAngle + tolerance else {
+            throw InputError.outOfRange("angle", "must be between \(InputError.shown(-tolerance)) and \(InputError.shown(EventLimits.maxAngle + tolerance)) degrees (0 shut, 180 flat, and the profile's hingeTolerance past either end)",
+                                        got: angle)
+        }
+        return angle < 0 ? 0 : EventLimits.maxAngle
+    }
+
+    /// Whether a reading is clamped (an overshoot the daemon counts).
+    @inline(__always)
+    public static func overshoots(_ angle: Double) -> Bool { !(angle >= 0 && angle <= EventLimits.maxAngle) }
+}
+
 /// Contract section 2: "`display` is `outer` when closed, else `inner`" (duo-facts §5:
 /// the outer display goes dark when the device opens, at any angle).
 public enum DisplayRule {

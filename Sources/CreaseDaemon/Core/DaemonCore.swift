@@ -356,6 +356,7 @@ public struct DaemonCore {
             return
         }
         stats.events += 1
+        if case .hinge(let reading) = event, HingeReadingRule.overshoots(reading) { stats.clampedAngles += 1 }
         let seq = engine.seq
         let digest = engine.digest
         // Every layout the engine computes counts for observations, inside a batch too:

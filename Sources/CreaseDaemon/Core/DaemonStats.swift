@@ -18,6 +18,8 @@ public struct DaemonStats: Sendable {
     public var forbidden: UInt64 = 0
     /// Streams that ended inside a line (bytes after the last newline, never applied).
     public var unterminatedLines: UInt64 = 0
+    /// Hinge readings past 0 or 180 within the profile's tolerance, applied clamped.
+    public var clampedAngles: UInt64 = 0
     public var bytesIn: UInt64 = 0
     public var bytesOut: UInt64 = 0
     /// From each event's read to its batch's publish.
@@ -62,6 +64,7 @@ public struct DaemonStats: Sendable {
         w.key("oversizedLines"); w.int(Int(oversizedLines))
         w.key("forbidden"); w.int(Int(forbidden))
         w.key("unterminatedLines"); w.int(Int(unterminatedLines))
+        w.key("clampedAngles"); w.int(Int(clampedAngles))
         w.key("logDroppedLines"); w.int(Int(g.logDroppedLines))
         w.key("bytesIn"); w.int(Int(bytesIn))
         w.key("bytesOut"); w.int(Int(bytesOut))
