@@ -27,6 +27,9 @@ DEFAULT_WINDOW = 1024
 
 _READ_SIZE = 256 * 1024
 _WRITE_CHUNK = 64 * 1024
+# A `send_many` source that took longer than this to give its next message is paced: each
+# of its messages is written as soon as it is produced.
+_PACED_SOURCE_S = 0.0002
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 _decode = json.JSONDecoder().decode
 
@@ -208,6 +211,7 @@ class Client:
                         deadline = self._deadline(self.timeout)
                     in_flight = len(keys) - len(replies)
                     while not exhausted and in_flight < window and len(pending) < _WRITE_CHUNK:
+                        asked = time.monotonic()
                         try:
                             message = next(source)
                         except StopIteration:
@@ -217,6 +221,11 @@ class Client:
                         keys.append(key)
                         pending += line
                         in_flight += 1
+                        # A source that made us wait is paced (a rig's 1 kHz stream): what it
+                        # produced goes out now, not once a chunk has gathered, so events
+                        # reach the daemon when the caller believes they do.
+                        if time.monotonic() - asked > _PACED_SOURCE_S:
+                            break
                     if exhausted and not pending and len(replies) == len(keys):
                         break
                     if self._pump(pending, deadline):
