@@ -148,10 +148,10 @@ final class SocketStreamer: @unchecked Sendable {
         while true {
             if let r = replies.first(where: { $0["id"] == .string(id) }) { return r }
             if closed { throw CheckFailed("the daemon closed the connection before answering \(id)") }
+            // Woken or timed out, the loop looks again: a reply may have come, or moved the deadline.
             let left = lastArrival + timeout - Clock.seconds()
-            if left <= 0 || !lock.wait(until: Date().addingTimeInterval(left)) && lastArrival + timeout <= Clock.seconds() {
-                throw CheckFailed("no answer to \(id): the daemon sent nothing for \(Clock.text(timeout))")
-            }
+            guard left > 0 else { throw CheckFailed("no answer to \(id): the daemon sent nothing for \(Clock.text(timeout))") }
+            _ = lock.wait(until: Date().addingTimeInterval(left))
         }
     }
 
