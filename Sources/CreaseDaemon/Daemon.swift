@@ -134,7 +134,7 @@ public final class Daemon {
             do {
                 let sink = try factory(TraceContext(daemonVersion: DaemonInfo.version, engine: core.engine,
                                                     configJSON: configJSON(), directory: options.traceDirectory,
-                                                    labels: options.labels, log: log, wake: { wake.send() }))
+                                                    labels: options.labels, log: log, originNs: core.startNs, wake: { wake.send() }))
                 trace.sink = sink
                 core.tracing = true
                 core.acksWaitForDisk = sink.durableSeq != nil

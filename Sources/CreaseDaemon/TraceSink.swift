@@ -70,9 +70,14 @@ public struct TraceContext {
     public let log: Logger
     /// Thread-safe: tells the loop that `durableSeq` moved.
     public let wake: @Sendable () -> Void
+    /// The monotonic time (ns) the daemon's clock counts from: the trace's `t = 0`, so
+    /// each record's `t` is the time the engine was given (a motion sample's settle time is
+    /// measured on it). Nil: the writer's own start.
+    public let originNs: UInt64?
 
     public init(daemonVersion: String, engine: Engine, configJSON: [UInt8],
-                directory: String?, labels: [Label] = [], log: Logger, wake: @escaping @Sendable () -> Void) {
+                directory: String?, labels: [Label] = [], log: Logger, originNs: UInt64? = nil, wake: @escaping @Sendable () -> Void) {
+        self.originNs = originNs
         self.labels = labels
         self.daemonVersion = daemonVersion
         self.engine = engine

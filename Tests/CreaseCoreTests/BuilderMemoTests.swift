@@ -23,7 +23,7 @@ struct BuilderMemoTests {
             var history: [Event] = []
             for _ in 0..<50 {
                 let event = gen.next()
-                guard (try? StateMachine.apply(event, to: &state, app: &app, profile: profile)) != nil else { continue }
+                guard (try? StateMachine.apply(event, at: nil, to: &state, app: &app, profile: profile)) != nil else { continue }
                 history.append(event)
                 g = ScreenGeometryRule.geometry(profile: profile, state: state)
                 builder.app = app

@@ -171,7 +171,7 @@ struct EngineShortcutTests {
     func stateAssignCopiesEverything(app name: String) {
         let a = builtin(name)
         // A field added to DeviceState must be added to `assign` too (then update this count).
-        #expect(Mirror(reflecting: DeviceState(app: a)).children.count == 11)
+        #expect(Mirror(reflecting: DeviceState(app: a)).children.count == 14)
         var random = RandomEvents(seed: 5, app: a)
         var e = Engine(profile: .builtin, app: a)
         var copy = DeviceState(app: a)

@@ -43,7 +43,7 @@ import Testing
         #expect(throws: InputError.self) { try s.apply(.hinge(angle: 180.1)) }
         var state = DeviceState(app: builtin("tabs"))
         var app = builtin("tabs")
-        try StateMachine.apply(.hinge(angle: -1), to: &state, app: &app, profile: .builtin)
+        try StateMachine.apply(.hinge(angle: -1), at: nil, to: &state, app: &app, profile: .builtin)
         #expect(state.hingeAngle == 0)
     }
 

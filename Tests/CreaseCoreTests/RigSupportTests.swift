@@ -63,9 +63,13 @@ private func stateJSON(_ e: Engine) throws -> JSONValue { try JSON.parse(e.state
 @Suite struct OrientationConventionTests {
     @Test("device landscapeLeft is interface landscapeRight and back; portraits are the same; interface is the default")
     func conventions() throws {
-        #expect(try decodeEvent(#"{"event":"orientation","value":"landscapeLeft","convention":"device"}"#).event == .orientation(.landscapeRight))
-        #expect(try decodeEvent(#"{"event":"orientation","value":"landscapeRight","convention":"device"}"#).event == .orientation(.landscapeLeft))
-        #expect(try decodeEvent(#"{"event":"orientation","value":"portraitUpsideDown","convention":"device"}"#).event == .orientation(.portraitUpsideDown))
+        #expect(try decodeEvent(#"{"event":"orientation","value":"landscapeLeft","convention":"device"}"#).event == .deviceOrientation(.landscapeLeft))
+        #expect(try decodeEvent(#"{"event":"orientation","value":"faceUp","convention":"device"}"#).event == .deviceOrientation(.faceUp))
+        #expect(DeviceOrientation.landscapeLeft.interface == .landscapeRight && DeviceOrientation.landscapeRight.interface == .landscapeLeft)
+        #expect(DeviceOrientation.portraitUpsideDown.interface == .portraitUpsideDown && DeviceOrientation.faceDown.interface == nil)
+        for o in Orientation.allCases { #expect(DeviceOrientation(interface: o).interface == o) }
+        let flat = try #require(rejection(#"{"event":"orientation","value":"faceUp"}"#))
+        #expect(flat.code == .badValue && flat.field == "value" && flat.message.contains("convention"))
         #expect(try decodeEvent(#"{"event":"orientation","value":"landscapeLeft","convention":"interface"}"#).event == .orientation(.landscapeLeft))
         #expect(try decodeEvent(#"{"event":"orientation","value":"landscapeLeft"}"#).event == .orientation(.landscapeLeft))
         let bad = try #require(rejection(#"{"event":"orientation","value":"portrait","convention":"gravity","id":4}"#))

@@ -71,7 +71,7 @@ struct RandomEvents {
     mutating func chance(_ percent: UInt64) -> Bool { rng.next() % 100 < percent }
 
     mutating func next() -> Event {
-        switch rng.next() % 16 {
+        switch rng.next() % 18 {
         case 0, 1, 2, 3:
             // Hinge ticks, often near the thresholds so hysteresis gets exercised.
             let near = pick([0.0, 17, 20, 23, 90, 157, 160, 163, 180])
@@ -86,6 +86,8 @@ struct RandomEvents {
         case 11: return .select(tab: pick(tabIds))
         case 12: return chance(60) ? .push(screen: pick(screenIds)) : .pop
         case 13: return chance(60) ? .present(sheet: pick(sheetIds)) : .dismiss
+        case 16: return .deviceOrientation(pick(DeviceOrientation.allCases))
+        case 17: return .rotationLock(enabled: chance(40))
         default: return .inspector(presented: chance(50))
         }
     }

@@ -11,7 +11,7 @@
 // - an event that decodes either applies (seq + 1) or is rejected leaving seq and
 //   digest unchanged;
 // - every error reply Reply.appendError builds is one line of valid JSON;
-// - where the hinge fast path (WireFastPath) decodes a line, the full parser
+// - where the hinge or motion fast path (WireFastPath) decodes a line, the full parser
 //   (JSON.parse + Event.decode) accepts it and gives the same envelope;
 // - after the stream, the incremental layout equals a layout computed from scratch.
 
@@ -60,7 +60,7 @@ private func checkErrorReply(_ error: InputError) {
 
 /// Wire.decode tries the fast path first; it must never answer differently from the full parser.
 private func checkFastPath(_ line: UnsafeBufferPointer<UInt8>) {
-    guard let fast = WireFastPath.hinge(line) else { return }
+    guard let fast = WireFastPath.hinge(line) ?? WireFastPath.motion(line) else { return }
     do {
         let full = try Event.decode(try JSON.parse(UnsafeRawBufferPointer(line)))
         check(fast == full && fast.id == full.id && fast.ts == full.ts,
@@ -97,7 +97,7 @@ public func fuzzWire(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                         checkErrorReply(error)
                     case .event(let envelope):
                         do throws(InputError) {
-                            try engine.apply(envelope.event)
+                            try engine.apply(envelope.event, at: Int64(offset))
                             check(engine.seq == seq + 1, "an applied event did not advance seq")
                         } catch {
                             check(engine.seq == seq && engine.digest == digest, "a rejected event changed the engine")

@@ -17,6 +17,8 @@ public struct Engine: Sendable {
     public private(set) var digest: UInt64
     /// crease64v, except when replaying an older trace (crease64x4, crease64 or FNV-1a: `DigestAlgorithm`).
     public let digestAlgorithm: DigestAlgorithm
+    /// The profile's orientation filter, its bounds worked out once.
+    private let filter: DeviceOrientationFilter
 
     /// Keeps the last encoded layout's bytes per member and bar, to copy what did not change.
     private var encoder = LayoutEncoder()
@@ -72,6 +74,7 @@ public struct Engine: Sendable {
     public init(profile: DeviceProfile, app: App, state: DeviceState, seq: Int, digestAlgorithm: DigestAlgorithm = .crease64v) {
         self.digestAlgorithm = digestAlgorithm
         self.profile = profile
+        filter = DeviceOrientationFilter(profile: profile)
         self.app = app
         self.state = state
         self.seq = seq
@@ -86,10 +89,11 @@ public struct Engine: Sendable {
         remember(LayoutInputs(state, profile: profile), layout, body)
     }
 
-    /// Applies one event. Returns whether the layout changed (a new digest). A rejected
-    /// event throws and changes nothing, not even `seq`.
+    /// Applies one event at `time`, the engine's clock (the daemon's read time, recorded;
+    /// only `motion` reads it, and refuses to go without). Returns whether the layout changed
+    /// (a new digest). A rejected event throws and changes nothing, not even `seq`.
     @discardableResult
-    public mutating func apply(_ event: Event) throws(InputError) -> Bool {
+    public mutating func apply(_ event: Event, at time: Int64? = nil) throws(InputError) -> Bool {
         if case .hinge(let reading) = event {
             // The high-rate event: it sets only the angle and the pose (as StateMachine does),
             // and the angle is no layout input, so a reading inside the pose changes nothing
@@ -101,12 +105,25 @@ public struct Engine: Sendable {
             seq += 1
             guard pose != state.pose else { return false }
             state.pose = pose
+            // A new display grants other orientations.
+            state.orientation = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
+            return relayout(force: false)
+        }
+        if case .motion(let gravity) = event {
+            // The other high-rate event, as StateMachine applies it: a sample that leaves the
+            // device orientation as it is changes nothing the layout reads.
+            let moved = MotionRule.apply(gravity, at: try MotionRule.time(time), filter: filter, to: &state)
+            seq += 1
+            guard moved else { return false }
+            let before = state.orientation
+            state.orientation = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
+            guard state.orientation != before else { return false }
             return relayout(force: false)
         }
         if case .app = event {
             var next = state
             var nextApp = app
-            try StateMachine.apply(event, to: &next, app: &nextApp, profile: profile)
+            try StateMachine.apply(event, at: time, to: &next, app: &nextApp, profile: profile)
             state = next
             seq += 1
             // The same manifest again (a rig reloading its app) keeps every cache: they were
@@ -120,7 +137,7 @@ public struct Engine: Sendable {
         // In place, without copying the state and the app first: the state machine checks
         // everything before it changes anything, so a rejected event leaves both as they were,
         // and only an `app` event changes the app.
-        try StateMachine.apply(event, to: &state, app: &app, profile: profile)
+        try StateMachine.apply(event, at: time, to: &state, app: &app, profile: profile)
         seq += 1
         return relayout(force: false)
     }
@@ -267,6 +284,9 @@ extension DeviceState {
         hingeAngle = other.hingeAngle
         pose = other.pose
         orientation = other.orientation
+        deviceOrientation = other.deviceOrientation
+        rotationLock = other.rotationLock
+        pendingOrientation = other.pendingOrientation
         keyboardVisible = other.keyboardVisible
         keyboardHeight = other.keyboardHeight
         pipActive = other.pipActive

@@ -7,6 +7,14 @@ extension DeviceState {
         w.key("pose"); w.string(pose.rawValue)
         w.key("display"); w.string(display.rawValue)
         w.key("orientation"); w.string(orientation.rawValue)
+        w.key("deviceOrientation"); if let d = deviceOrientation { w.string(d.rawValue) } else { w.null() }
+        w.key("rotationLock"); w.bool(rotationLock)
+        w.key("pendingOrientation")
+        if let p = pendingOrientation {
+            w.beginObject(); w.key("orientation"); w.string(p.orientation.rawValue); w.key("since"); w.int(Int(p.since)); w.endObject()
+        } else {
+            w.null()
+        }
         w.key("keyboard"); w.beginObject()
         w.key("visible"); w.bool(keyboardVisible)
         w.key("height"); if let h = keyboardHeight { w.number(h) } else { w.null() }
@@ -49,8 +57,8 @@ extension DeviceState {
     /// depends on the angle's history, not only on the angle).
     public static func decode(_ value: JSONValue, app: App) throws(InputError) -> DeviceState {
         let r = try FieldReader(value, path: "", what: "state")
-        try r.rejectUnknown(allowed: ["hingeAngle", "pose", "display", "orientation", "keyboard", "pip", "liveActivities", "splitView",
-                                      "layoutDirection", "reduceTransparency", "ui"])
+        try r.rejectUnknown(allowed: ["hingeAngle", "pose", "display", "orientation", "deviceOrientation", "rotationLock", "pendingOrientation",
+                                      "keyboard", "pip", "liveActivities", "splitView", "layoutDirection", "reduceTransparency", "ui"])
         var s = DeviceState(app: app)
         s.hingeAngle = try r.number("hingeAngle")
         guard s.hingeAngle >= 0, s.hingeAngle <= EventLimits.maxAngle else {
@@ -63,6 +71,19 @@ extension DeviceState {
                              field: "display")
         }
         s.orientation = try r.enumeration("orientation", Orientation.self)
+        // States written before the IMU existed have none of these: the interface orientation
+        // was the rig's to set (no device orientation), with no lock and nothing pending.
+        s.deviceOrientation = try r.optionalEnumeration("deviceOrientation", DeviceOrientation.self)
+        s.rotationLock = try r.optionalBool("rotationLock") ?? false
+        if let pending = r.optional("pendingOrientation"), pending != .null {
+            let p = try FieldReader(pending, path: "pendingOrientation", what: "pending orientation")
+            try p.rejectUnknown(allowed: ["orientation", "since"])
+            let since = try p.number("since")
+            guard since == since.rounded(), abs(since) < 9.2e18 else {
+                throw InputError.wrongType("pendingOrientation.since", expected: "an integer (nanoseconds)", got: .number(since))
+            }
+            s.pendingOrientation = .init(orientation: try p.enumeration("orientation", DeviceOrientation.self), since: Int64(since))
+        }
         let kb = try FieldReader(try r.required("keyboard"), path: "keyboard", what: "keyboard")
         try kb.rejectUnknown(allowed: ["visible", "height"])
         s.keyboardVisible = try kb.bool("visible")

@@ -1,13 +1,37 @@
 /// The device-state reducer: applies one event to the state, or rejects it with an
 /// error naming the field and leaves the state untouched.
+/// `time` is the engine's clock (the daemon's read time, recorded): only `motion` reads it.
 public enum StateMachine {
-    public static func apply(_ event: Event, to state: inout DeviceState, app: inout App, profile: DeviceProfile) throws(InputError) {
+    public static func apply(_ event: Event, at time: Int64?, to state: inout DeviceState, app: inout App,
+                             profile: DeviceProfile) throws(InputError) {
         switch event {
         case .hinge(let reading):
             let angle = try HingeReadingRule.clamped(reading, profile: profile)
             state.hingeAngle = angle
-            state.pose = HingePoseRule.nextPose(from: state.pose, angle: angle, profile: profile)
-        case .orientation(let o): state.orientation = o
+            let pose = HingePoseRule.nextPose(from: state.pose, angle: angle, profile: profile)
+            if pose != state.pose {
+                state.pose = pose
+                state.orientation = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
+            }
+        case .orientation(let o):
+            state.orientation = o
+            state.deviceOrientation = nil
+            state.pendingOrientation = nil
+        case .deviceOrientation(let o):
+            state.deviceOrientation = o
+            state.pendingOrientation = nil
+            state.orientation = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
+        case .motion(let gravity):
+            let filter = DeviceOrientationFilter(profile: profile)
+            if MotionRule.apply(gravity, at: try MotionRule.time(time), filter: filter, to: &state) {
+                state.orientation = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
+            }
+        case .rotationLock(let enabled):
+            // The lock hands the orientation back to the device: an interface set directly
+            // stands for the device orientation that shows it.
+            state.rotationLock = enabled
+            if state.deviceOrientation == nil { state.deviceOrientation = DeviceOrientation(interface: state.orientation) }
+            state.orientation = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
         case .keyboard(let visible, let height):
             state.keyboardVisible = visible
             // A hide keeps no height; a show without one uses the profile's keyboard.
@@ -28,6 +52,7 @@ public enum StateMachine {
         case .app(let newApp):
             app = newApp
             state.ui = UIState(app: newApp)
+            state.orientation = InterfaceOrientationRule.resolve(state, supported: newApp.supportedOrientations)
         }
     }
 
@@ -104,5 +129,33 @@ public enum StateMachine {
             throw InputError(.unknownId, "inspector: screen \"\(app.screens[screen].id)\" declares no inspector", field: "presented")
         }
         state.ui.inspector[screen] = presented
+    }
+}
+
+/// One `motion` sample: the filter's proposal, then the settle time. Returns whether the
+/// device orientation changed (the interface orientation is then resolved again). The one
+/// reducer of a sample, for the engine's fast path and the state machine alike.
+public enum MotionRule {
+    @inline(__always)
+    public static func apply(_ gravity: Gravity, at time: Int64, filter: DeviceOrientationFilter, to state: inout DeviceState) -> Bool {
+        // With the interface set directly, the filter starts from the device orientation
+        // that shows it; the first sample hands the orientation back to the device.
+        let known = state.deviceOrientation
+        let current = known ?? DeviceOrientation(interface: state.orientation)
+        guard let proposed = filter.proposal(gravity, current: current) else { return false }
+        let moved = OrientationSettleRule.apply(proposed, current: current, at: time, settleNs: filter.settleNs, to: &state)
+        if known == nil, !moved {
+            state.deviceOrientation = current
+            return true
+        }
+        return moved
+    }
+
+    /// A motion sample's time: the settle time is measured on it, so one without is refused.
+    public static func time(_ time: Int64?) throws(InputError) -> Int64 {
+        guard let time else {
+            throw InputError(.missingField, "a motion event needs the time it was read: give \"ts\" (nanoseconds) where no daemon stamps it", field: "ts")
+        }
+        return time
     }
 }

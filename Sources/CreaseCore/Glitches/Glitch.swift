@@ -160,7 +160,8 @@ public struct CheckedEvent: Sendable, Equatable {
     public var seq: Int
     public var t: UInt64
     public var name: String
-    /// Rotation, Split View, writing direction and app replacement move the vertical bar
+    /// Rotation (set directly, from the IMU or through the lock), Split View, writing
+    /// direction and app replacement move the vertical bar
     /// (a display change shows in the layouts themselves).
     public var canMoveBar: Bool
     public var latencyNs: UInt64?
@@ -170,7 +171,7 @@ public struct CheckedEvent: Sendable, Equatable {
         self.t = t
         name = event.name
         switch event {
-        case .orientation, .splitView, .layoutDirection, .app: canMoveBar = true
+        case .orientation, .deviceOrientation, .motion, .rotationLock, .splitView, .layoutDirection, .app: canMoveBar = true
         default: canMoveBar = false
         }
         self.latencyNs = latencyNs

@@ -35,7 +35,7 @@ public enum TraceMinimize {
         out.append(0x0A)
         var engine = header.makeEngine()
         for e in events {
-            guard (try? engine.apply(e.envelope.event)) != nil else { return nil }
+            guard (try? engine.apply(e.envelope.event, at: Int64(e.t))) != nil else { return nil }
             var copy = e
             copy.seq = engine.seq
             copy.digest = engine.digest
@@ -50,7 +50,7 @@ public enum TraceMinimize {
         var engine = header.makeEngine()
         var run = RunGlitches(header: header, engine: engine, options: options)
         for e in events {
-            guard (try? engine.apply(e.envelope.event)) != nil else { return nil }
+            guard (try? engine.apply(e.envelope.event, at: Int64(e.t))) != nil else { return nil }
             var applied = e
             applied.seq = engine.seq
             run.applied(applied, engine: engine, published: true)
@@ -60,8 +60,8 @@ public enum TraceMinimize {
 }
 
 /// What another build made of the states a run went through, from a trace it recorded:
-/// for each state it reached (everything but the raw hinge angle, which the layout never
-/// reads), the digest it recorded. A candidate run diverges when this build reaches one of
+/// for each state it reached (everything but the raw hinge angle and when a pending
+/// orientation was proposed, which the layout never reads), the digest it recorded. A candidate run diverges when this build reaches one of
 /// those states with another digest. Both builds must digest layouts the same way, and
 /// the events must move the state the same way in both (the layout rules may differ).
 public struct OtherBuildDigests: Sendable {
@@ -92,7 +92,7 @@ public struct OtherBuildDigests: Sendable {
     public func diverges(header: TraceHeader, events: [TraceEvent]) -> Bool {
         var engine = header.makeEngine()
         for e in events {
-            guard (try? engine.apply(e.envelope.event)) != nil else { return false }
+            guard (try? engine.apply(e.envelope.event, at: Int64(e.t))) != nil else { return false }
             if let theirs = digests[OtherBuildDigests.key(engine)], theirs != engine.digest { return true }
         }
         return false
@@ -101,6 +101,7 @@ public struct OtherBuildDigests: Sendable {
     static func key(_ engine: Engine) -> [UInt8] {
         var state = engine.state
         state.hingeAngle = 0
+        state.pendingOrientation = nil  // a clock reading, no layout input
         var w = JSONWriter(capacity: 512)
         w.string(engine.app.name)
         state.write(to: &w, app: engine.app)

@@ -17,6 +17,13 @@ public struct DeviceProfile: Sendable, Equatable {
     public var hingeHysteresis = 3.0              // [assumed] 6° band around each threshold
     public var hingeTolerance = 5.0               // [assumed] encoder overshoot past 0 or 180 that is clamped, not refused
 
+    // IMU → device orientation (DeviceOrientationFilter); docs/sensors.md says why each default.
+    public var orientationHysteresis = 22.5       // [assumed] degrees past a 45° boundary before the adjacent orientation is taken
+    public var flatTilt = 75.0                    // [assumed] tilt from upright past which the device lies face up or down
+    public var flatHysteresis = 5.0               // [assumed] upright again only below flatTilt − flatHysteresis
+    public var orientationSettleMs = 100.0        // [assumed] a new device orientation must hold this long
+    public var gravityTolerance = 0.4             // [assumed] samples whose magnitude is off 1 g by more are ignored
+
     // The vertical column.
     public var columnWidth = 84.0                 // side safe-area inset, measured
     public var itemLength = 44.0                  // tap target, the minimum
@@ -95,12 +102,16 @@ public struct DeviceProfile: Sendable, Equatable {
 
     /// Screens are at least 200 pt on a side (the column and a bar must fit); lengths a
     /// layout divides by or steps with are at least 1 pt; every other length is 0 to 1,000
-    /// pt (10,000 for what can span a screen); angles stay within the hinge's 0…180°.
+    /// pt (10,000 for what can span a screen); angles stay within the hinge's 0…180°, and
+    /// the orientation filter's within what keeps its bands apart.
     public static var fieldRanges: [FieldRange] { [
         FieldRange("outerWidth", \.outerWidth, 200, 10_000), FieldRange("outerHeight", \.outerHeight, 200, 10_000),
         FieldRange("innerWidth", \.innerWidth, 200, 10_000), FieldRange("innerHeight", \.innerHeight, 200, 10_000),
         FieldRange("partialOpenThreshold", \.partialOpenThreshold, 0, 180), FieldRange("fullyOpenThreshold", \.fullyOpenThreshold, 0, 180),
         FieldRange("hingeHysteresis", \.hingeHysteresis, 0, 45), FieldRange("hingeTolerance", \.hingeTolerance, 0, 45),
+        FieldRange("orientationHysteresis", \.orientationHysteresis, 0, 44), FieldRange("flatTilt", \.flatTilt, 10, 89),
+        FieldRange("flatHysteresis", \.flatHysteresis, 0, 30), FieldRange("orientationSettleMs", \.orientationSettleMs, 0, 10_000),
+        FieldRange("gravityTolerance", \.gravityTolerance, 0, 0.9),
         FieldRange("columnWidth", \.columnWidth, 1, 1_000), FieldRange("itemLength", \.itemLength, 44, 1_000),
         FieldRange("prominentLength", \.prominentLength, 1, 1_000), FieldRange("tabLength", \.tabLength, 1, 1_000),
         FieldRange("tabWidth", \.tabWidth, 1, 1_000), FieldRange("itemSpacing", \.itemSpacing, 0, 1_000),
@@ -155,6 +166,10 @@ public struct DeviceProfile: Sendable, Equatable {
               p.partialOpenThreshold - p.hingeHysteresis >= 0, p.fullyOpenThreshold + p.hingeHysteresis <= 180 else {
             throw InputError.outOfRange("hingeHysteresis", "the hysteresis bands must not overlap and must stay within 0…180",
                                         got: "\(InputError.shown(p.hingeHysteresis)) around thresholds \(InputError.shown(p.partialOpenThreshold)) and \(InputError.shown(p.fullyOpenThreshold))")
+        }
+        guard p.flatTilt - p.flatHysteresis >= 5 else {
+            throw InputError.outOfRange("flatHysteresis", "flatTilt − flatHysteresis must be at least 5°, or an upright device would count as lying flat",
+                                        got: p.flatHysteresis)
         }
         return p
     }

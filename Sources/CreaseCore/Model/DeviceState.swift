@@ -32,7 +32,17 @@ public struct UIState: Sendable, Equatable, Hashable {
 public struct DeviceState: Sendable, Equatable {
     public var hingeAngle = 0.0
     public var pose = Pose.closed
+    /// The interface orientation: what the layout reads.
     public var orientation = Orientation.portrait
+    /// How the hardware is turned (from `motion` samples or device-convention `orientation`
+    /// events); nil once an interface-convention `orientation` event set `orientation`
+    /// directly, until the next device signal (`InterfaceOrientationRule`).
+    public var deviceOrientation: DeviceOrientation? = .portrait
+    /// Portrait orientation lock: holds the interface in portrait.
+    public var rotationLock = false
+    /// A device orientation the IMU proposes and that has not yet held for the profile's
+    /// settle time (`OrientationSettleRule`); `since` is on the engine's clock.
+    public var pendingOrientation: PendingOrientation?
     public var keyboardVisible = false
     public var keyboardHeight: Double?
     public var pipActive = false
@@ -45,4 +55,14 @@ public struct DeviceState: Sendable, Equatable {
     public init(app: App) { ui = UIState(app: app) }
 
     public var display: Display { DisplayRule.display(for: pose) }
+
+    public struct PendingOrientation: Sendable, Equatable {
+        public var orientation: DeviceOrientation
+        public var since: Int64
+
+        public init(orientation: DeviceOrientation, since: Int64) {
+            self.orientation = orientation
+            self.since = since
+        }
+    }
 }

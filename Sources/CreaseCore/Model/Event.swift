@@ -5,6 +5,51 @@ public enum Orientation: String, Sendable, CaseIterable {
     public var isLandscape: Bool { self == .landscapeLeft || self == .landscapeRight }
 }
 
+/// How the hardware is turned, as `UIDeviceOrientation` names it: the four upright
+/// orientations, and lying flat screen up or screen down. An IMU gives one of these (see
+/// `DeviceOrientationFilter`); the interface orientation follows it through
+/// `InterfaceOrientationRule`.
+public enum DeviceOrientation: String, Sendable, CaseIterable {
+    case portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown
+
+    /// The interface orientation this device orientation asks for; nil lying flat. The two
+    /// landscape names swap: device `landscapeLeft` (home side on the right) is interface
+    /// `landscapeRight`.
+    public var interface: Orientation? {
+        switch self {
+        case .portrait: .portrait
+        case .portraitUpsideDown: .portraitUpsideDown
+        case .landscapeLeft: .landscapeRight
+        case .landscapeRight: .landscapeLeft
+        case .faceUp, .faceDown: nil
+        }
+    }
+
+    /// The device orientation that shows `interface` upright.
+    public init(interface: Orientation) {
+        switch interface {
+        case .portrait: self = .portrait
+        case .portraitUpsideDown: self = .portraitUpsideDown
+        case .landscapeLeft: self = .landscapeRight
+        case .landscapeRight: self = .landscapeLeft
+        }
+    }
+
+    public var isFlat: Bool { self == .faceUp || self == .faceDown }
+}
+
+/// A gravity vector in g, in the frame of the display in use, as CoreMotion gives it:
+/// x to the right, y up, z out of the screen, all in portrait.
+public struct Gravity: Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+    public var z: Double
+
+    public init(x: Double, y: Double, z: Double) {
+        self.x = x; self.y = y; self.z = z
+    }
+}
+
 /// How an orientation event names the landscape rotations. Events and layouts use
 /// interface orientations (`interface`, the default): `landscapeRight` has the device's
 /// top turned to the left, so on the outer display the camera, and the bar, are on the
@@ -18,16 +63,6 @@ public enum AngleUnit: String, Sendable, CaseIterable {
 
 public enum OrientationConvention: String, Sendable, CaseIterable {
     case interface, device
-
-    /// The interface orientation `value`, named in this convention, stands for.
-    public func interfaceOrientation(_ value: Orientation) -> Orientation {
-        guard self == .device else { return value }
-        switch value {
-        case .landscapeLeft: return .landscapeRight
-        case .landscapeRight: return .landscapeLeft
-        case .portrait, .portraitUpsideDown: return value
-        }
-    }
 }
 
 public enum SplitSide: String, Sendable, CaseIterable { case none, left, right }
@@ -36,7 +71,14 @@ public enum LayoutDirection: String, Sendable, CaseIterable { case ltr, rtl }
 
 public enum Event: Sendable, Equatable {
     case hinge(angle: Double)
+    /// An interface orientation, set directly (`"convention":"interface"`, the default).
     case orientation(Orientation)
+    /// A device orientation (`"convention":"device"`): through the rotation lock and the
+    /// app's supported orientations, as the phone does.
+    case deviceOrientation(DeviceOrientation)
+    /// A gravity sample from the rig's IMU, through the device-orientation filter.
+    case motion(Gravity)
+    case rotationLock(enabled: Bool)
     case keyboard(visible: Bool, height: Double?)
     case pip(active: Bool)
     case liveActivities(count: Int)
@@ -55,7 +97,9 @@ public enum Event: Sendable, Equatable {
     public var name: String {
         switch self {
         case .hinge: "hinge"
-        case .orientation: "orientation"
+        case .orientation, .deviceOrientation: "orientation"
+        case .motion: "motion"
+        case .rotationLock: "rotationLock"
         case .keyboard: "keyboard"
         case .pip: "pip"
         case .liveActivities: "liveActivities"
@@ -72,7 +116,7 @@ public enum Event: Sendable, Equatable {
         }
     }
 
-    public static let names = ["hinge", "orientation", "keyboard", "pip", "liveActivities", "splitView", "layoutDirection",
+    public static let names = ["hinge", "orientation", "motion", "rotationLock", "keyboard", "pip", "liveActivities", "splitView", "layoutDirection",
                                "reduceTransparency", "select", "push", "pop", "present", "dismiss", "inspector", "app"]
 }
 
@@ -96,4 +140,6 @@ public enum EventLimits {
     public static let maxAngleTolerance = 45.0
     public static let maxKeyboardHeight = 2000.0
     public static let maxLiveActivities = 1000
+    /// The most a gravity component may be, in g: an IMU's full scale (±16 g) and no more.
+    public static let maxGravity = 16.0
 }

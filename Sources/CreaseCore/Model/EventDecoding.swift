@@ -49,9 +49,23 @@ extension Event {
             event = .hinge(angle: angle == 0 ? 0 : angle)  // folds -0 into 0
         case "orientation":
             try fields(["value", "convention"])
-            let value = try r.enumeration("value", Orientation.self)
             let convention = try r.optionalEnumeration("convention", OrientationConvention.self) ?? .interface
-            event = .orientation(convention.interfaceOrientation(value))
+            switch convention {
+            case .device:
+                event = .deviceOrientation(try r.enumeration("value", DeviceOrientation.self))
+            case .interface:
+                // faceUp and faceDown are device orientations only: an interface is never flat.
+                if case .string(let text) = r.optional("value"), let device = DeviceOrientation(rawValue: text), device.isFlat {
+                    throw InputError(.badValue, "field \"value\": \"\(text)\" is a device orientation; send it with \"convention\":\"device\"", field: "value")
+                }
+                event = .orientation(try r.enumeration("value", Orientation.self))
+            }
+        case "motion":
+            try fields(["gravity"])
+            event = .motion(try gravity(r))
+        case "rotationLock":
+            try fields(["enabled"])
+            event = .rotationLock(enabled: try r.bool("enabled"))
         case "keyboard":
             try fields(["visible", "height"])
             let visible = try r.bool("visible")
@@ -102,6 +116,23 @@ extension Event {
         return EventEnvelope(event: event, ts: ts, id: id)
     }
 
+    /// `gravity`: three finite numbers in g, each within an IMU's full scale.
+    private static func gravity(_ r: FieldReader) throws(InputError) -> Gravity {
+        let items = try r.array("gravity")
+        guard items.count == 3 else {
+            throw InputError(.badValue, "field \"gravity\" must be [x, y, z] in g, three numbers; got \(items.count)", field: "gravity")
+        }
+        var v = [0.0, 0.0, 0.0]
+        for (i, item) in items.enumerated() {
+            guard case .number(let n) = item else { throw InputError.wrongType("gravity", expected: "[x, y, z], three numbers in g", got: item) }
+            guard abs(n) <= EventLimits.maxGravity else {
+                throw InputError.outOfRange("gravity", "each component must be within ±\(Int(EventLimits.maxGravity)) g (component \(i))", got: n)
+            }
+            v[i] = n == 0 ? 0 : n  // folds -0 into 0
+        }
+        return Gravity(x: v[0], y: v[1], z: v[2])
+    }
+
     /// Encodes the event as a canonical JSON object (used by traces and `crease gen`).
     public func write(to w: inout JSONWriter, ts: Int64? = nil, id: JSONValue? = nil) {
         w.beginObject()
@@ -109,6 +140,10 @@ extension Event {
         switch self {
         case .hinge(let angle): w.key("angle"); w.number(angle)
         case .orientation(let o): w.key("value"); w.string(o.rawValue)
+        case .deviceOrientation(let o): w.key("value"); w.string(o.rawValue); w.key("convention"); w.string("device")
+        case .motion(let g):
+            w.key("gravity"); w.beginArray(); w.number(g.x); w.number(g.y); w.number(g.z); w.endArray()
+        case .rotationLock(let enabled): w.key("enabled"); w.bool(enabled)
         case .keyboard(let visible, let height):
             w.key("visible"); w.bool(visible)
             if let height { w.key("height"); w.number(height) }

@@ -6,6 +6,10 @@ public struct App: Sendable, Equatable {
     public var root: Int
     public var containers: [Container]
     public var screens: [Screen]
+    /// The interface orientations the app supports, in the manifest's order: what the outer
+    /// display grants (`InterfaceOrientationRule`). By default all but upside down, as on iPhone.
+    public var supportedOrientations: [Orientation]
+    public static let defaultSupportedOrientations: [Orientation] = [.portrait, .landscapeLeft, .landscapeRight]
     /// The manifest exactly as given, re-encoded canonically (traces embed it).
     public var source: JSONValue
 

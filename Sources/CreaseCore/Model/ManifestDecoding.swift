@@ -15,10 +15,28 @@ extension App {
     public static func decode(_ value: JSONValue, path: String) throws(InputError) -> App {
         var d = ManifestDecoder(basePath: path)
         let r = try FieldReader(value, path: path, what: "manifest")
-        try r.rejectUnknown(allowed: ["name", "root"])
+        try r.rejectUnknown(allowed: ["name", "root", "supportedOrientations"])
         let name = try r.string("name")
+        let supported = try supportedOrientations(r)
         let root = try d.container(try r.required("root"), path: r.fieldPath("root"))
-        return App(name: name, root: root, containers: d.containers, screens: d.screens, source: value)
+        return App(name: name, root: root, containers: d.containers, screens: d.screens, supportedOrientations: supported, source: value)
+    }
+
+    /// `supportedOrientations`: interface orientations, at least one, each once (as
+    /// `UISupportedInterfaceOrientations` lists them).
+    private static func supportedOrientations(_ r: FieldReader) throws(InputError) -> [Orientation] {
+        guard r.optional("supportedOrientations") != nil else { return defaultSupportedOrientations }
+        let field = r.fieldPath("supportedOrientations")
+        var out: [Orientation] = []
+        for item in try r.array("supportedOrientations") {
+            guard case .string(let text) = item, let o = Orientation(rawValue: text) else {
+                throw InputError(.badValue, "field \"\(field)\" lists interface orientations: \(Orientation.allCases.map(\.rawValue).joined(separator: ", "))", field: field)
+            }
+            guard !out.contains(o) else { throw InputError(.badValue, "field \"\(field)\" lists \"\(text)\" twice", field: field) }
+            out.append(o)
+        }
+        guard !out.isEmpty else { throw InputError(.badValue, "field \"\(field)\" must list at least one orientation", field: field) }
+        return out
     }
 }
 

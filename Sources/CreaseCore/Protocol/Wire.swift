@@ -13,12 +13,14 @@ public enum Inbound: Sendable {
 public enum Wire {
     /// Decodes one line (without its newline). Errors carry the message's id when it could be read.
     public static func decode(line: UnsafeRawBufferPointer) throws(InputError) -> Inbound {
-        if let hinge = WireFastPath.hinge(line.bindMemory(to: UInt8.self)) { return .event(hinge) }  // the high-rate event, without a JSONValue
+        // The high-rate events, without a JSONValue.
+        if let hinge = WireFastPath.hinge(line.bindMemory(to: UInt8.self)) { return .event(hinge) }
+        if let motion = WireFastPath.motion(line.bindMemory(to: UInt8.self)) { return .event(motion) }
         return try decodeParsing(line: line)
     }
 
-    /// What `decode` does with a line the hinge fast path leaves to the full parser: for a
-    /// caller that tried `WireFastPath.hinge` itself.
+    /// What `decode` does with a line the fast paths leave to the full parser: for a
+    /// caller that tried `WireFastPath` itself.
     public static func decodeParsing(line: UnsafeRawBufferPointer) throws(InputError) -> Inbound {
         let bytes = line.bindMemory(to: UInt8.self)
         var start = 0

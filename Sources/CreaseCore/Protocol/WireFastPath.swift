@@ -1,4 +1,5 @@
-/// A decode fast path for the event rigs send at a high rate: `hinge` with a number, with
+/// A decode fast path for the events rigs send at a high rate (and `motion` likewise, below):
+/// `hinge` with a number, with
 /// or without `ts` and `id`, written the way rigs and `crease gen` write it:
 /// `{"event":"hinge","angle":A}` where any of `,"ts":T` and `,"id":I` may follow the angle
 /// (each at most once, in either order), with no whitespace. `T` is a whole number of at
@@ -25,7 +26,41 @@ public enum WireFastPath {
     public static func hingeFields(_ b: UnsafeBufferPointer<UInt8>) -> Hinge? {
         var i = 0
         guard TraceFastPath.expect(b, &i, #"{"event":"hinge","angle":"#), i < b.count, b[i] != UInt8(ascii: "-"),
-              let angle = number(b, &i), angle <= EventLimits.maxAngle else { return nil }
+              let angle = number(b, &i), angle <= EventLimits.maxAngle,
+              let (ts, id) = tail(b, &i) else { return nil }
+        return Hinge(angle: angle, ts: ts, id: id)
+    }
+
+    /// A motion line's fields: `{"event":"motion","gravity":[X,Y,Z]}`, then `ts` and `id`
+    /// as a hinge line's, each component within the decoder's bounds.
+    public struct Motion: Sendable {
+        public var gravity: Gravity
+        public var ts: Int64?
+        public var id: JSONValue?
+    }
+
+    public static func motion(_ b: UnsafeBufferPointer<UInt8>) -> EventEnvelope? {
+        motionFields(b).map { EventEnvelope(event: .motion($0.gravity), ts: $0.ts, id: $0.id) }
+    }
+
+    public static func motionFields(_ b: UnsafeBufferPointer<UInt8>) -> Motion? {
+        var i = 0
+        guard TraceFastPath.expect(b, &i, #"{"event":"motion","gravity":["#), let x = component(b, &i),
+              TraceFastPath.expect(b, &i, ","), let y = component(b, &i),
+              TraceFastPath.expect(b, &i, ","), let z = component(b, &i),
+              TraceFastPath.expect(b, &i, "]"), let (ts, id) = tail(b, &i) else { return nil }
+        return Motion(gravity: Gravity(x: x, y: y, z: z), ts: ts, id: id)
+    }
+
+    /// A gravity component as the decoder keeps it (-0 folded into 0), or nil past its bound.
+    private static func component(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Double? {
+        guard let n = number(b, &i), abs(n) <= EventLimits.maxGravity else { return nil }
+        return n == 0 ? 0 : n
+    }
+
+    /// `,"ts":T` and `,"id":I` in either order, each at most once, then the closing brace
+    /// that ends the line. Nil for anything else.
+    private static func tail(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> (Int64?, JSONValue?)? {
         var ts: Int64?
         var id: JSONValue?
         while i < b.count, b[i] == UInt8(ascii: ",") {
@@ -42,7 +77,7 @@ public enum WireFastPath {
             }
         }
         guard i + 1 == b.count, b[i] == UInt8(ascii: "}") else { return nil }
-        return Hinge(angle: angle, ts: ts, id: id)
+        return (ts, id)
     }
 
     /// A JSON number, read by the full parser's own number reader.

@@ -95,7 +95,7 @@ public struct TraceReplayer: Sendable {
         case .event(let e):
             try follow(seq: e.seq, t: e.t, traced)
             do {
-                if try engine.apply(e.envelope.event) {
+                if try engine.apply(e.envelope.event, at: Int64(e.t)) {
                     conformance.publish(layout: engine.layout, digest: engine.digest, seq: e.seq, t: e.t)
                 }
             } catch {

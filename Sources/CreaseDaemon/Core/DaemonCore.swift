@@ -270,6 +270,11 @@ public struct DaemonCore {
                   now: now, into: &out)
             return
         }
+        if let motion = WireFastPath.motionFields(line.bindMemory(to: UInt8.self)) {
+            event(.motion(motion.gravity), id: motion.id, ts: motion.ts, access: access, line: line, from: client, readNs: readNs,
+                  now: now, into: &out)
+            return
+        }
         let inbound: Inbound
         do {
             inbound = try Wire.decodeParsing(line: line)
@@ -347,7 +352,8 @@ public struct DaemonCore {
                         readNs: UInt64, now: UInt64, into out: inout DaemonActions) {
         let changed: Bool
         do {
-            changed = try engine.apply(event)
+            // The engine's clock is the trace's: ns since the daemon started, as each record's t.
+            changed = try engine.apply(event, at: Int64(bitPattern: readNs &- startNs))
         } catch {
             var e = error
             if e.id == nil { e.id = id }

@@ -77,7 +77,7 @@ public final class TraceWriter: TraceSink {
         self.options = options
         self.directory = directory
         self.clock = clock
-        let origin = clock()
+        let origin = context.originNs ?? clock()
         self.origin = origin
         startSeconds = TraceFileName.now().seconds
         pid = getpid()

@@ -17,7 +17,7 @@ enum LayoutCommand {
         if let eventsPath {
             let name = eventsPath == "-" ? "stdin" : eventsPath
             for (line, envelope) in try Inputs.events(try Inputs.readFile(eventsPath), name: name) {
-                do { try engine.apply(envelope.event) } catch {
+                do { try engine.apply(envelope.event, at: envelope.ts) } catch {
                     throw UsageError("\(name):\(line): \(error)")
                 }
                 if each { lines.append(engine.layoutJSON()) }

@@ -97,7 +97,7 @@ enum RenderCommand {
         if let eventsPath {
             let name = eventsPath == "-" ? "stdin" : eventsPath
             for (line, envelope) in try Inputs.events(try Inputs.readFile(eventsPath), name: name) {
-                do { try engine.apply(envelope.event) } catch {
+                do { try engine.apply(envelope.event, at: envelope.ts) } catch {
                     throw UsageError("\(name):\(line): \(error)")
                 }
                 last = EventLabel.text(envelope.event)
