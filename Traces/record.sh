@@ -21,6 +21,7 @@ corpus=(
   "app-replaced-mid-run|app-replace|--seed 18 --rate 250|"
   "burst-coalesced|rig|--seed 19 --seconds 2 --rate 500|"
   "rig-observations|observe|--seed 20 --rate 250|"
+  "noisy-fold-imu|imu|--seed 21 --seconds 4 --rate 500|"
 )
 
 record() {

@@ -376,8 +376,17 @@ let sampleEvents: [Event] = [
             #expect(a != EventGenerator.generate(scenario, seed: 6, rateHz: 500, seconds: 0.5), "\(scenario)")
             #expect(zip(a, a.dropFirst()).allSatisfy { $0.offsetNs <= $1.offsetNs })
             var e = Engine(profile: .builtin, app: builtin("tabs"))
-            for g in a { try e.apply(g.event) }
+            for g in a { try e.apply(g.event, at: Int64(g.offsetNs)) }
         }
+        // The IMU scenario turns the interface to landscape and back, flat and locked in between.
+        let imu = EventGenerator.generate(.imu, seed: 21, rateHz: 500, seconds: 4)
+        var turning = Engine(profile: .builtin, app: builtin("tabs"))
+        var orientations: [Orientation] = [turning.state.orientation]
+        for g in imu {
+            try turning.apply(g.event, at: Int64(g.offsetNs))
+            if turning.state.orientation != orientations.last { orientations.append(turning.state.orientation) }
+        }
+        #expect(orientations == [.portrait, .landscapeRight, .portrait, .landscapeRight])
         // Noise around the thresholds crosses them but the pose does not flap.
         let unfold = EventGenerator.generate(.unfold, seed: 1, rateHz: 1000, seconds: 2)
         var e = Engine(profile: .builtin, app: builtin("tabs"))

@@ -105,8 +105,9 @@ import Testing
         let detail = try #require(scenarios[0]["detail"] as? [[String: Any]])
         #expect(detail.count == 16)
         let targets = try #require(scenarios[0]["targets"] as? [[String: Any]])
-        // tabs: miss, scratch, unchanged; large: miss.
-        #expect(targets.count == 4)
+        // tabs: miss, scratch, unchanged, motion over hinge; large: miss.
+        #expect(targets.count == 5)
+        #expect(targets.contains { ($0["name"] as? String)?.hasPrefix("motion sample that changes nothing") == true && $0["unit"] as? String == "x" })
         #expect(targets.compactMap { $0["name"] as? String }.last == "incremental relayout p50 (cache miss), large")
         #expect(targets.allSatisfy { $0["met"] is Bool })
     }

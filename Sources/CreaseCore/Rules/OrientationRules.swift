@@ -1,5 +1,3 @@
-import Foundation
-
 /// Gravity → device orientation (issue 25: "a device-orientation filter turns it into
 /// `portrait`, `portraitUpsideDown`, `landscapeLeft`, `landscapeRight`, `faceUp` or
 /// `faceDown`, with hysteresis between adjacent orientations, a tilt limit past which the
@@ -22,13 +20,12 @@ public struct DeviceOrientationFilter: Sendable, Equatable {
     public let settleNs: Int64
 
     public init(profile p: DeviceProfile) {
-        let radians = Double.pi / 180
         minMagnitude2 = (1 - p.gravityTolerance) * (1 - p.gravityTolerance)
         maxMagnitude2 = (1 + p.gravityTolerance) * (1 + p.gravityTolerance)
-        let enter = sin(p.flatTilt * radians), exit = sin((p.flatTilt - p.flatHysteresis) * radians)
+        let enter = Trigonometry.sin(degrees: p.flatTilt), exit = Trigonometry.sin(degrees: p.flatTilt - p.flatHysteresis)
         enterFlat2 = enter * enter
         exitFlat2 = exit * exit
-        let lead = cos((45 - p.orientationHysteresis) * radians)
+        let lead = Trigonometry.cos(degrees: 45 - p.orientationHysteresis)
         adjacent2 = lead * lead
         settleNs = Int64(p.orientationSettleMs * 1_000_000)
     }

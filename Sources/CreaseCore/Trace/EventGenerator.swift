@@ -48,7 +48,7 @@ public struct GeneratedLook: Sendable, Equatable {
 /// drives the built-in `tabs` app (Trailhead); `app-replace` switches to the `split` app.
 public enum GenScenario: String, Sendable, CaseIterable {
     case unfold, flap, outerLandscape = "outer-landscape", splitView = "split-view", rtl, sheet, tabs,
-         appReplace = "app-replace", rig, observe
+         appReplace = "app-replace", rig, observe, imu
 
     public var summary: String {
         switch self {
@@ -62,6 +62,7 @@ public enum GenScenario: String, Sendable, CaseIterable {
         case .appReplace: "the app replaced mid-run (tabs, then split), then the new app's inspector and keyboard"
         case .rig: "a long hinge-heavy rig session with the odd rotation, keyboard and Live Activity storm"
         case .observe: "a rig that looks after each step (--to only): matches, one stale look right after a rotation, one control out of place"
+        case .imu: "a noisy fold with the IMU streaming beside the encoder: turned to landscape, wavering near 45°, laid face up, turned under the rotation lock, folded shut"
         }
     }
 }
@@ -82,6 +83,9 @@ public struct EventGenerator {
     /// Peak encoder noise in degrees.
     private let noise: Double
     private var angle = 0.0
+    /// The IMU scenario's device: turned clockwise from portrait and tilted back, in degrees.
+    private var turned = 0.0
+    private var tilt = 0.0
 
     public init(seed: UInt64, rateHz: Double, noise: Double = 1.5) {
         rng = SplitMix64(seed: seed)
@@ -89,7 +93,7 @@ public struct EventGenerator {
         self.noise = noise
     }
 
-    /// A scenario's events; `seconds` scales the hinge-driven scenarios (`unfold`, `flap`, `rig`).
+    /// A scenario's events; `seconds` scales the hinge-driven scenarios (`unfold`, `flap`, `rig`, `imu`).
     public static func generate(_ scenario: GenScenario, seed: UInt64, rateHz: Double = 1000, seconds: Double = 2) -> [GeneratedEvent] {
         var g = EventGenerator(seed: seed, rateHz: rateHz)
         g.run(scenario, seconds: max(0.1, seconds))
@@ -221,6 +225,21 @@ public struct EventGenerator {
                 step += 1
                 remaining = ms - Double(clockNs) / 1e6
             }
+        case .imu:
+            // The IMU samples at the encoder's rate, each tick's two readings sent together.
+            move(hinge: 180, turned: 0, tilt: 10, ms: ms * 0.2)          // unfolded, held up
+            move(hinge: 180, turned: 90, tilt: 10, ms: ms * 0.1)         // to landscape
+            move(hinge: 180, turned: 90, tilt: 10, ms: ms * 0.05)
+            move(hinge: 180, turned: 50, tilt: 10, ms: ms * 0.05)        // back toward 45°, and
+            waver(ms: ms * 0.15)                                          // around it: no flapping
+            move(hinge: 180, turned: 90, tilt: 85, ms: ms * 0.1)         // laid face up
+            move(hinge: 180, turned: 90, tilt: 85, ms: ms * 0.05)
+            move(hinge: 180, turned: 0, tilt: 10, ms: ms * 0.1)          // lifted, portrait
+            send(.rotationLock(enabled: true), thenWait: 0)
+            move(hinge: 180, turned: 90, tilt: 10, ms: ms * 0.1)         // turned, locked: stays portrait
+            move(hinge: 0, turned: 90, tilt: 10, ms: ms * 0.05)          // folded shut
+            send(.rotationLock(enabled: false), thenWait: 0)
+            move(hinge: 0, turned: 90, tilt: 10, ms: ms * 0.05)          // the outer display turns
         case .observe:
             sweep(to: 180, ms: 300)
             look(.current)
@@ -254,6 +273,49 @@ public struct EventGenerator {
     private mutating func sample(_ trueAngle: Double) {
         let reading = min(180, max(0, trueAngle + noise * rng.jitter()))
         events.append(GeneratedEvent(offsetNs: clockNs, event: .hinge(angle: (reading * 100).rounded() / 100)))
+        clockNs += periodNs
+        if events.count >= chunk { flush() }
+    }
+
+    /// Hinge, turn and tilt moved together in a straight line, one encoder and one IMU
+    /// sample per tick (gravity with ±0.03 g of noise, quantised to 0.001 g).
+    private mutating func move(hinge: Double, turned toTurn: Double, tilt toTilt: Double, ms: Double) {
+        let n = samples(ms: ms)
+        let (fromHinge, fromTurn, fromTilt) = (angle, turned, tilt)
+        for i in 1...n {
+            let f = Double(i) / Double(n)
+            imuTick(hinge: fromHinge + (hinge - fromHinge) * f, turned: fromTurn + (toTurn - fromTurn) * f, tilt: fromTilt + (toTilt - fromTilt) * f)
+        }
+        angle = hinge
+        turned = toTurn
+        tilt = toTilt
+    }
+
+    /// The device held near 45° from portrait, wandering ±12° (inside the orientation
+    /// filter's ±22.5° band by default) while the IMU's noise adds its own.
+    private mutating func waver(ms: Double) {
+        let n = samples(ms: ms)
+        for i in 0..<n {
+            let phase = Double(i) / Double(n) * 5
+            let wave = phase - phase.rounded(.down)
+            let tri = wave < 0.5 ? wave * 4 - 1 : 3 - wave * 4
+            imuTick(hinge: angle, turned: 45 + 12 * tri, tilt: tilt)
+        }
+        turned = 45
+    }
+
+    private mutating func imuTick(hinge: Double, turned: Double, tilt: Double) {
+        let reading = min(180, max(0, hinge + noise * rng.jitter()))
+        events.append(GeneratedEvent(offsetNs: clockNs, event: .hinge(angle: (reading * 100).rounded() / 100)))
+        if events.count >= chunk { flush() }
+        let (sr, cr) = (Trigonometry.sin(degrees: turned), Trigonometry.cos(degrees: turned))
+        let (st, ct) = (Trigonometry.sin(degrees: tilt), Trigonometry.cos(degrees: tilt))
+        func g(_ v: Double) -> Double {
+            let q = ((v + 0.03 * rng.jitter()) * 1000).rounded() / 1000
+            return q == 0 ? 0 : q
+        }
+        // CoreMotion's frame: x right, y up, z out of the screen; tilted back, gravity goes into the screen.
+        events.append(GeneratedEvent(offsetNs: clockNs, event: .motion(Gravity(x: g(-sr * ct), y: g(-cr * ct), z: g(-st)))))
         clockNs += periodNs
         if events.count >= chunk { flush() }
     }

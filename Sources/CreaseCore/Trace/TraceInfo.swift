@@ -24,6 +24,9 @@ public struct TraceSummary: Sendable {
     public var durationNs: UInt64 { endT - startT }
     /// Each pose and display the layout went through, with the seq and t where it began.
     public var poseTimeline: [PosePhase] = []
+    /// Each interface orientation the layout went through (with the device orientation the
+    /// state held then: nil where the rig set the interface directly).
+    public var orientationTimeline: [OrientationPhase] = []
     /// Time between consecutive events as the daemon read them.
     public var interArrival: Percentiles?
     /// The sender's clock against the daemon's: (daemon read time − sender ts), where the
@@ -33,6 +36,14 @@ public struct TraceSummary: Sendable {
     /// The daemon's own latency per event as recorded (read → layout queued), where the trace holds it.
     public var relayoutLatency: Percentiles?
     public var cutWarning: String?
+
+    public struct OrientationPhase: Sendable, Equatable {
+        public var seq: Int
+        public var t: UInt64
+        public var orientation: Orientation
+        public var device: DeviceOrientation?
+        public var locked: Bool
+    }
 
     public struct PosePhase: Sendable, Equatable {
         public var seq: Int
@@ -77,12 +88,20 @@ public enum TraceInfo {
         var pose = replayer.engine.layout.device.pose
         var display = replayer.engine.layout.device.display
         s.poseTimeline.append(.init(seq: header.initialSeq, t: header.initialT, pose: pose, display: display))
+        var orientation = replayer.engine.state.orientation
+        s.orientationTimeline.append(.init(seq: header.initialSeq, t: header.initialT, orientation: orientation,
+                                           device: replayer.engine.state.deviceOrientation, locked: replayer.engine.state.rotationLock))
         func notePose(seq: Int, t: UInt64) {
             let device = replayer.engine.layout.device
             if device.pose != pose || device.display != display {
                 pose = device.pose
                 display = device.display
                 s.poseTimeline.append(.init(seq: seq, t: t, pose: pose, display: display))
+            }
+            let state = replayer.engine.state
+            if state.orientation != orientation {
+                orientation = state.orientation
+                s.orientationTimeline.append(.init(seq: seq, t: t, orientation: orientation, device: state.deviceOrientation, locked: state.rotationLock))
             }
         }
         var cursor = file.cursor()

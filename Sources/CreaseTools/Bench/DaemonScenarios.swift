@@ -182,7 +182,39 @@ enum DaemonScenarios {
             report.figures.append(Figure(name: "events in those batches", value: Double(stats.int("batchedEvents")), unit: ""))
             report.figures.append(Figure(name: "dropped subscribers", value: Double(stats.int("dropped")), unit: ""))
             report.targets.append(TargetCheck(name: "burst throughput (issue 14, tracing on)", measured: rate, bound: .atLeast, limit: 1_500_000, unit: "events/s"))
+
+            // The IMU's stream, alone, into a fresh daemon the same way.
+            progress.phase("burst: \(Format.grouped(count)) motion events as fast as one publisher can")
+            let motion = generateMotion(seed: 2, count: count)
+            let motionBytes = encode(motion)
+            let motionSession = try DaemonSession(settings, tag: "burst-motion")
+            _ = children.add(motionSession.child)
+            let m0 = Clock.now()
+            try sendAll(motionBytes, to: motionSession.publisher, progress: progress, label: "burst motion")
+            let motionSeq = try motionSession.sync()
+            let motionElapsed = Clock.now() &- m0
+            if let p = motionSession.stop() { report.problems.append(p) }
+            if motionSeq != motion.count {
+                report.problems.append("the daemon is at seq \(motionSeq) after \(motion.count) motion events (\(motionSession.rejected) rejected)")
+            }
+            let motionRate = Double(motion.count) / (Double(motionElapsed) / 1e9)
+            report.setup.append("then \(Format.grouped(motion.count)) motion events (crease gen's imu scenario, seed 2, its gravity samples alone; \(Format.grouped(motionBytes.count)) bytes) into a fresh daemon, no subscribers")
+            report.figures.append(Figure(name: "motion throughput", value: motionRate.rounded(), unit: "events/s"))
+            report.targets.append(TargetCheck(name: "motion burst throughput (issue 25, tracing on)", measured: motionRate, bound: .atLeast, limit: 1_000_000, unit: "events/s"))
             return report
+        }
+    }
+
+    /// Exactly `count` motion events of the `imu` scenario (turned, tilted, laid flat, with noise).
+    static func generateMotion(seed: UInt64, count: Int) -> [GeneratedEvent] {
+        var seconds = Double(count) / 1000 + 0.5
+        while true {
+            let events = EventGenerator.generate(.imu, seed: seed, rateHz: 1000, seconds: seconds).filter {
+                if case .motion = $0.event { return true }
+                return false
+            }
+            if events.count >= count { return Array(events.prefix(count)) }
+            seconds *= 1.25
         }
     }
 

@@ -173,6 +173,13 @@ enum TraceCommand {
             if s.poseTimeline.count > 24, i == 12 { Console.out("  … \(s.poseTimeline.count - 24) more") }
             Console.out("  seq \(String(p.seq).padding(toLength: 7, withPad: " ", startingAt: 0)) \(ms(p.t - min(p.t, h.initialT)).padding(toLength: 12, withPad: " ", startingAt: 0)) \(p.pose.rawValue) (\(p.display.rawValue))")
         }
+        Console.out("orientations \(s.orientationTimeline.count) phases (interface orientation; device orientation and lock as the state held them)")
+        let turns = s.orientationTimeline.count > 24 ? Array(s.orientationTimeline.prefix(12)) + Array(s.orientationTimeline.suffix(12)) : s.orientationTimeline
+        for (i, o) in turns.enumerated() {
+            if s.orientationTimeline.count > 24, i == 12 { Console.out("  … \(s.orientationTimeline.count - 24) more") }
+            let device = o.device.map { "device \($0.rawValue)" } ?? "set directly"
+            Console.out("  seq \(String(o.seq).padding(toLength: 7, withPad: " ", startingAt: 0)) \(ms(o.t - min(o.t, h.initialT)).padding(toLength: 12, withPad: " ", startingAt: 0)) \(o.orientation.rawValue) (\(device)\(o.locked ? ", locked" : ""))")
+        }
         if let a = s.interArrival {
             Console.out("interval   between events: p50 \(ms(a.p50)), p99 \(ms(a.p99)), max \(ms(a.max))")
         }

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 import re
+import subprocess
 import threading
 import time
+from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
@@ -113,6 +116,39 @@ def test_send_many_writes_a_paced_source_as_it_produces(creased_daemon: Daemon) 
     # not after the window of 1,024 had filled.
     assert delays[len(delays) // 2] < 20, delays[len(delays) // 2]
     assert delays[int(len(delays) * 0.9)] < 100, delays[int(len(delays) * 0.9)]
+
+
+def test_rig_signals_as_rigs_have_them(creased_daemon: Daemon) -> None:
+    """Radians, an encoder's overshoot, an IMU turning the device and the rotation lock,
+    through the helpers; the trace replays them to the same digests."""
+    with creased_daemon.connect() as rig:
+        rig.hinge(math.pi, unit="rad")
+        assert rig.state()["state"]["pose"] == "fullyOpen"
+        assert rig.hinge(181.5)["ok"] and rig.state()["state"]["hingeAngle"] == 180
+        with pytest.raises(CreaseError) as refused:
+            rig.hinge(1.0, unit="grad")
+        assert refused.value.field == "unit"
+        # Turned to device landscapeLeft (gravity along -x) and held past the settle time.
+        start = time.monotonic_ns()
+        while time.monotonic_ns() - start < 300_000_000:
+            rig.motion((-0.99, 0.02, -0.1))
+            time.sleep(0.005)
+        state = rig.state()["state"]
+        assert state["deviceOrientation"] == "landscapeLeft" and state["orientation"] == "landscapeRight"
+        assert rig.layout()["device"]["orientation"] == "landscapeRight"
+        rig.rotation_lock(True)
+        locked = rig.state()["state"]
+        assert locked["orientation"] == "portrait" and locked["rotationLock"] is True
+        with pytest.raises(CreaseError) as bad:
+            rig.motion((0, -1, 99))
+        assert bad.value.field == "gravity"
+    creased_daemon.stop()
+    traces = creased_daemon.trace_files()
+    assert traces
+    crease_cli = str(Path(creased_daemon.binary).with_name("crease"))
+    verified = subprocess.run([crease_cli, "replay", "--verify", str(traces[-1])],
+                              capture_output=True, text=True, timeout=60)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
 def test_send_many_reports_the_failing_message(creased: Client) -> None:

@@ -15,7 +15,7 @@ import socket
 import threading
 import time
 from collections import deque
-from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 JSONObject = Dict[str, Any]
 PathLike = Union[str, "os.PathLike[str]"]
@@ -143,6 +143,7 @@ class Client:
         self._shutdown: Optional[JSONObject] = None
         self._closed_why: Optional[str] = None
         self._next_id = 1
+        self._clock_offset: Optional[int] = None  # the daemon's clock minus ours, once estimated
 
     # -- the connection
 
@@ -303,18 +304,88 @@ class Client:
         published: ``seq`` and ``digest`` of the layout then."""
         return self.command("sync")
 
+    def hinge(self, angle: float, *, unit: str = "deg", ts: Optional[int] = None) -> JSONObject:
+        """Sends a hinge reading as the rig has it: ``unit`` ``"deg"`` (WebDriverAgent's
+        hinge endpoint, Appium's ``mobile: getSimulatedHingeAngle``) or ``"rad"``
+        (``UIHinge.angle``, ``XCUIHinge.angle``, CoreMotion). An encoder's overshoot past 0
+        or 180 degrees within the profile's ``hingeTolerance`` is clamped by the daemon."""
+        message: JSONObject = {"event": "hinge", "angle": angle}
+        if unit != "deg":
+            message["unit"] = unit
+        if ts is not None:
+            message["ts"] = ts
+        return self.send(message)
+
+    def motion(self, gravity: Sequence[float], *, ts: Optional[int] = None) -> JSONObject:
+        """Sends one IMU sample: ``gravity`` ``(x, y, z)`` in g in CoreMotion's frame (x
+        right, y up, z out of the screen, portrait). The daemon's orientation filter turns
+        the samples into the device orientation, and that into the interface orientation."""
+        x, y, z = (float(v) for v in gravity)
+        message: JSONObject = {"event": "motion", "gravity": [x, y, z]}
+        if ts is not None:
+            message["ts"] = ts
+        return self.send(message)
+
+    def rotation_lock(self, enabled: bool) -> JSONObject:
+        """Turns the portrait orientation lock on or off."""
+        return self.send({"event": "rotationLock", "enabled": enabled})
+
+    def clock(self) -> int:
+        """The daemon's clock now (CLOCK_MONOTONIC nanoseconds: the clock of ``capturedAt``
+        and of the trace's ``monotonicOrigin``)."""
+        now: int = self.command("clock")["now"]
+        return now
+
+    def clock_offset(self, samples: int = 5) -> int:
+        """The daemon's clock minus this process's ``time.monotonic_ns()``, in nanoseconds,
+        estimated as NTP does: of ``samples`` round trips, the one that took least, taking
+        the daemon's reading as made half way. On the daemon's machine it is about 0 (both
+        read CLOCK_MONOTONIC); on another machine it carries that machine's offset, good to
+        half the shortest round trip. The estimate is kept for ``observe(captured_at=…)``."""
+        if samples < 1:
+            raise ValueError("samples must be at least 1")
+        best: Optional[Tuple[int, int]] = None
+        for _ in range(samples):
+            sent = time.monotonic_ns()
+            now = self.clock()
+            received = time.monotonic_ns()
+            trip = received - sent
+            if best is None or trip < best[0]:
+                best = (trip, now - (sent + received) // 2)
+        assert best is not None
+        self._clock_offset = best[1]
+        return best[1]
+
     def observe(self, observed: Mapping[str, Any], tolerance: Optional[float] = None,
-                ts: Optional[int] = None) -> JSONObject:
+                ts: Optional[int] = None, captured_at: Union[None, int, Tuple[int, int], Sequence[int]] = None,
+                clock: str = "local") -> JSONObject:
         """Reports what the device shows (``{"cmd": "observe"}``, a publisher's right):
         ``observed`` in the layout's vocabulary (``barAxis``, ``items`` …), ``tolerance``
         points per frame edge (the daemon's default 2), ``ts`` the rig's clock in
         nanoseconds. Returns the reply: ``verdict`` (``match``, ``stale`` or
-        ``mismatch``), ``seq``, ``layoutSeq``, ``matchedSeq``, ``differences``."""
+        ``mismatch``), ``seq``, ``layoutSeq``, ``matchedSeq``, ``differences``.
+
+        ``captured_at``: when the screen was read, one time or ``(start, end)`` for a
+        capture that took a while; the daemon then judges the observation against the
+        layouts current during the capture, not when it arrived. With ``clock="local"``
+        (the default) the times are this process's ``time.monotonic_ns()``, converted with
+        :meth:`clock_offset` (estimated on first use); with ``clock="daemon"`` they are the
+        daemon's already."""
         message: JSONObject = {"cmd": "observe", "observed": dict(observed)}
         if tolerance is not None:
             message["tolerance"] = tolerance
         if ts is not None:
             message["ts"] = ts
+        if captured_at is not None:
+            if clock not in ("local", "daemon"):
+                raise ValueError('clock must be "local" or "daemon"')
+            times = [int(captured_at)] if isinstance(captured_at, int) else [int(t) for t in captured_at]
+            if len(times) not in (1, 2):
+                raise ValueError("captured_at is one time or (start, end)")
+            if clock == "local":
+                offset = self._clock_offset if self._clock_offset is not None else self.clock_offset()
+                times = [t + offset for t in times]
+            message["capturedAt"] = times[0] if len(times) == 1 else times
         return self.send(message)
 
     def subscribe(self, *topics: str) -> "Subscription":
