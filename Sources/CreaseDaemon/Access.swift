@@ -32,7 +32,7 @@ extension Command {
         switch self {
         case .mark, .trace, .load, .observe: true
         case .stats(let reset): reset
-        case .hello, .layout, .state, .subscribe, .unsubscribe, .sync: false
+        case .hello, .layout, .state, .subscribe, .unsubscribe, .sync, .clock: false
         }
     }
 }

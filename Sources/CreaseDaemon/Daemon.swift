@@ -388,9 +388,10 @@ public final class Daemon {
             sink.recordBatch(firstSeq: first, lastSeq: last)
         case .mark(let seq, let tNs, let label):
             sink.recordMark(seq: seq, tNs: tNs, label: label)
-        case .observation(let tNs, let client, let line, let result):
+        case .observation(let tNs, let client, let line, let result, let captured):
             actions.bytes.withUnsafeBytes {
-                sink.recordObservation(tNs: tNs, client: client, commandLine: UnsafeRawBufferPointer(rebasing: $0[line]), result: result)
+                sink.recordObservation(tNs: tNs, client: client, commandLine: UnsafeRawBufferPointer(rebasing: $0[line]), result: result,
+                                       captured: captured)
             }
         }
     }

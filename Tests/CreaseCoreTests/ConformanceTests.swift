@@ -222,12 +222,94 @@ private func closed() throws -> Engine { try engine(builtin("tabs"), []) }
             tracker.publish(layout: e.layout, digest: e.digest, seq: seq, t: UInt64(seq) * ms)
             #expect(tracker.keptLayouts <= ConformanceTracker.capacity)
         }
-        // Slow changes age out with the window.
+        // Slow changes age out once they are older than a late capture could reach back (10 s).
         for seq in 5001...5010 {
             try e.apply(.hinge(angle: seq % 2 == 0 ? 0 : 180))
-            tracker.publish(layout: e.layout, digest: e.digest, seq: seq, t: UInt64(seq) * 1000 * ms)
+            tracker.publish(layout: e.layout, digest: e.digest, seq: seq, t: UInt64(seq) * 20_000 * ms)
         }
         #expect(tracker.keptLayouts == 2)
+    }
+}
+
+/// Issue 26: "the verdict is match when the observation agrees with a layout that was
+/// current at some moment of the capture, stale when it agrees with one current within the
+/// settle window before it, mismatch otherwise."
+@Suite struct CaptureTimeTests {
+    /// Closed until 1 s, unfolded from 1 s on (a 500 ms window).
+    func unfolded() throws -> (ConformanceTracker, Layout, Layout) {
+        var e = try closed()
+        var tracker = ConformanceTracker(layout: e.layout, digest: e.digest, seq: 0, t: 0)
+        let before = e.layout
+        try e.apply(.hinge(angle: 180))
+        tracker.publish(layout: e.layout, digest: e.digest, seq: 1, t: 1000 * ms)
+        return (tracker, before, e.layout)
+    }
+
+    @Test("a page source captured before an unfold and delivered 0.8 s later is a match at its capture time, a mismatch without it")
+    func aLateCaptureIsJudgedWhenItWasTaken() throws {
+        var (tracker, before, _) = try unfolded()
+        let seen = ObserveRequest(observed: Observation(describing: before))
+        var arrival = tracker
+        #expect(arrival.observe(seen, seq: 1, t: 1700 * ms).result.verdict == .mismatch, "judged at arrival: the false verdict")
+        let r = tracker.observe(seen, seq: 1, t: 1700 * ms, captured: (900 * ms)...(950 * ms)).result
+        #expect(r == ConformanceResult(verdict: .match, seq: 1, layoutSeq: 0, matchedSeq: 0, differences: []))
+    }
+
+    @Test("a capture that spans a change matches either layout; after it, only the new one matches")
+    func aCaptureAcrossAChange() throws {
+        var (tracker, before, after) = try unfolded()
+        let old = ObserveRequest(observed: Observation(describing: before)), new = ObserveRequest(observed: Observation(describing: after))
+        let span = (800 * ms)...(1200 * ms)
+        #expect(tracker.observe(old, seq: 1, t: 1300 * ms, captured: span).result.matchedSeq == 0)
+        let r = tracker.observe(new, seq: 1, t: 1300 * ms, captured: span).result
+        #expect(r.verdict == .match && r.matchedSeq == 1 && r.layoutSeq == 1)
+        // Captured wholly after the unfold: the old layout is stale within the window, then a mismatch.
+        let stale = tracker.observe(old, seq: 1, t: 1300 * ms, captured: (1100 * ms)...(1250 * ms)).result
+        #expect(stale.verdict == .stale && stale.matchedSeq == 0 && stale.layoutSeq == 1 && !stale.differences.isEmpty)
+        var fresh = try unfolded().0
+        #expect(fresh.observe(old, seq: 1, t: 1700 * ms, captured: (1600 * ms)...(1650 * ms)).result.verdict == .mismatch)
+    }
+
+    @Test("a capture's end after it arrived counts as the arrival: a clock offset's error cannot reach a layout not yet shown")
+    func aCaptureCannotEndInTheFuture() throws {
+        var (tracker, before, after) = try unfolded()
+        // Received at 900 ms, before the unfold: the end (1,500 ms, a wrong offset) counts as 900.
+        let r = tracker.observe(ObserveRequest(observed: Observation(describing: after)), seq: 0, t: 900 * ms, captured: (850 * ms)...(1500 * ms)).result
+        #expect(r.verdict != .match)
+        #expect(tracker.observe(ObserveRequest(observed: Observation(describing: before)), seq: 0, t: 900 * ms, captured: (850 * ms)...(1500 * ms)).result.verdict == .match)
+    }
+
+    @Test("capturedAt is a time or [start, end], recorded as sent and read back", arguments: [
+        (#"{"cmd":"observe","id":"o","observed":{},"capturedAt":[5,4]}"#, "badValue"),
+        (#"{"cmd":"observe","id":"o","observed":{},"capturedAt":[1,2,3]}"#, "badValue"),
+        (#"{"cmd":"observe","id":"o","observed":{},"capturedAt":-1}"#, "wrongType"),
+        (#"{"cmd":"observe","id":"o","observed":{},"capturedAt":1.5}"#, "wrongType"),
+        (#"{"cmd":"observe","id":"o","observed":{},"capturedAt":"now"}"#, "wrongType"),
+    ])
+    func decoding(json: String, code: String) throws {
+        let e = decodeError(json)
+        #expect(e?.code.rawValue == code && e?.field == "capturedAt" && e?.id == .string("o"), "\(String(describing: e))")
+        #expect(try observe(#"{"cmd":"observe","observed":{},"capturedAt":42}"#).capturedAt == 42...42)
+        let pair = try observe(#"{"cmd":"observe","observed":{},"capturedAt":[40,45]}"#)
+        let back = try ObserveRequest.decode(try JSON.parse(pair.jsonBytes()))
+        #expect(pair.capturedAt == 40...45 && back == pair)
+    }
+
+    @Test("the trace records the capture on its own clock, and replay --verify judges it the same way")
+    func replayJudgesTheCapture() throws {
+        var d = RecordingDaemon()
+        let closedLayout = d.engine.layout
+        try d.event(.hinge(angle: 180), at: 1000 * ms)
+        #expect(d.observe(Observation(describing: closedLayout), at: 1800 * ms, captured: (900 * ms)...(950 * ms)).verdict == .match)
+        #expect(d.observe(Observation(describing: closedLayout), at: 1800 * ms, captured: (1700 * ms)...(1750 * ms)).verdict == .mismatch)
+        let text = String(decoding: d.bytes, as: UTF8.self)
+        #expect(text.contains(#""captured":[900000000,950000000]"#))
+        let outcome = try TraceReplay.run(try d.file(), verify: true)
+        #expect(outcome.divergence == nil && outcome.observationsChecked == 2)
+        // Without the capture a replay would judge the first one a mismatch: the record's captured is what it reads.
+        let stripped = text.replacingOccurrences(of: #""captured":[900000000,950000000],"#, with: "")
+        let diverged = try TraceReplay.run(try TraceFile(bytes: Array(stripped.utf8)), verify: true)
+        #expect(diverged.divergence != nil)
     }
 }
 
@@ -255,10 +337,10 @@ struct RecordingDaemon {
     }
 
     @discardableResult
-    mutating func observe(_ observation: Observation, at t: UInt64, tolerance: Double = 2) -> ConformanceResult {
-        let request = ObserveRequest(observed: observation, tolerance: tolerance, ts: Int64(t), id: .string("o\(results.count)"))
-        let result = tracker.observe(request, seq: engine.seq, t: t).result
-        TraceEncoding.appendObservation(TraceObservation(seq: engine.seq, t: t, client: 2, request: request, result: result), to: &bytes)
+    mutating func observe(_ observation: Observation, at t: UInt64, tolerance: Double = 2, captured: ClosedRange<UInt64>? = nil) -> ConformanceResult {
+        let request = ObserveRequest(observed: observation, tolerance: tolerance, ts: Int64(t), id: .string("o\(results.count)"), capturedAt: captured)
+        let result = tracker.observe(request, seq: engine.seq, t: t, captured: captured).result
+        TraceEncoding.appendObservation(TraceObservation(seq: engine.seq, t: t, client: 2, request: request, result: result, captured: captured), to: &bytes)
         results.append(result)
         return result
     }

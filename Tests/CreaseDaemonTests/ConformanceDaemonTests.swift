@@ -112,6 +112,34 @@ private func crease(_ args: [String]) throws -> (status: Int32, out: String, err
         #expect(elapsed * 1000 > windowMs)
     }
 
+    /// Issue 26: a page source read before an unfold and delivered after the settle window
+    /// is a match at its capture time (and a mismatch judged at arrival); the clock command
+    /// gives the daemon's clock, and the trace replays both verdicts.
+    @Test func aSlowCaptureIsJudgedAtItsCaptureTime() throws {
+        let s = try RigSession(arguments: ["--settle-ms", "100"])
+        let before = s.mirror.layout
+        let start = try #require(try s.rig.request(#"{"cmd":"clock","id":"c1"}"#)["now"]?.double)
+        let end = try #require(try s.rig.request(#"{"cmd":"clock"}"#)["now"]?.double)
+        #expect(end >= start)
+        try s.event(.hinge(angle: 180))
+        // Delivered late: however fast the machine, more than the 100 ms window after the unfold.
+        usleep(250_000)
+        let late = ObserveRequest(observed: Observation(describing: before), id: .string("late"), capturedAt: UInt64(start)...UInt64(end))
+        let reply = try s.rig.request(String(decoding: late.jsonBytes(), as: UTF8.self))
+        #expect(reply["verdict"] == .string("match") && reply["matchedSeq"] == .number(0) && reply["layoutSeq"] == .number(0), "\(reply)")
+        #expect(try s.observe(Observation(describing: before))["verdict"] == .string("mismatch"), "judged at arrival")
+        // A capture that ends after the daemon received it counts as received then.
+        let future = ObserveRequest(observed: Observation(describing: s.mirror.layout), id: .string("f"), capturedAt: UInt64(end)...UInt64(end) + 3_600_000_000_000)
+        #expect(try s.rig.request(String(decoding: future.jsonBytes(), as: UTF8.self))["verdict"] == .string("match"))
+        let bad = try s.rig.request(#"{"cmd":"observe","id":"b","observed":{},"capturedAt":[2,1]}"#)
+        #expect(bad["ok"] == .bool(false) && bad["error"]?["field"] == .string("capturedAt"))
+        s.daemon.stop()
+        let trace = try #require(s.traceFiles().first)
+        let verified = try crease(["replay", "--verify", trace])
+        #expect(verified.status == 0 && verified.err.contains("and 3 observation verdicts"), "\(verified.err)")
+        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains(#""captured":["#))
+    }
+
     @Test func partialObservationsCompareOnlyWhatTheyGive() throws {
         let s = try RigSession()
         try s.event(.orientation(.landscapeLeft))

@@ -436,7 +436,7 @@ private func orientation(_ value: String, id: Int) -> String {
         let pushes = d.take(2)
         #expect(pushes.count == 1 && pushes[0]["push"] == .string("conformance") && pushes[0]["client"] == .number(1))
         let observed = d.records.compactMap { entry -> (UInt64, ConformanceResult)? in
-            if case .observation(let t, _, _, let r) = entry { return (t, r) }
+            if case .observation(let t, _, _, let r, _) = entry { return (t, r) }
             return nil
         }
         #expect(observed.map(\.1.verdict) == [.stale, .match] && observed.allSatisfy { $0.0 == d.now })

@@ -51,6 +51,10 @@ public struct ConformanceTracker: Sendable {
     /// At most this many layouts are kept: a flapping hinge at 1 kHz publishes hundreds
     /// within a window, and a device is never expected to show one that old.
     public static let capacity = 256
+    /// Layouts are kept this long after they stopped being current (and at least the
+    /// window), so a capture delivered late (a page source takes hundreds of milliseconds)
+    /// is still judged against what was on screen then.
+    public static let captureRetentionNs: UInt64 = 10_000_000_000
 
     struct Published: Sendable {
         var seq: Int
@@ -96,8 +100,9 @@ public struct ConformanceTracker: Sendable {
         guard digest != history[history.count - 1].digest else { return }
         history.append(Published(seq: seq, t: t, digest: digest, layout: layout))
         // Entries that stopped being current more than a window ago can never match again.
+        let retain = max(windowNs, ConformanceTracker.captureRetentionNs)
         var drop = 0
-        while drop < history.count - 1, t > history[drop + 1].t + windowNs { drop += 1 }
+        while drop < history.count - 1, t > history[drop + 1].t + retain { drop += 1 }
         drop = max(drop, history.count - ConformanceTracker.capacity)
         if drop > 0 { history.removeFirst(drop) }
     }
@@ -105,6 +110,66 @@ public struct ConformanceTracker: Sendable {
     /// Starts over from one layout with nothing known before it (a gap in a trace).
     public mutating func restart(layout: Layout, digest: UInt64, seq: Int, t: UInt64) {
         self = ConformanceTracker(layout: layout, digest: digest, seq: seq, t: t, windowNs: windowNs, knowsAll: false)
+    }
+
+    /// Judges an observation received at `t` after `seq` events, captured over `captured`
+    /// (on this tracker's clock; nil: judged as of `t`, against the current layout).
+    public mutating func observe(_ request: ObserveRequest, seq: Int, t: UInt64, captured: ClosedRange<UInt64>?) -> Judgement {
+        guard let captured else { return observe(request, seq: seq, t: t) }
+        return observe(request, seq: seq, capturedFrom: min(captured.lowerBound, t), to: min(captured.upperBound, t))
+    }
+
+    /// An observation captured over [start, end] (a capture cannot end after it was received:
+    /// a later time, an error of the client's clock offset, counts as the time received):
+    /// `match` when it agrees with a layout current at some moment of the capture; `stale`
+    /// when with one that stopped being current within the window before the capture began
+    /// (and the device has not been stale for longer than the window); else `mismatch`, with
+    /// the differences from the layout current when the capture ended.
+    mutating func observe(_ request: ObserveRequest, seq: Int, capturedFrom start: UInt64, to end: UInt64) -> Judgement {
+        defer { observedSinceKnown = true }
+        // The layout current at the end of the capture (the oldest kept, for a capture before it).
+        var atEnd = history.count - 1
+        while atEnd > 0, history[atEnd].t > end { atEnd -= 1 }
+        let shown = history[atEnd]
+        func agrees(_ p: Published) -> Bool { Conformance.matches(request.observed, tolerance: request.tolerance, layout: p.layout) }
+        // Current at some moment of [start, end]: from the one at the end back to the one
+        // current at the start.
+        var i = atEnd
+        while true {
+            if agrees(history[i]) {
+                staleSince = nil
+                staleRunMayPredate = false
+                return Judgement(ConformanceResult(verdict: .match, seq: seq, layoutSeq: shown.seq, matchedSeq: history[i].seq, differences: []),
+                                 checkable: true)
+            }
+            guard i > 0, history[i].t > start else { break }
+            i -= 1
+        }
+        let differences = Conformance.differences(request.observed, tolerance: request.tolerance, layout: shown.layout)
+        // Within the window before the capture began.
+        var matched: Int?
+        var k = i - 1
+        while k >= 0, start <= history[k + 1].t + windowNs {
+            if history[k].digest != shown.digest, agrees(history[k]) {
+                matched = history[k].seq
+                break
+            }
+            k -= 1
+        }
+        let windowReachesBack = !knowsAll && start <= knownFrom.t + windowNs
+        guard let matchedSeq = matched else {
+            staleSince = nil
+            staleRunMayPredate = false
+            return Judgement(ConformanceResult(verdict: .mismatch, seq: seq, layoutSeq: shown.seq, matchedSeq: nil, differences: differences),
+                             checkable: !windowReachesBack)
+        }
+        if staleSince == nil {
+            staleSince = start
+            staleRunMayPredate = !knowsAll && !observedSinceKnown
+        }
+        let verdict: Verdict = start > staleSince! + windowNs ? .mismatch : .stale
+        return Judgement(ConformanceResult(verdict: verdict, seq: seq, layoutSeq: shown.seq, matchedSeq: matchedSeq, differences: differences),
+                         checkable: !windowReachesBack && !staleRunMayPredate)
     }
 
     /// Judges an observation taken at `t` after `seq` events.

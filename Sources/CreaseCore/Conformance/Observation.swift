@@ -118,12 +118,18 @@ public struct ObserveRequest: Sendable, Equatable {
     /// The rig's clock when it looked (nanoseconds), recorded as given.
     public var ts: Int64?
     public var id: JSONValue?
+    /// When the screen was read, on the daemon's clock (CLOCK_MONOTONIC ns, as the `clock`
+    /// command answers): one moment, or the interval a slow capture took. The observation
+    /// is judged against the layouts current then, not when it arrived.
+    public var capturedAt: ClosedRange<UInt64>?
 
-    public init(observed: Observation, tolerance: Double = ObserveRequest.defaultTolerance, ts: Int64? = nil, id: JSONValue? = nil) {
+    public init(observed: Observation, tolerance: Double = ObserveRequest.defaultTolerance, ts: Int64? = nil, id: JSONValue? = nil,
+                capturedAt: ClosedRange<UInt64>? = nil) {
         self.observed = observed
         self.tolerance = tolerance
         self.ts = ts
         self.id = id
+        self.capturedAt = capturedAt
     }
 }
 
@@ -142,7 +148,7 @@ extension ObserveRequest {
 
     private static func decodeFields(_ body: JSONValue) throws(InputError) -> ObserveRequest {
         let r = try FieldReader(body, path: "", what: "command \"observe\"")
-        try r.rejectUnknown(allowed: ["cmd", "id", "ts", "observed", "tolerance"])
+        try r.rejectUnknown(allowed: ["cmd", "id", "ts", "observed", "tolerance", "capturedAt"])
         var ts: Int64?
         if let t = try r.optionalNumber("ts") {
             guard t == t.rounded(), abs(t) < 9.2e18 else { throw InputError.wrongType("ts", expected: "an integer (nanoseconds)", got: .number(t)) }
@@ -154,7 +160,30 @@ extension ObserveRequest {
             tolerance = t
         }
         let observed = try Observation.decode(try r.required("observed"), path: "observed")
-        return ObserveRequest(observed: observed, tolerance: tolerance, ts: ts, id: r.optional("id"))
+        return ObserveRequest(observed: observed, tolerance: tolerance, ts: ts, id: r.optional("id"), capturedAt: try capturedAt(r))
+    }
+
+    /// `capturedAt`: a time, or `[start, end]` with start ≤ end, in whole nanoseconds.
+    private static func capturedAt(_ r: FieldReader) throws(InputError) -> ClosedRange<UInt64>? {
+        guard let value = r.optional("capturedAt") else { return nil }
+        func time(_ v: JSONValue) throws(InputError) -> UInt64 {
+            guard case .number(let n) = v, n == n.rounded(), n >= 0, n < 9.2e18 else {
+                throw InputError.wrongType("capturedAt", expected: "nanoseconds on the daemon's clock (a whole number, or [start, end])", got: v)
+            }
+            return UInt64(n)
+        }
+        if case .array(let pair) = value {
+            guard pair.count == 2 else {
+                throw InputError(.badValue, "field \"capturedAt\" must be a time or [start, end]; got \(pair.count) numbers", field: "capturedAt")
+            }
+            let start = try time(pair[0]), end = try time(pair[1])
+            guard start <= end else {
+                throw InputError(.badValue, "field \"capturedAt\": the capture ends (\(end)) before it starts (\(start))", field: "capturedAt")
+            }
+            return start...end
+        }
+        let at = try time(value)
+        return at...at
     }
 
     /// The command as canonical JSON (for tools that send observations and for tests).
@@ -163,6 +192,10 @@ extension ObserveRequest {
         w.key("cmd"); w.string("observe")
         if let id { w.key("id"); w.value(id) }
         if let ts { w.key("ts"); w.int(Int(ts)) }
+        if let c = capturedAt {
+            w.key("capturedAt")
+            if c.lowerBound == c.upperBound { w.int(Int(c.lowerBound)) } else { w.beginArray(); w.int(Int(c.lowerBound)); w.int(Int(c.upperBound)); w.endArray() }
+        }
         w.key("observed"); observed.write(to: &w)
         if tolerance != ObserveRequest.defaultTolerance { w.key("tolerance"); w.number(tolerance) }
         w.endObject()

@@ -19,6 +19,9 @@ public enum Command: Sendable, Equatable {
     case trace(TraceAction)
     /// A rig's observation of the device, judged against the layouts (docs/conformance.md).
     case observe(ObserveRequest)
+    /// The daemon's clock (CLOCK_MONOTONIC ns, as `capturedAt` and the trace's origin), so a
+    /// client on another clock can work out the offset.
+    case clock
 
     /// The command's name on the wire (its `"cmd"`).
     public var name: String {
@@ -34,10 +37,11 @@ public enum Command: Sendable, Equatable {
         case .sync: "sync"
         case .trace: "trace"
         case .observe: "observe"
+        case .clock: "clock"
         }
     }
 
-    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "load", "mark", "sync", "trace", "observe"]
+    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "load", "mark", "sync", "trace", "observe", "clock"]
 
     /// Decodes the command `name` whose whole message is `body`. Unknown fields are
     /// rejected so a typo is reported; errors carry the message's id.
@@ -82,6 +86,7 @@ public enum Command: Sendable, Equatable {
             return .trace(a)
         case "observe":
             return .observe(try ObserveRequest.decode(body))
+        case "clock": try fields([]); return .clock
         default:
             throw InputError(.unknownCommand, "unknown command \"\(name)\"; expected one of \(names.joined(separator: ", "))", field: "cmd")
         }

@@ -48,13 +48,16 @@ public struct TraceObservation: Sendable, Equatable {
     /// The `observe` command as the rig sent it.
     public var request: ObserveRequest
     public var result: ConformanceResult
+    /// When the screen was read (its `capturedAt`), on the trace's clock as `t`.
+    public var captured: ClosedRange<UInt64>?
 
-    public init(seq: Int, t: UInt64, client: Int?, request: ObserveRequest, result: ConformanceResult) {
+    public init(seq: Int, t: UInt64, client: Int?, request: ObserveRequest, result: ConformanceResult, captured: ClosedRange<UInt64>? = nil) {
         self.seq = seq
         self.t = t
         self.client = client
         self.request = request
         self.result = result
+        self.captured = captured
     }
 }
 
@@ -213,13 +216,14 @@ public enum TraceEncoding {
     /// `command` is the `observe` command as the rig sent it (already decoded by the daemon);
     /// surrounding whitespace is dropped.
     public static func appendObservation(t: UInt64, client: Int?, command: UnsafeRawBufferPointer, result: ConformanceResult,
-                                         to out: inout [UInt8]) {
+                                         captured: ClosedRange<UInt64>? = nil, to out: inout [UInt8]) {
         let bytes = command.bindMemory(to: UInt8.self)
         let (lo, hi) = trimmed(bytes)
         var w = JSONWriter(capacity: 256 + (hi - lo))
         w.beginObject()
         w.key("seq"); w.int(result.seq)
         w.key("t"); w.int(Int(t))
+        if let captured { w.key("captured"); w.beginArray(); w.int(Int(captured.lowerBound)); w.int(Int(captured.upperBound)); w.endArray() }
         if let client { w.key("client"); w.int(client) }
         w.key("observe"); w.raw(Array(UnsafeBufferPointer(rebasing: bytes[lo..<hi])))
         result.writeMembers(to: &w, seq: false)
@@ -229,7 +233,7 @@ public enum TraceEncoding {
     }
 
     public static func appendObservation(_ o: TraceObservation, to out: inout [UInt8]) {
-        o.request.jsonBytes().withUnsafeBytes { appendObservation(t: o.t, client: o.client, command: $0, result: o.result, to: &out) }
+        o.request.jsonBytes().withUnsafeBytes { appendObservation(t: o.t, client: o.client, command: $0, result: o.result, captured: o.captured, to: &out) }
     }
 
     public static func appendMark(seq: Int, t: UInt64, label: String, to out: inout [UInt8]) {
@@ -354,7 +358,7 @@ extension TraceRecord {
                                    profile: profile, app: app, state: state, digest: try digest()))
         }
         if let observe = r.optional("observe") {
-            try r.rejectUnknown(allowed: ["seq", "t", "client", "observe", "verdict", "layoutSeq", "matchedSeq", "differences"])
+            try r.rejectUnknown(allowed: ["seq", "t", "captured", "client", "observe", "verdict", "layoutSeq", "matchedSeq", "differences"])
             let request: ObserveRequest
             do { request = try ObserveRequest.decode(observe) } catch {
                 var e = error
@@ -366,8 +370,16 @@ extension TraceRecord {
             let result = ConformanceResult(verdict: try r.enumeration("verdict", Verdict.self), seq: seq,
                                            layoutSeq: try r.integer("layoutSeq", min: 0, max: seq),
                                            matchedSeq: try r.optionalInteger("matchedSeq", min: 0, max: seq), differences: differences)
+            var captured: ClosedRange<UInt64>?
+            if let pair = try r.optionalArray("captured") {
+                guard pair.count == 2, case .number(let a) = pair[0], case .number(let b) = pair[1], a == a.rounded(), b == b.rounded(),
+                      a >= 0, a <= b, b <= Double(TraceHeader.maxInteger) else {
+                    throw InputError(.badValue, "captured must be [start, end] in ns on the trace's clock, start <= end", field: "captured")
+                }
+                captured = UInt64(a)...UInt64(b)
+            }
             return .observation(TraceObservation(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
-                                                 request: request, result: result))
+                                                 request: request, result: result, captured: captured))
         }
         if r.optional("mark") != nil {
             try r.rejectUnknown(allowed: ["seq", "t", "mark"])

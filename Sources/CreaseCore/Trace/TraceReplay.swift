@@ -158,7 +158,7 @@ public struct TraceReplayer: Sendable {
                 throw TraceError("an observation at seq \(o.seq) where the replay is at seq \(engine.seq)", line: traced.line, offset: traced.offset)
             }
             lastT = max(lastT, o.t)
-            let judged = conformance.observe(o.request, seq: o.seq, t: o.t)
+            let judged = conformance.observe(o.request, seq: o.seq, t: o.t, captured: o.captured)
             guard verify else { break }
             if conformance.agrees(recorded: o.result, replayed: judged.result) {
                 observationsChecked += 1

@@ -35,7 +35,7 @@ public struct DaemonActions {
         case batch(firstSeq: Int, lastSeq: Int)
         case mark(seq: Int, tNs: UInt64, label: String)
         /// An `observe` command as sent (`line` in `bytes`) and the verdict it got.
-        indirect case observation(tNs: UInt64, client: Int, line: Range<Int>, result: ConformanceResult)
+        indirect case observation(tNs: UInt64, client: Int, line: Range<Int>, result: ConformanceResult, captured: ClosedRange<UInt64>?)
     }
 
     public private(set) var list: [Action] = []

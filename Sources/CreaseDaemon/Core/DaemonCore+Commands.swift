@@ -89,6 +89,9 @@ extension DaemonCore {
             // "traced": true under --fsync always means on disk, as for an event.
             answered = true
             reply(from: start, to: client, mustWait: tracing, into: &out)
+        case .clock:
+            // When the line was read, on the clock of `capturedAt` and of the trace's origin.
+            Reply.appendOK(id: id, to: &out.bytes) { w in w.key("now"); w.int(Int(readNs)) }
         case .sync:
             Reply.appendOK(id: id, to: &out.bytes) { w in
                 w.key("seq"); w.int(engine.seq)
@@ -103,14 +106,16 @@ extension DaemonCore {
         case .observe(let request):
             // Answered here: the reply, then the record and the push, whose bytes follow it.
             answered = true
-            let result = conformance.observe(request, seq: engine.seq, t: readNs).result
+            // The tracker's clock is the read time's: `capturedAt` is on it already.
+            let captured = request.capturedAt.map { min($0.lowerBound, readNs)...min($0.upperBound, readNs) }
+            let result = conformance.observe(request, seq: engine.seq, t: readNs, captured: captured).result
             stats.observations[Verdict.allCases.firstIndex(of: result.verdict)!] += 1
             Reply.appendOK(id: id, to: &out.bytes) { w in result.writeMembers(to: &w) }
             // Under --fsync always the reply waits for the record, as an event's does.
             if tracing { awaitedRecordsQueued += 1 }
             reply(from: start, to: client, mustWait: tracing, into: &out)
             if tracing {
-                out.append(.record(.observation(tNs: readNs, client: client, line: out.keep(line), result: result)))
+                out.append(.record(.observation(tNs: readNs, client: client, line: out.keep(line), result: result, captured: captured)))
                 if acksWaitForDisk { out.append(.flushTrace) }
             }
             guard result.verdict != .match else { return }

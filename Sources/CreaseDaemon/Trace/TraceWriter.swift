@@ -247,9 +247,14 @@ public final class TraceWriter: TraceSink {
         flush()
     }
 
-    public func recordObservation(tNs: UInt64, client: Int, commandLine: UnsafeRawBufferPointer, result: ConformanceResult) {
+    public func recordObservation(tNs: UInt64, client: Int, commandLine: UnsafeRawBufferPointer, result: ConformanceResult,
+                                  captured: ClosedRange<UInt64>?) {
         let t = time(tNs)
-        append(t: t, awaited: true) { TraceEncoding.appendObservation(t: t, client: client, command: commandLine, result: result, to: &$0) }
+        // On the trace's clock, as `t`, so a replay judges the capture exactly as the daemon did.
+        let span = captured.map { time($0.lowerBound)...time($0.upperBound) }
+        append(t: t, awaited: true) {
+            TraceEncoding.appendObservation(t: t, client: client, command: commandLine, result: result, captured: span, to: &$0)
+        }
     }
 
     /// How long the writer gathers records before writing them (not under --fsync always):
