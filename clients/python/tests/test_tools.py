@@ -11,6 +11,7 @@ from crease import Daemon
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "rig_loop.py"
+APPIUM_EXAMPLE = HERE.parent / "examples" / "appium_rig.py"
 RUN_TIMEOUT = 300  # seconds: generous for a loaded machine
 
 
@@ -38,6 +39,24 @@ def test_rig_loop_example_streams_follows_observes_and_marks(creased_daemon: Dae
     assert sum(1 for r in records if "event" in r and r["event"].get("event") == "hinge") == 499
 
 
+def test_appium_example_runs_the_whole_loop_against_the_stand_in(creased_daemon: Daemon, tmp_path: Path) -> None:
+    phone = Daemon.start(creased_daemon.binary, workdir=tmp_path / "phone", trace=False)
+    try:
+        run = subprocess.run([sys.executable, str(APPIUM_EXAMPLE), "--socket", creased_daemon.socket_path,
+                              "--device-socket", phone.socket_path], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    finally:
+        phone.stop()
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[-1] == "all verdicts as expected"
+    assert any(line.startswith("search 30 pt low: mismatch (items[search].frame.y)") for line in lines)
+    assert sum(1 for line in lines if line.startswith("fold ") and line.endswith(": match")) == 8
+    creased_daemon.stop()
+    records = [json.loads(line) for path in creased_daemon.trace_files() for line in path.read_text().splitlines()]
+    captured = [r for r in records if "observe" in r and "captured" in r]
+    assert captured and all(r["captured"][0] <= r["captured"][1] <= r["t"] for r in captured)
+
+
 def test_benchmark_prints_its_figures(creased_daemon: Daemon) -> None:
     run = subprocess.run([sys.executable, "-m", "crease.bench", "--socket", creased_daemon.socket_path,
                           "--events", "2000", "--round-trips", "200", "--json"],
@@ -52,7 +71,7 @@ def test_benchmark_prints_its_figures(creased_daemon: Daemon) -> None:
 
 
 def test_package_and_example_pass_mypy_strict() -> None:
-    for target in (["-p", "crease"], [str(EXAMPLE)]):
+    for target in (["-p", "crease"], [str(EXAMPLE)], [str(APPIUM_EXAMPLE)]):
         run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", *target],
                              capture_output=True, text=True, timeout=RUN_TIMEOUT)
         assert run.returncode == 0, run.stdout + run.stderr

@@ -1,0 +1,209 @@
+"""A WebDriverAgent stand-in on localhost, for trying a rig script without a phone.
+
+It speaks the endpoints :class:`crease.appium.DuoRig` uses (a session, the page source,
+``mobile: setSimulatedHingeAngle`` / ``getSimulatedHingeAngle`` / ``listDisplays``, the
+orientation, the settings), and plays the device with a creased of its own (``device``):
+folding and turning it are events to that daemon, and its page source is that daemon's
+layout written in WebDriverAgent's XML format. So a verdict of ``match`` says the rig's
+creased and the "device" agree; the faults it can inject (``misplace``, ``delay``,
+``during_capture``) are what a real device and a slow page source do.
+
+It is a stand-in, not a simulator: it knows nothing of iOS beyond Crease's own model.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from xml.sax.saxutils import quoteattr
+
+from .client import Client, JSONObject
+
+__all__ = ["StandInWDA", "page_source_of"]
+
+# Our assumptions of how the system names its controls, as crease.appium.TreeMapping reads them.
+SYSTEM_NAMES = {"system.back": "BackButton", "system.overflow": "More", "system.tabs": "TabsMenu"}
+BAR_TYPES = {"navigation": "XCUIElementTypeNavigationBar", "tabBar": "XCUIElementTypeTabBar"}
+DISPLAYS = [{"id": 1, "name": "outer", "isMain": True}, {"id": 2, "name": "inner", "isMain": False}]
+
+
+def _n(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _element(kind: str, attributes: Mapping[str, Any], frame: Mapping[str, float], index: int, children: str = "") -> str:
+    attrs = "".join(f" {k}={quoteattr(str(v))}" for k, v in attributes.items() if v is not None)
+    geometry = (f' x="{_n(frame["x"])}" y="{_n(frame["y"])}" width="{_n(frame["w"])}" height="{_n(frame["h"])}"'
+                f' index="{index}"')
+    if children:
+        return f'<{kind} type="{kind}"{attrs} enabled="true" visible="true"{geometry}>{children}</{kind}>'
+    return f'<{kind} type="{kind}"{attrs} enabled="true" visible="true"{geometry}/>'
+
+
+def page_source_of(layout: Mapping[str, Any], app_name: str = "App", misplace: Optional[Mapping[str, float]] = None) -> str:
+    """A layout as WebDriverAgent's page source would show it: each bar an element of its
+    bar type (the side column and toolbars as ``XCUIElementTypeToolbar``), each control a
+    ``XCUIElementTypeButton`` named by its id (the system's own by their system names), its
+    badge as its ``value``. ``misplace`` moves controls down by that many points."""
+    device = layout["device"]
+    screen = {"x": 0, "y": 0, "w": device["width"], "h": device["height"]}
+    bars: List[str] = []
+    for b, bar in enumerate(layout.get("bars", [])):
+        controls: List[str] = []
+        for i, item in enumerate(bar.get("items", [])):
+            frame = dict(item["frame"])
+            frame["y"] += (misplace or {}).get(item["id"], 0)
+            name = SYSTEM_NAMES.get(item["id"], item["id"])
+            badge = item.get("badge")
+            controls.append(_element("XCUIElementTypeButton", {"name": name, "label": name, "value": badge,
+                                                                "accessible": "true"}, frame, i))
+        kind = BAR_TYPES.get(bar["role"], "XCUIElementTypeToolbar")
+        bars.append(_element(kind, {"name": bar["id"], "accessible": "false"}, bar["frame"], b, "".join(controls)))
+    window = _element("XCUIElementTypeWindow", {"accessible": "false"}, screen, 0, "".join(bars))
+    application = _element("XCUIElementTypeApplication", {"name": app_name, "label": app_name, "accessible": "false"}, screen, 0, window)
+    return f'<?xml version="1.0" encoding="UTF-8"?><AppiumAUT>{application}</AppiumAUT>'
+
+
+class StandInWDA:
+    """Serves the stand-in on ``127.0.0.1`` (``url``); use as a context manager or call
+    :meth:`close`. ``device`` is a client of the creased that plays the device."""
+
+    def __init__(self, device: Client, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.device = device
+        # Faults: seconds a page source takes after the screen is read; points a control is
+        # shown too low; a function run while a page source is being read (the world moves on).
+        self.delay = 0.0
+        self.misplace: Dict[str, float] = {}
+        self.during_capture: Optional[Callable[[], None]] = None
+        self.settings: JSONObject = {"currentDisplayId": None}
+        self.requests: List[str] = []
+        self._orientation = "PORTRAIT"
+        self._lock = threading.Lock()
+        self._session = uuid.uuid4().hex
+        self._app = device.hello().get("app", "App")
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _body(self) -> Any:
+                length = int(self.headers.get("Content-Length") or 0)
+                data = self.rfile.read(length) if length else b""
+                return json.loads(data) if data else {}
+
+            def _answer(self, status: int, value: Any) -> None:
+                data = json.dumps({"value": value, "sessionId": stand_in._session}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._answer(*stand_in._dispatch("GET", self.path, None))
+
+            def do_POST(self) -> None:
+                self._answer(*stand_in._dispatch("POST", self.path, self._body()))
+
+            def do_DELETE(self) -> None:
+                self._answer(*stand_in._dispatch("DELETE", self.path, None))
+
+        self._server = ThreadingHTTPServer((host, port), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="wda stand-in", daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=10)
+
+    def __enter__(self) -> "StandInWDA":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the device
+
+    def page_source(self) -> str:
+        """Reads the screen (the device's layout now), then takes ``delay`` to deliver it."""
+        with self._lock:
+            layout = self.device.layout()
+        if self.during_capture is not None:
+            self.during_capture()
+        if self.delay > 0:
+            time.sleep(self.delay)
+        return page_source_of(layout, self._app, self.misplace)
+
+    def _execute(self, script: str, args: List[Any]) -> Any:
+        options = args[0] if args and isinstance(args[0], dict) else {}
+        with self._lock:
+            if script == "mobile: setSimulatedHingeAngle":
+                angle = float(options["angle"])
+                if not 0 <= angle <= 180:
+                    raise ValueError("angle must be between 0 and 180 degrees")
+                self.device.hinge(angle)
+                return None
+            if script == "mobile: getSimulatedHingeAngle":
+                return float(self.device.state()["state"]["hingeAngle"])
+            if script == "mobile: listDisplays":
+                return DISPLAYS
+        raise KeyError(script)
+
+    def _rotate(self, name: str) -> None:
+        # WebDriverAgent's LANDSCAPE is UIDeviceOrientationLandscapeLeft.
+        device = {"PORTRAIT": "portrait", "LANDSCAPE": "landscapeLeft"}[name]
+        with self._lock:
+            self.device.send({"event": "orientation", "value": device, "convention": "device"})
+        self._orientation = name
+
+    def _dispatch(self, method: str, raw_path: str, body: Any) -> Tuple[int, Any]:
+        """The status and `value` of one request."""
+        path = raw_path.split("?")[0].rstrip("/")
+        self.requests.append(f"{method} {path}")
+        parts = path.strip("/").split("/")
+        try:
+            if method == "GET" and path == "/status":
+                return (200, {"ready": True, "message": "Crease WebDriverAgent stand-in"})
+            if method == "POST" and path == "/session":
+                caps = (body.get("capabilities") or {}).get("alwaysMatch") or {}
+                return (200, {"sessionId": self._session, "capabilities": {**caps, "platformName": "iOS"}})
+            if len(parts) < 2 or parts[0] != "session" or parts[1] != self._session:
+                return (404, {"error": "invalid session id", "message": f"no session at {path}"})
+            rest = "/".join(parts[2:])
+            if method == "DELETE" and rest == "":
+                return (200, None)
+            if method == "GET" and rest == "source":
+                return (200, self.page_source())
+            if method == "POST" and rest == "execute/sync":
+                return (200, self._execute(body.get("script", ""), body.get("args") or []))
+            if rest == "appium/settings":
+                if method == "POST":
+                    self.settings.update(body.get("settings") or {})
+                    return (200, None)
+                return (200, self.settings)
+            if rest == "orientation":
+                if method == "POST":
+                    self._rotate(str(body.get("orientation", "")).upper())
+                    return (200, None)
+                return (200, self._orientation)
+            if rest == "wda/device/hingeAngle":
+                if method == "POST":
+                    return (200, self._execute("mobile: setSimulatedHingeAngle", [body]))
+                return (200, self._execute("mobile: getSimulatedHingeAngle", []))
+            return (404, {"error": "unknown command", "message": f"the stand-in does not serve {method} {path}"})
+        except KeyError as e:
+            return (404, {"error": "unknown command", "message": f"the stand-in does not support {e}"})
+        except (ValueError, TypeError) as e:
+            return (400, {"error": "invalid argument", "message": str(e)})
