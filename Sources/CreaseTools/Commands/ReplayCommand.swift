@@ -1,4 +1,5 @@
 import CreaseCore
+import Foundation
 
 /// `crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET] [--each]`: replays a
 /// trace in process (as fast as possible by default) or into a live daemon, the way a
@@ -6,7 +7,10 @@ import CreaseCore
 /// (exit 1), printing the seq, the event, both digests and, where the trace holds
 /// layouts, the fields that differ.
 enum ReplayCommand {
-    static let usage = "crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET [--no-load] [--timeout S]] [--each]   (--each: every published layout)"
+    static let usage = """
+        crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET [--no-load] [--timeout S]] [--each]   (--each: every published layout)
+               crease replay --verify PATH... [--jobs N] [--shard I/N] [--junit FILE] [--json]   (files and directories: a whole corpus)
+        """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let verify = args.flag("--verify")
@@ -16,8 +20,23 @@ enum ReplayCommand {
         let noLoad = args.flag("--no-load")
         let timeoutGiven = args.has("--timeout")
         let timeout = try args.timeout()
-        guard let path = args.positional() else { throw UsageError("a trace file is needed") }
+        let jobs = try args.int("--jobs")
+        let shard = try args.option("--shard").map(BatchVerify.parseShard)
+        let junit = try args.option("--junit")
+        let json = args.flag("--json")
+        let paths = args.remainingPositionals()
         try args.finish()
+        guard let path = paths.first else { throw UsageError("a trace file is needed") }
+        let batchOptions = jobs != nil || shard != nil || junit != nil || json
+        var isDirectory: ObjCBool = false
+        let batch = paths.count > 1 || batchOptions || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        if batch {
+            guard verify else { throw UsageError("several traces, a directory, --jobs, --shard, --junit and --json go with --verify") }
+            guard socket == nil, !each, speed == 0 else { throw UsageError("a corpus is verified in process, as fast as it goes: no --to, --each or --speed") }
+            if let jobs, !(1...256).contains(jobs) { throw UsageError("--jobs must be between 1 and 256, not \(jobs)") }
+            return try BatchVerify.run(paths, options: .init(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: shard,
+                                                             junit: junit, json: json))
+        }
         if socket != nil && each { throw UsageError("--each prints in-process layouts; it does not go with --to") }
         if socket == nil && noLoad { throw UsageError("--no-load goes with --to") }
         if socket == nil && timeoutGiven { throw UsageError("--timeout bounds the wait for a daemon; it goes with --to") }

@@ -1,0 +1,283 @@
+import CreaseCore
+import Foundation
+import Synchronization
+
+/// `crease replay --verify PATH...`: a lab's corpus checked in one run. Files and
+/// directories (searched recursively for `*.jsonl`, in natural order so rotated parts come
+/// in order), verified on `--jobs` threads, each file on its own (every part has its own
+/// header). `--shard I/N` keeps the files whose stable hash of their path, relative to the
+/// argument they came from, falls in shard I (1…N): N machines split a corpus without
+/// talking to each other. Exit 1 on a divergence, 2 when a file could not be read (that
+/// wins over 1), every file checked either way.
+enum BatchVerify {
+    struct Options {
+        var jobs: Int
+        var shard: (index: Int, count: Int)?
+        var junit: String?
+        var json: Bool
+    }
+
+    /// One trace to verify: its path and its name relative to the argument it came from.
+    struct Input: Sendable {
+        var path: String
+        var relative: String
+    }
+
+    enum Outcome: Sendable {
+        case verified(events: Int, observations: Int, unchecked: Int, digest: UInt64, cut: String?)
+        case diverged(seq: Int, report: [String], events: Int)
+        case unreadable(String)
+    }
+
+    struct Result: Sendable {
+        var input: Input
+        var outcome: Outcome
+        var ns: UInt64
+    }
+
+    // MARK: the files
+
+    /// The traces the arguments name, in order; an argument that is neither a regular file
+    /// nor a directory is an error.
+    static func collect(_ arguments: [String]) throws -> [Input] {
+        var out: [Input] = []
+        let fm = FileManager.default
+        for argument in arguments {
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: argument, isDirectory: &isDirectory) else {
+                throw UsageError("\(argument): no such file or directory")
+            }
+            guard isDirectory.boolValue else {
+                out.append(Input(path: argument, relative: (argument as NSString).lastPathComponent))
+                continue
+            }
+            var found: [String] = []
+            // Symbolic links are not followed (a link to a parent would never end); hidden
+            // entries (a writer's .index.lock, editors' files) are skipped.
+            guard let walker = fm.enumerator(at: URL(fileURLWithPath: argument), includingPropertiesForKeys: [.isRegularFileKey],
+                                             options: [.skipsHiddenFiles]) else { throw UsageError("\(argument): cannot be listed") }
+            let base = URL(fileURLWithPath: argument).standardizedFileURL.path
+            for case let url as URL in walker where url.pathExtension == "jsonl" {
+                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+                let full = url.standardizedFileURL.path
+                found.append(full.hasPrefix(base + "/") ? String(full.dropFirst(base.count + 1)) : url.lastPathComponent)
+            }
+            found.sort(by: naturalOrder)
+            out += found.map { Input(path: (argument as NSString).appendingPathComponent($0), relative: $0) }
+        }
+        return out
+    }
+
+    /// Digit runs compared as numbers: `part-2` before `part-10`.
+    static func naturalOrder(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var i = 0, j = 0
+        func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+        while i < x.count, j < y.count {
+            if isDigit(x[i]), isDigit(y[j]) {
+                var ei = i, ej = j
+                while ei < x.count, isDigit(x[ei]) { ei += 1 }
+                while ej < y.count, isDigit(y[ej]) { ej += 1 }
+                let a = x[i..<ei].drop { $0 == 0x30 }, b = y[j..<ej].drop { $0 == 0x30 }
+                if a.count != b.count { return a.count < b.count }
+                if !a.elementsEqual(b) { return a.lexicographicallyPrecedes(b) }
+                i = ei; j = ej
+            } else {
+                if x[i] != y[j] { return x[i] < y[j] }
+                i += 1; j += 1
+            }
+        }
+        return x.count - i < y.count - j
+    }
+
+    /// The shard (1…count) a relative path falls in: FNV-1a of its bytes, the same on every machine.
+    static func shard(of relative: String, count: Int) -> Int {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for b in relative.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        return Int(h % UInt64(count)) + 1
+    }
+
+    static func parseShard(_ text: String) throws -> (index: Int, count: Int) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, n <= 100_000, i >= 1, i <= n else {
+            throw UsageError("--shard takes I/N with 1 <= I <= N (e.g. 2/8; a Kubernetes index counts from 0: use $((JOB_COMPLETION_INDEX+1))), not \"\(text)\"")
+        }
+        return (i, n)
+    }
+
+    // MARK: verifying
+
+    static func verify(_ input: Input) -> Outcome {
+        let file: TraceFile
+        do { file = try TraceIO.load(input.path) } catch {
+            return .unreadable("\(error)")
+        }
+        do {
+            let outcome = try TraceReplay.run(file, verify: true)
+            if let d = outcome.divergence {
+                return .diverged(seq: d.seq, report: TraceIO.describe(d), events: outcome.eventsApplied)
+            }
+            return .verified(events: outcome.eventsApplied, observations: outcome.observationsChecked,
+                             unchecked: outcome.observationsUnchecked, digest: outcome.engine.digest, cut: file.cutWarning)
+        } catch {
+            return .unreadable("\(input.path): \(error)")
+        }
+    }
+
+    /// Results in input order, verified on `jobs` threads, with a progress line on a terminal.
+    static func verifyAll(_ inputs: [Input], jobs: Int) -> [Result] {
+        final class Shared: Sendable {
+            let state: Mutex<(next: Int, done: Int, events: Int, lastShownNs: UInt64, results: [Result?])>
+            init(count: Int) { state = Mutex((0, 0, 0, 0, [Result?](repeating: nil, count: count))) }
+        }
+        let shared = Shared(count: inputs.count)
+        let showProgress = isatty(2) == 1
+        let total = inputs.count
+        DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, inputs.count))) { _ in
+            while true {
+                let index: Int? = shared.state.withLock { s in
+                    guard s.next < total else { return nil }
+                    defer { s.next += 1 }
+                    return s.next
+                }
+                guard let index else { return }
+                let started = TraceIO.monotonicNs()
+                let outcome = verify(inputs[index])
+                let now = TraceIO.monotonicNs()
+                var events = 0
+                if case .verified(let e, _, _, _, _) = outcome { events = e }
+                if case .diverged(_, _, let e) = outcome { events = e }
+                let line: String? = shared.state.withLock { s in
+                    s.results[index] = Result(input: inputs[index], outcome: outcome, ns: now - started)
+                    s.done += 1
+                    s.events += events
+                    guard showProgress, s.done == total || now - s.lastShownNs > 200_000_000 else { return nil }
+                    s.lastShownNs = now
+                    return "\rverifying: \(s.done)/\(total) files, \(Format.grouped(s.events)) events"
+                }
+                if let line { FileHandle.standardError.write(Data(line.utf8)) }
+            }
+        }
+        if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+        return shared.state.withLock { $0.results.compactMap { $0 } }
+    }
+
+    // MARK: the run
+
+    static func run(_ arguments: [String], options: Options) throws -> Int32 {
+        var inputs = try collect(arguments)
+        let listed = inputs.count
+        if let shard = options.shard {
+            inputs = inputs.filter { BatchVerify.shard(of: $0.relative, count: shard.count) == shard.index }
+        }
+        let started = TraceIO.monotonicNs()
+        let results = verifyAll(inputs, jobs: options.jobs)
+        let elapsed = TraceIO.monotonicNs() - started
+
+        var events = 0, observations = 0, unchecked = 0
+        var diverged: [Result] = [], unreadable: [Result] = []
+        for r in results {
+            switch r.outcome {
+            case .verified(let e, let o, let u, _, _): events += e; observations += o; unchecked += u
+            case .diverged(_, _, let e): events += e; diverged.append(r)
+            case .unreadable: unreadable.append(r)
+            }
+        }
+        let status = !unreadable.isEmpty ? ExitStatus.usage : (!diverged.isEmpty ? ExitStatus.checkFailed : ExitStatus.success)
+        if let junit = options.junit { try TraceIO.write(Array(junitReport(results, seconds: Double(elapsed) / 1e9).utf8), to: junit) }
+        if options.json {
+            for r in results { Console.out(bytes: jsonLine(r)) }
+            var w = JSONWriter()
+            w.beginObject()
+            w.key("summary"); w.beginObject()
+            w.key("files"); w.int(results.count)
+            w.key("listed"); w.int(listed)
+            if let s = options.shard { w.key("shard"); w.string("\(s.index)/\(s.count)") }
+            w.key("verified"); w.int(results.count - diverged.count - unreadable.count)
+            w.key("diverged"); w.int(diverged.count)
+            w.key("unreadable"); w.int(unreadable.count)
+            w.key("events"); w.int(events)
+            w.key("observations"); w.int(observations)
+            w.key("observationsUnchecked"); w.int(unchecked)
+            w.key("seconds"); w.number((Double(elapsed) / 1e6).rounded() / 1e3)
+            w.key("jobs"); w.int(options.jobs)
+            w.endObject()
+            w.endObject()
+            Console.out(bytes: w.bytes)
+            return status
+        }
+        for r in diverged {
+            guard case .diverged(_, let report, _) = r.outcome else { continue }
+            Console.out("\(r.input.path): " + report.joined(separator: "\n  "))
+        }
+        for r in unreadable {
+            guard case .unreadable(let message) = r.outcome else { continue }
+            Console.out("\(r.input.path): cannot be read: \(message)")
+        }
+        let rate = elapsed > 0 ? Int(Double(events) / (Double(elapsed) / 1e9)) : 0
+        let shardNote = options.shard.map { " (shard \($0.index)/\($0.count) of \(listed) listed)" } ?? ""
+        Console.err("verified \(results.count) files\(shardNote): \(results.count - diverged.count - unreadable.count) green, "
+                    + "\(diverged.count) diverged, \(unreadable.count) unreadable; \(Format.grouped(events)) events and "
+                    + "\(Format.grouped(observations)) observation verdicts in \(elapsed / 1_000_000) ms on \(options.jobs) jobs "
+                    + "(\(Format.grouped(rate)) events/s)")
+        for r in diverged {
+            guard case .diverged(let seq, _, _) = r.outcome else { continue }
+            Console.err("  diverged: \(r.input.path) at seq \(seq)")
+        }
+        return status
+    }
+
+    static func jsonLine(_ r: Result) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("file"); w.string(r.input.path)
+        w.key("relative"); w.string(r.input.relative)
+        switch r.outcome {
+        case .verified(let events, let observations, let unchecked, let digest, let cut):
+            w.key("status"); w.string("verified")
+            w.key("events"); w.int(events)
+            w.key("observations"); w.int(observations)
+            if unchecked > 0 { w.key("observationsUnchecked"); w.int(unchecked) }
+            w.key("digest"); w.string(Digest.hex(digest))
+            if let cut { w.key("warning"); w.string(cut) }
+        case .diverged(let seq, let report, let events):
+            w.key("status"); w.string("diverged")
+            w.key("events"); w.int(events)
+            w.key("seq"); w.int(seq)
+            w.key("divergence"); w.beginArray(); for l in report { w.string(l) }; w.endArray()
+        case .unreadable(let message):
+            w.key("status"); w.string("unreadable")
+            w.key("error"); w.string(message)
+        }
+        w.key("ms"); w.number((Double(r.ns) / 1e3).rounded() / 1e3)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// One test case per trace: a divergence is a failure carrying its report, an
+    /// unreadable file an error.
+    static func junitReport(_ results: [Result], seconds: Double) -> String {
+        var w = XMLWriter()
+        let failures = results.filter { if case .diverged = $0.outcome { return true }; return false }.count
+        let errors = results.filter { if case .unreadable = $0.outcome { return true }; return false }.count
+        let counts: [(String, String)] = [("tests", String(results.count)), ("failures", String(failures)), ("errors", String(errors))]
+        w.begin("testsuites", [("name", "crease replay --verify")] + counts + [("time", Timescale.decimals3(seconds))])
+        w.begin("testsuite", [("name", "traces")] + counts + [("skipped", "0"), ("time", Timescale.decimals3(seconds))])
+        for r in results {
+            w.begin("testcase", [("classname", "crease.replay"), ("name", r.input.relative), ("file", r.input.path),
+                                 ("time", Timescale.decimals3(Double(r.ns) / 1e9))])
+            switch r.outcome {
+            case .verified(let events, let observations, _, _, _):
+                w.element("system-out", text: "\(events) events and \(observations) observation verdicts verified")
+            case .diverged(let seq, let report, _):
+                w.element("failure", [("type", "divergence"), ("message", "diverges at seq \(seq)")], text: report.joined(separator: "\n"))
+            case .unreadable(let message):
+                w.element("error", [("type", "unreadable"), ("message", message)], text: message)
+            }
+            w.end()
+        }
+        w.end()
+        w.end()
+        return w.finish()
+    }
+}
