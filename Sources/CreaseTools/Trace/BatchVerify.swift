@@ -52,20 +52,45 @@ enum BatchVerify {
                 continue
             }
             var found: [String] = []
-            // Symbolic links are not followed (a link to a parent would never end); hidden
-            // entries (a writer's .index.lock, editors' files) are skipped.
-            guard let walker = fm.enumerator(at: URL(fileURLWithPath: argument), includingPropertiesForKeys: [.isRegularFileKey],
-                                             options: [.skipsHiddenFiles]) else { throw UsageError("\(argument): cannot be listed") }
-            let base = URL(fileURLWithPath: argument).standardizedFileURL.path
-            for case let url as URL in walker where url.pathExtension == "jsonl" {
-                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-                let full = url.standardizedFileURL.path
-                found.append(full.hasPrefix(base + "/") ? String(full.dropFirst(base.count + 1)) : url.lastPathComponent)
-            }
+            try walk(argument, relative: "", into: &found)
             found.sort(by: naturalOrder)
             out += found.map { Input(path: (argument as NSString).appendingPathComponent($0), relative: $0) }
         }
         return out
+    }
+
+    /// The `*.jsonl` regular files under `directory`, by their paths relative to it. With
+    /// readdir's own file types (a stat only where the file system gives none): listing
+    /// 23,000 files through FileManager's URLs took three seconds. Symbolic links are not
+    /// followed (a link to a parent would never end); hidden entries (a writer's
+    /// .index.lock, editors' files) are skipped.
+    static func walk(_ directory: String, relative: String, into found: inout [String]) throws {
+        guard let dir = opendir(directory) else {
+            throw UsageError("\(directory): cannot be listed: \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(dir) }
+        var subdirectories: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            guard !name.hasPrefix(".") else { continue }
+            var type = Int32(entry.pointee.d_type)
+            if type == Int32(DT_UNKNOWN) {
+                var st = stat()
+                guard lstat(directory + "/" + name, &st) == 0 else { continue }
+                type = (st.st_mode & S_IFMT) == S_IFDIR ? Int32(DT_DIR) : ((st.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : Int32(DT_UNKNOWN))
+            }
+            let path = relative.isEmpty ? name : relative + "/" + name
+            if type == Int32(DT_DIR) {
+                subdirectories.append(name)
+            } else if type == Int32(DT_REG), name.hasSuffix(".jsonl") {
+                found.append(path)
+            }
+        }
+        for name in subdirectories {
+            try walk(directory + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name, into: &found)
+        }
     }
 
     /// Digit runs compared as numbers: `part-2` before `part-10`.

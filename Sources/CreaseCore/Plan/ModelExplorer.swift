@@ -1,0 +1,189 @@
+/// What to fold next (issue 27): every state an app can reach from a start, explored
+/// breadth first over one input value per class the rules tell apart, and for each
+/// distinct layout the shortest event sequence that shows it.
+///
+/// The value classes (`ModelExplorer.inputs`), and why they are enough:
+/// - **hinge**: one angle per pose, the middle of each pose's band (0, halfway between the
+///   thresholds, 180). The layout reads only the pose; hysteresis makes a pose reachable
+///   from its neighbours at these angles.
+/// - **orientation**: the four interface orientations, set directly. Device orientations,
+///   the IMU and the rotation lock reach only these four (the layout reads the interface
+///   orientation alone), so they add no layout.
+/// - **keyboard**: hidden, and shown at the profile's height for the display and
+///   orientation. Other heights move the keyboard's edge point by point; they are a
+///   continuum, not a class (see `Done when` in docs/plan.md).
+/// - **Picture in Picture** on and off; **Live Activities** 0 up to `maxActivitiesShown`
+///   (past it the island stops growing: the layout does not change); **Split View** none,
+///   left, right; **writing direction** both; **Reduce Transparency** both.
+/// - **the app**: `select` of every tab, `push` of every screen of every stack, `pop`,
+///   `present` of every sheet, `dismiss`, the inspector shown and hidden; the state machine
+///   refuses what is not possible from a state, and a refused event is no transition.
+///
+/// Pure and deterministic: states are kept in discovery order; a dictionary only answers
+/// "seen before?", never gives an order.
+public enum ModelExplorer {
+    public struct Options: Sendable {
+        /// Events from the start at most (a path longer is not explored).
+        public var maxDepth: Int
+        /// States at most: past it the exploration stops and says it was cut.
+        public var maxStates: Int
+        /// Also a sequence for every distinct layout-to-layout transition (by event type).
+        public var transitions: Bool
+
+        public init(maxDepth: Int = 64, maxStates: Int = 200_000, transitions: Bool = false) {
+            self.maxDepth = maxDepth
+            self.maxStates = maxStates
+            self.transitions = transitions
+        }
+    }
+
+    /// One sequence of the plan: the events, from the start, that show `digest` (and for a
+    /// transition, the layout it leaves).
+    public struct Sequence: Sendable, Equatable {
+        public var digest: UInt64
+        public var from: UInt64?
+        public var events: [Event]
+        public var pose: Pose
+        public var orientation: Orientation
+    }
+
+    public struct Result: Sendable {
+        public var states: Int
+        public var layouts: Int
+        public var transitionsExplored: Int
+        public var truncated: Bool
+        /// One per distinct layout, in discovery order (shortest first).
+        public var sequences: [Sequence]
+        /// With `transitions`: one per distinct (layout, event type, next layout), layout changes only.
+        public var transitionSequences: [Sequence]
+        /// Every distinct layout digest, in discovery order.
+        public var digests: [UInt64]
+    }
+
+    /// The device and app inputs, one value per class (see above).
+    public static func inputs(app: App, profile: DeviceProfile) -> [Event] {
+        var events: [Event] = [.hinge(angle: 0), .hinge(angle: (profile.partialOpenThreshold + profile.fullyOpenThreshold) / 2), .hinge(angle: 180)]
+        events += Orientation.allCases.map { Event.orientation($0) }
+        events += [.keyboard(visible: true, height: nil), .keyboard(visible: false, height: nil), .pip(active: true), .pip(active: false)]
+        events += (0...Int(profile.maxActivitiesShown)).map { Event.liveActivities(count: $0) }
+        events += SplitSide.allCases.map { Event.splitView($0) } + LayoutDirection.allCases.map { Event.layoutDirection($0) }
+        events += [.reduceTransparency(enabled: true), .reduceTransparency(enabled: false)]
+        for c in app.containers {
+            switch c {
+            case .tabView(let t): events += t.tabs.map { Event.select(tab: $0.id) }
+            case .navigationStack(let s): events += s.screens.dropFirst().map { Event.push(screen: app.screens[$0].id) }
+            case .splitView: break
+            }
+        }
+        events.append(.pop)
+        for screen in app.screens { events += screen.sheets.map { Event.present(sheet: $0.id) } }
+        events.append(.dismiss)
+        if app.screens.contains(where: { $0.inspector != nil }) { events += [.inspector(presented: true), .inspector(presented: false)] }
+        return events
+    }
+
+    /// What of a state the layout reads, and what decides where the next events lead: two
+    /// states with the same key lay out alike and go on alike. (Not the hinge angle: from any
+    /// angle of a pose, the next angle leads to the same pose.)
+    struct Key: Hashable {
+        var pose: Pose
+        var orientation: Orientation
+        var keyboardVisible: Bool
+        var keyboardHeight: Double?
+        var pip: Bool
+        var liveActivities: Int
+        var split: SplitSide
+        var direction: LayoutDirection
+        var reduceTransparency: Bool
+        var ui: UIState
+        // Not read by the layout, but by what comes next (the lock holds portrait).
+        var deviceOrientation: DeviceOrientation?
+        var rotationLock: Bool
+
+        init(_ s: DeviceState) {
+            pose = s.pose; orientation = s.orientation; keyboardVisible = s.keyboardVisible; keyboardHeight = s.keyboardHeight
+            pip = s.pipActive; liveActivities = s.liveActivities; split = s.splitSide; direction = s.layoutDirection
+            reduceTransparency = s.reduceTransparency; ui = s.ui; deviceOrientation = s.deviceOrientation; rotationLock = s.rotationLock
+        }
+    }
+
+    public static func explore(app: App, profile: DeviceProfile, from start: DeviceState, options: Options = Options(),
+                               inputs given: [Event]? = nil) -> Result {
+        let inputs = given ?? ModelExplorer.inputs(app: app, profile: profile)
+        var states: [DeviceState] = [start]
+        var parent: [(state: Int, event: Int)?] = [nil]
+        var depth: [Int] = [0]
+        var digestOf: [UInt64] = [digest(app: app, profile: profile, state: start)]
+        var seen: [Key: Int] = [Key(start): 0]
+        var firstStateOfDigest: [UInt64: Int] = [digestOf[0]: 0]
+        var digests: [UInt64] = [digestOf[0]]
+        var edges: [(from: Int, event: Int, to: Int)] = []
+        var edgeSeen = Set<[UInt64]>()
+        var transitionsExplored = 0
+        var truncated = false
+        var next = 0
+        while next < states.count {
+            let index = next
+            next += 1
+            guard depth[index] < options.maxDepth else { continue }
+            for (e, event) in inputs.enumerated() {
+                var state = states[index]
+                var a = app
+                guard (try? StateMachine.apply(event, at: 0, to: &state, app: &a, profile: profile)) != nil else { continue }
+                let key = Key(state)
+                let target: Int
+                if let known = seen[key] {
+                    target = known
+                } else {
+                    guard states.count < options.maxStates else { truncated = true; continue }
+                    target = states.count
+                    seen[key] = target
+                    states.append(state)
+                    parent.append((index, e))
+                    depth.append(depth[index] + 1)
+                    let d = ModelExplorer.digest(app: app, profile: profile, state: state)
+                    digestOf.append(d)
+                    if firstStateOfDigest[d] == nil {
+                        firstStateOfDigest[d] = target
+                        digests.append(d)
+                    }
+                }
+                guard target != index else { continue }
+                transitionsExplored += 1
+                if options.transitions, digestOf[index] != digestOf[target],
+                   edgeSeen.insert([digestOf[index], UInt64(e), digestOf[target]]).inserted {
+                    edges.append((index, e, target))
+                }
+            }
+        }
+        func path(to state: Int) -> [Event] {
+            var events: [Event] = []
+            var s = state
+            while let p = parent[s] {
+                events.append(inputs[p.event])
+                s = p.state
+            }
+            return events.reversed()
+        }
+        func sequence(_ state: Int, extra: Int? = nil, from: UInt64? = nil) -> Sequence {
+            var events = path(to: state)
+            var last = states[state]
+            if let extra {
+                events.append(inputs[extra])
+                var a = app
+                try? StateMachine.apply(inputs[extra], at: 0, to: &last, app: &a, profile: profile)
+            }
+            return Sequence(digest: ModelExplorer.digest(app: app, profile: profile, state: last), from: from, events: events,
+                            pose: last.pose, orientation: last.orientation)
+        }
+        let sequences = digests.map { sequence(firstStateOfDigest[$0]!) }
+        let transitionSequences = edges.map { sequence($0.from, extra: $0.event, from: digestOf[$0.from]) }
+        return Result(states: states.count, layouts: digests.count, transitionsExplored: transitionsExplored, truncated: truncated,
+                      sequences: sequences, transitionSequences: transitionSequences, digests: digests)
+    }
+
+    /// The layout digest of a state, as a daemon would publish it (crease64v).
+    static func digest(app: App, profile: DeviceProfile, state: DeviceState) -> UInt64 {
+        DigestAlgorithm.crease64v.digest(LayoutBuilder.build(profile: profile, app: app, state: state).encodeBody())
+    }
+}

@@ -1,0 +1,78 @@
+import CreaseCore
+
+/// `crease coverage --plan PLAN TRACE...`: which of a plan's layouts (and transitions)
+/// a campaign's traces showed (docs/plan.md).
+enum CoverageCommand {
+    static let usage = "crease coverage --plan PLAN TRACE... [--min PERCENT] [--json]"
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        guard let planPath = try args.option("--plan") else { throw UsageError("--plan PLAN is needed (crease plan -o PLAN makes one)") }
+        let minimum = try args.double("--min")
+        let json = args.flag("--json")
+        let traces = args.remainingPositionals()
+        try args.finish()
+        guard !traces.isEmpty else { throw UsageError("at least one trace is needed") }
+        if let m = minimum, !(0...100).contains(m) { throw UsageError("--min is a percentage, 0 to 100, not \(m)") }
+        let plan = try PlanFile.load(planPath)
+        // Every layout a trace passes through, in the plan's digest (crease64v, whatever the trace's version).
+        var seen = Set<UInt64>()
+        var steps = Set<[UInt64]>()
+        var events = 0
+        for path in traces {
+            let file = try TraceIO.load(path)
+            var replayer = TraceReplayer(header: file.header, verify: false)
+            var previous = DigestAlgorithm.crease64v.digest(replayer.engine.body)
+            seen.insert(previous)
+            var cursor = file.cursor()
+            while let traced = try cursor.next() {
+                if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
+                    throw UsageError("\(path): seq \(d.seq) cannot be applied: \(error)")
+                }
+                switch traced.record {
+                case .event, .load, .gap:
+                    if case .event = traced.record { events += 1 }
+                    let now = DigestAlgorithm.crease64v.digest(replayer.engine.body)
+                    if now != previous { steps.insert([previous, now]) }
+                    seen.insert(now)
+                    previous = now
+                default: break
+                }
+            }
+        }
+        let covered = plan.layouts.filter { seen.contains($0.digest) }
+        let missing = plan.layouts.filter { !seen.contains($0.digest) }
+        let coveredTransitions = plan.transitions.filter { steps.contains([$0.from, $0.to]) }.count
+        let percent = plan.layouts.isEmpty ? 100 : Double(covered.count) * 100 / Double(plan.layouts.count)
+        let outside = seen.subtracting(plan.layouts.map(\.digest)).count
+        if json {
+            var w = JSONWriter()
+            w.beginObject()
+            w.key("app"); w.string(plan.app)
+            w.key("traces"); w.int(traces.count)
+            w.key("events"); w.int(events)
+            w.key("layouts"); w.int(plan.layouts.count)
+            w.key("covered"); w.int(covered.count)
+            w.key("percent"); w.number((percent * 100).rounded() / 100)
+            w.key("transitions"); w.int(plan.transitions.count)
+            w.key("transitionsCovered"); w.int(coveredTransitions)
+            w.key("outsidePlan"); w.int(outside)
+            w.key("missing"); w.beginArray(); for m in missing { w.string(Digest.hex(m.digest)) }; w.endArray()
+            w.endObject()
+            Console.out(bytes: w.bytes)
+        } else {
+            Console.out("coverage: \(traces.count) trace\(traces.count == 1 ? "" : "s"), \(Format.grouped(events)) events, against the plan for \(plan.app)")
+            Console.out("layouts      \(Format.grouped(covered.count)) of \(Format.grouped(plan.layouts.count)) (\(Format.fixed(percent, 2)) %)")
+            if !plan.transitions.isEmpty {
+                Console.out("transitions  \(Format.grouped(coveredTransitions)) of \(Format.grouped(plan.transitions.count))")
+            }
+            if outside > 0 { Console.out("outside      \(outside) layouts the traces showed are not in the plan (another start, depth, or keyboard height)") }
+            let next = missing.sorted { $0.events < $1.events }.prefix(10)
+            if !next.isEmpty {
+                Console.out("next to run (shortest first; their events are in the plan):")
+                for m in next { Console.out("  \(Digest.hex(m.digest))  \(m.events) events") }
+            }
+        }
+        if let minimum, percent < minimum { return ExitStatus.checkFailed }
+        return ExitStatus.success
+    }
+}

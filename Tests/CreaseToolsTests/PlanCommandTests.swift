@@ -1,0 +1,45 @@
+import CreaseCore
+import Foundation
+import Testing
+
+/// `crease plan` and `crease coverage` as a rig engineer runs them.
+@Suite struct PlanCommandTests {
+    static let traces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Traces")
+
+    @Test("plan writes every layout's sequence; coverage says how many a trace showed and what to run next")
+    func planThenCoverage() throws {
+        let dir = NSTemporaryDirectory() + "crease-plan-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let plan = try CommandRunner.run(["plan", "--app", "builtin:tabs", "--max-depth", "2", "--transitions", "-o", dir + "/plan.json"])
+        #expect(plan.status == 0 && plan.stdout.contains("distinct layouts") && plan.stdout.contains("written to"), "\(plan.stdout)\(plan.stderr)")
+        let document = try JSON.parse(Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/plan.json"))))
+        guard case .array(let sequences)? = document["sequences"], case .number(let layouts)? = document["layouts"] else {
+            Issue.record("no sequences in the plan"); return
+        }
+        #expect(Double(sequences.count) == layouts && document["crease"] == .string("plan") && document["truncated"] == .bool(false))
+        // The sequences' events are lines crease layout takes, and give the digest the plan names.
+        if let last = sequences.last, case .array(let events)? = last["events"], case .string(let digest)? = last["digest"] {
+            let lines = events.map { e -> String in
+                var w = JSONWriter()
+                w.value(e)
+                return String(decoding: w.bytes, as: UTF8.self)
+            }.joined(separator: "\n") + "\n"
+            let r = try CommandRunner.run(["layout", "--events", "-"], stdin: lines)
+            #expect(r.status == 0 && r.stdout.contains(#""digest":"\#(digest)""#))
+        }
+        let trace = Self.traces.appendingPathComponent("slow-unfold.jsonl").path
+        let coverage = try CommandRunner.run(["coverage", "--plan", dir + "/plan.json", trace, "--json"])
+        #expect(coverage.status == 0, "\(coverage.stderr)")
+        let c = try JSON.parse(Array(coverage.stdout.utf8))
+        guard case .number(let covered)? = c["covered"], case .number(let percent)? = c["percent"] else { Issue.record("no figures"); return }
+        #expect(covered >= 3 && percent > 0 && percent < 100)
+        let text = try CommandRunner.run(["coverage", "--plan", dir + "/plan.json", trace, "--min", "100"])
+        #expect(text.status == 1 && text.stdout.contains("layouts ") && text.stdout.contains("next to run"))
+        let bad = try CommandRunner.run(["coverage", "--plan", trace, trace])
+        #expect(bad.status == 2 && bad.stderr.contains("not a plan"))
+        let depth = try CommandRunner.run(["plan", "--max-depth", "0"])
+        #expect(depth.status == 2 && depth.stderr.contains("--max-depth"))
+    }
+}
