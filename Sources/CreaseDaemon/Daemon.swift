@@ -68,6 +68,8 @@ public final class Daemon {
     private lazy var clientTurnNs: UInt64 = options.budgetUs * 250
     private var check: UVCheck?
     private var shuttingDown = false
+    /// With `--resume`, the file this run continues (its first trace file names it).
+    private var resumedFrom: TraceHeader.ResumedFrom?
 
     /// Loads the profile and app; nothing is opened yet.
     public init(options: DaemonOptions, environment: [String: String], traceFactory: TraceSinkFactory?) throws(StartupError) {
@@ -83,12 +85,31 @@ public final class Daemon {
         socketGroup = try options.access.socketGroup.map(AccessLookup.socketGroup)
         readSizer = ReadSizer(budgetNs: options.budgetUs * 1000)
         readBuffer = ReadBuffer(capacity: ReadSizer.maximum, size: readSizer.size)
-        let engine = try EngineLoader.engine(app: options.app, profilePath: options.profilePath)
+        var engine = try EngineLoader.engine(app: options.app, profilePath: options.profilePath)
+        var resume: DaemonCore.Config.ResumeStatus?
+        if options.resume, options.trace {
+            let directory = TraceDirectory.resolve(explicit: options.traceDirectory, environment: environment)
+            switch TraceResume.resume(directory: directory) {
+            case .resumed(let point):
+                engine = point.engine
+                resumedFrom = point.from
+                resume = .resumed(point.from, truncatedBytes: point.truncatedBytes)
+                log.notice("resumed from \(point.from.file) at seq \(point.from.seq), digest \(Digest.hex(point.from.digest))"
+                           + (point.truncatedBytes > 0 ? " (its cut tail of \(point.truncatedBytes) bytes truncated)" : "")
+                           + "; app \"\(engine.appName)\", profile \"\(engine.profileName)\" from the trace")
+            case .nothing:
+                resume = .fresh("no trace in \(directory) to resume from")
+                log.info("--resume: no trace in \(directory); starting fresh")
+            case .failed(let why):
+                resume = .fresh(why)
+                log.warning("--resume: cannot resume: \(why); the file is left as it is and the daemon starts fresh")
+            }
+        }
         let trace = self.trace
         core = DaemonCore(engine: engine,
                           config: .init(daemonName: "creased \(DaemonInfo.version)", budgetUs: options.budgetUs,
                                         socketActivated: false, policy: policy, lineLimit: options.maxLineBytes,
-                                        labels: options.labels, settleNs: options.settleMs * 1_000_000),
+                                        labels: options.labels, settleNs: options.settleMs * 1_000_000, resume: resume),
                           probes: .init(residentKiB: Daemon.residentKiB, logDroppedLines: { log.droppedLines },
                                         traceStats: { w in trace.sink?.writeStats(to: &w) }, clock: { uv_hrtime() }),
                           startNs: uv_hrtime())
@@ -134,7 +155,8 @@ public final class Daemon {
             do {
                 let sink = try factory(TraceContext(daemonVersion: DaemonInfo.version, engine: core.engine,
                                                     configJSON: configJSON(), directory: options.traceDirectory,
-                                                    labels: options.labels, log: log, originNs: core.startNs, wake: { wake.send() }))
+                                                    labels: options.labels, log: log, originNs: core.startNs, resumedFrom: resumedFrom,
+                                                    wake: { wake.send() }))
                 trace.sink = sink
                 core.tracing = true
                 core.acksWaitForDisk = sink.durableSeq != nil

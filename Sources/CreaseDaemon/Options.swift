@@ -14,6 +14,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var logLevel: LogLevel = .info
     public var trace = true
     public var traceDirectory: String?
+    /// `--resume`: continue from the newest trace in the trace directory.
+    public var resume = false
     public var traceWriter = TraceWriterOptions()
     /// Bytes a connection may have queued, unsent, before it is dropped.
     public var maxQueueBytes = 1 << 20
@@ -66,6 +68,8 @@ public struct DaemonOptions: Sendable, Equatable {
           --settle-ms N          how long a replaced layout still makes an observation stale, not a mismatch (default 500)
           --trace-dir DIR        where trace files go
           --no-trace             record no trace
+          --resume               continue from the newest trace in the trace directory: its last state and seq
+                                 (a cut tail truncated first); the new file names the one it continues
         \(TraceWriterOptions.usage)
           --log-level LEVEL      debug, info, notice, warning or error (default info)
         \(AccessOptions.usage)
@@ -78,7 +82,7 @@ public struct DaemonOptions: Sendable, Equatable {
         """
 
     /// Flags that only mean something for a recorded trace.
-    static let traceFlags: Set<String> = TraceWriterOptions.valueFlags.union(["--trace-dir", "--trace-layouts"])
+    static let traceFlags: Set<String> = TraceWriterOptions.valueFlags.union(["--trace-dir", "--trace-layouts", "--resume"])
 
     /// `fromEnvironment`: how many of the first arguments came from `EnvironmentOptions`
     /// (flags the command line may override without contradicting them).
@@ -146,6 +150,7 @@ public struct DaemonOptions: Sendable, Equatable {
                 guard o.settleMs <= 3_600_000 else { throw UsageError(description: "--settle-ms takes 0 to 3600000 milliseconds") }
             case "--trace-dir": o.traceDirectory = try value(arg)
             case "--no-trace": o.trace = false
+            case "--resume": o.resume = true
             case "--trace-layouts": o.traceWriter.layouts = true
             case _ where TraceWriterOptions.valueFlags.contains(arg): try o.traceWriter.set(arg, try value(arg))
             case _ where AccessOptions.valueFlags.contains(arg): try o.access.set(arg, try value(arg))

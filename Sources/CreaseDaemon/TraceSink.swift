@@ -75,10 +75,14 @@ public struct TraceContext {
     /// each record's `t` is the time the engine was given (a motion sample's settle time is
     /// measured on it). Nil: the writer's own start.
     public let originNs: UInt64?
+    /// The file this run continues (`--resume`), for the first file's header.
+    public let resumedFrom: TraceHeader.ResumedFrom?
 
     public init(daemonVersion: String, engine: Engine, configJSON: [UInt8],
-                directory: String?, labels: [Label] = [], log: Logger, originNs: UInt64? = nil, wake: @escaping @Sendable () -> Void) {
+                directory: String?, labels: [Label] = [], log: Logger, originNs: UInt64? = nil,
+                resumedFrom: TraceHeader.ResumedFrom? = nil, wake: @escaping @Sendable () -> Void) {
         self.originNs = originNs
+        self.resumedFrom = resumedFrom
         self.labels = labels
         self.daemonVersion = daemonVersion
         self.engine = engine

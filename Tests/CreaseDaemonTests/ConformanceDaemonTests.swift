@@ -250,3 +250,63 @@ private func crease(_ args: [String]) throws -> (status: Int32, out: String, err
         #expect(suite.attribute(forName: "failures")?.stringValue == String(failing.count))
     }
 }
+
+/// Issue 24: `creased --resume` continues a run killed mid-stream from its last
+/// acknowledged event, in a new file that names the one it continues.
+@Suite struct ResumeTests {
+    @Test func aKilledDaemonResumesFromItsLastAcknowledgedEvent() throws {
+        let first = try DaemonProcess(arguments: ["--fsync", "always", "--resume"])
+        let traceDir = "\(first.dir)/state"
+        let rig = try Client(first.socketPath)
+        var fresh = try rig.request(#"{"cmd":"hello"}"#)
+        #expect(fresh["resumed"]?["fresh"]?.str?.contains("no trace") == true, "\(fresh)")
+        var last: JSONValue = .null
+        for i in 1...300 {
+            var w = JSONWriter()
+            Event.hinge(angle: Double(i % 181)).write(to: &w, id: .number(Double(i)))
+            last = try rig.request(String(decoding: w.bytes, as: UTF8.self))
+        }
+        _ = try rig.request(#"{"event":"orientation","value":"landscapeLeft","id":"o"}"#)
+        last = try rig.request(#"{"event":"keyboard","visible":true,"id":"k"}"#)
+        let ackedSeq = try #require(last["seq"]?.int), ackedDigest = try #require(last["digest"]?.str)
+        let stateBefore = try rig.request(#"{"cmd":"state"}"#)["state"]?["state"]
+        first.signal(SIGKILL)
+        _ = first.waitForExit()
+        // The same trace directory, a new process.
+        let second = try DaemonProcess(arguments: ["--resume", "--trace-dir", traceDir])
+        let again = try Client(second.socketPath)
+        fresh = try again.request(#"{"cmd":"hello"}"#)
+        #expect(fresh["seq"]?.int == ackedSeq && fresh["digest"]?.str == ackedDigest, "\(fresh)")
+        #expect(fresh["resumed"]?["seq"]?.int == ackedSeq && fresh["resumed"]?["file"]?.str?.hasSuffix(".jsonl") == true)
+        #expect(try again.request(#"{"cmd":"state"}"#)["state"]?["state"] == stateBefore)
+        let next = try again.request(#"{"event":"keyboard","visible":false,"id":1}"#)
+        #expect(next["seq"]?.int == ackedSeq + 1)
+        second.stop()
+        // Both files verify; the second names the first and starts where it ended.
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: traceDir)) ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
+        #expect(files.count == 2)
+        for f in files {
+            let r = try run((try creasedBinary() as NSString).deletingLastPathComponent + "/crease", ["replay", "--verify", "\(traceDir)/\(f)"])
+            #expect(r.status == 0, "\(f): \(r.out)\(r.err)")
+        }
+        let headers = try files.map { try TraceFile(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: "\(traceDir)/\($0)")))).header }
+        let resumed = try #require(headers.first { $0.resumedFrom != nil })
+        #expect(resumed.reason == "resume" && resumed.initialSeq == ackedSeq && Digest.hex(resumed.initialDigest) == ackedDigest)
+        #expect(files.contains(resumed.resumedFrom!.file) && resumed.resumedFrom!.seq == ackedSeq)
+        let info = try run((try creasedBinary() as NSString).deletingLastPathComponent + "/crease",
+                           ["trace", "info", "\(traceDir)/\(files.first { $0 != resumed.resumedFrom!.file }!)"])
+        #expect(info.out.contains("resumed    from \(resumed.resumedFrom!.file) at seq \(ackedSeq)"), "\(info.out)")
+    }
+
+    @Test func aTraceItCannotReplayIsLeftAsItIsAndTheDaemonStartsFresh() throws {
+        let dir = try makeTempDir()
+        try "{\"not\":\"a trace\"}\n".write(toFile: "\(dir)/creased-20260101T000000Z-1-0.jsonl", atomically: true, encoding: .utf8)
+        let d = try DaemonProcess(arguments: ["--resume", "--trace-dir", dir])
+        let hello = try Client(d.socketPath).request(#"{"cmd":"hello"}"#)
+        #expect(hello["seq"]?.int == 0 && hello["resumed"]?["fresh"]?.str?.contains("creased-20260101T000000Z-1-0.jsonl") == true, "\(hello)")
+        #expect(try String(contentsOfFile: "\(dir)/creased-20260101T000000Z-1-0.jsonl", encoding: .utf8) == "{\"not\":\"a trace\"}\n")
+        #expect(d.log().contains("cannot resume"))
+        let noTrace = try run(try creasedBinary(), ["--resume", "--no-trace"])
+        #expect(noTrace.status == 2 && noTrace.err.contains("--resume"))
+    }
+}

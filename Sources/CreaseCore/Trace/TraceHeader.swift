@@ -29,6 +29,21 @@ public struct TraceHeader: Sendable, Equatable {
     public var reason: String
     /// The daemon's `--label`s, in order (empty when it had none; then not written).
     public var labels: [Label]
+    /// For the first file of a run that resumed (`creased --resume`): the file it continues,
+    /// and the seq and digest it resumed at (this file's `initial`).
+    public var resumedFrom: ResumedFrom?
+
+    public struct ResumedFrom: Sendable, Equatable {
+        public var file: String
+        public var seq: Int
+        public var digest: UInt64
+
+        public init(file: String, seq: Int, digest: UInt64) {
+            self.file = file
+            self.seq = seq
+            self.digest = digest
+        }
+    }
     public var profile: DeviceProfile
     public var app: App
     /// The daemon's configuration (budget, limits) as it gave it.
@@ -66,6 +81,7 @@ public struct TraceHeader: Sendable, Equatable {
         self.config = config
         self.layouts = layouts
         self.monotonicOrigin = monotonicOrigin
+        resumedFrom = nil
         self.initialSeq = initialSeq
         self.initialT = initialT
         self.initialState = initialState
@@ -91,6 +107,11 @@ public struct TraceHeader: Sendable, Equatable {
         w.key("part"); w.int(part)
         w.key("reason"); w.string(reason)
         if !labels.isEmpty { w.key("labels"); Label.write(labels, to: &w) }
+        if let r = resumedFrom {
+            w.key("resumedFrom"); w.beginObject()
+            w.key("file"); w.string(r.file); w.key("seq"); w.int(r.seq); w.key("digest"); w.string(Digest.hex(r.digest))
+            w.endObject()
+        }
         w.key("profile"); profile.write(to: &w)
         w.key("app"); w.value(app.source)
         w.key("config"); w.value(config)
@@ -133,8 +154,17 @@ public struct TraceHeader: Sendable, Equatable {
 
     private static func decodeFields(_ value: JSONValue, version: Int) throws(InputError) -> TraceHeader {
         let r = try FieldReader(value, path: "", what: "trace header")
-        try r.rejectUnknown(allowed: ["crease", "version", "daemon", "started", "part", "reason", "labels", "profile", "app",
+        try r.rejectUnknown(allowed: ["crease", "version", "daemon", "started", "part", "reason", "labels", "resumedFrom", "profile", "app",
                                       "config", "layouts", "monotonicOrigin", "initial"])
+        var resumedFrom: ResumedFrom?
+        if let v = r.optional("resumedFrom") {
+            let f = try FieldReader(v, path: "resumedFrom", what: "resumedFrom")
+            try f.rejectUnknown(allowed: ["file", "seq", "digest"])
+            guard let d = Digest.parseHex(try f.string("digest")) else {
+                throw InputError(.badValue, "resumedFrom.digest must be 16 hex digits", field: "resumedFrom.digest")
+            }
+            resumedFrom = ResumedFrom(file: try f.string("file"), seq: try f.integer("seq", min: 0, max: TraceHeader.maxInteger), digest: d)
+        }
         let profile = try DeviceProfile.decode(try r.required("profile"))
         let app = try App.decode(try r.required("app"), path: "app")
         let config = try r.required("config")
@@ -152,7 +182,7 @@ public struct TraceHeader: Sendable, Equatable {
         if let o = origin, !(o >= 0 && o < 1.8e19 && o == o.rounded()) {
             throw InputError.outOfRange("monotonicOrigin", "must be a whole number of nanoseconds", got: o)
         }
-        return TraceHeader(version: version, daemon: try r.string("daemon"), started: try r.string("started"),
+        var header = TraceHeader(version: version, daemon: try r.string("daemon"), started: try r.string("started"),
                            part: try r.integer("part", min: 0, max: TraceHeader.maxInteger), reason: try r.string("reason"),
                            labels: try r.optional("labels").map { v throws(InputError) in try Label.decode(v, field: "labels") } ?? [],
                            profile: profile, app: app, config: config, layouts: try r.bool("layouts"),
@@ -160,6 +190,8 @@ public struct TraceHeader: Sendable, Equatable {
                            initialSeq: try initial.integer("seq", min: 0, max: TraceHeader.maxInteger),
                            initialT: UInt64(try initial.integer("t", min: 0, max: TraceHeader.maxInteger)),
                            initialState: state, initialDigest: digest)
+        header.resumedFrom = resumedFrom
+        return header
     }
 }
 

@@ -33,6 +33,16 @@ extension DaemonCore {
                     w.endObject()
                 }
                 w.key("labels"); Label.write(config.labels, to: &w)
+                switch config.resume {
+                case .resumed(let from, let truncated)?:
+                    w.key("resumed"); w.beginObject()
+                    w.key("file"); w.string(from.file); w.key("seq"); w.int(from.seq); w.key("digest"); w.string(Digest.hex(from.digest))
+                    w.key("truncatedBytes"); w.int(truncated)
+                    w.endObject()
+                case .fresh(let why)?:
+                    w.key("resumed"); w.beginObject(); w.key("fresh"); w.string(why); w.endObject()
+                case nil: break
+                }
             }
         case .layout:
             Reply.appendOK(id: id, to: &out.bytes) { w in

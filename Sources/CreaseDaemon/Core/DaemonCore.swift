@@ -25,10 +25,18 @@ public struct DaemonCore {
         /// publishers, so readers can never take the descriptors a rig's publisher needs.
         public var readersPerUid: Int
         public var readersTotal: Int
+        /// With `--resume`: where the daemon resumed, or why it started fresh (for `hello`).
+        public var resume: ResumeStatus?
+
+        public enum ResumeStatus {
+            case resumed(TraceHeader.ResumedFrom, truncatedBytes: Int)
+            case fresh(String)
+        }
 
         public init(daemonName: String, budgetUs: UInt64, socketActivated: Bool, policy: AccessPolicy, lineLimit: Int,
                     labels: [Label] = [], settleNs: UInt64 = ConformanceTracker.defaultWindowNs,
-                    readersPerUid: Int = .max, readersTotal: Int = .max) {
+                    readersPerUid: Int = .max, readersTotal: Int = .max, resume: ResumeStatus? = nil) {
+            self.resume = resume
             self.readersPerUid = readersPerUid
             self.readersTotal = readersTotal
             self.labels = labels

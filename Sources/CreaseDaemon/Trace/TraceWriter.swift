@@ -90,8 +90,9 @@ public final class TraceWriter: TraceSink {
         self.config = config
         let labels = context.labels
         let pid = self.pid
-        let (firstHeader, firstIndex) = TraceWriter.header(daemon: daemon, config: config, part: 0, reason: "start", labels: labels, layouts: options.layouts,
-                                                           origin: origin, t: 0, engine: context.engine, path: path, pid: pid)
+        let (firstHeader, firstIndex) = TraceWriter.header(daemon: daemon, config: config, part: 0, reason: context.resumedFrom == nil ? "start" : "resume",
+                                                           labels: labels, layouts: options.layouts, origin: origin, t: 0, engine: context.engine,
+                                                           path: path, pid: pid, resumedFrom: context.resumedFrom)
         var first = firstHeader
         if options.layouts { TraceEncoding.appendLayout(seq: context.engine.seq, layout: context.engine.layoutJSON(), to: &first) }
         let fd: Int32
@@ -116,11 +117,14 @@ public final class TraceWriter: TraceSink {
 
     /// The header line of a file beginning at `path`, and its line for the directory's index.
     static func header(daemon: String, config: JSONValue, part: Int, reason: String, labels: [Label], layouts: Bool, origin: UInt64,
-                       t: UInt64, engine: Engine, path: String, pid: Int32) -> (header: [UInt8], index: [UInt8]) {
+                       t: UInt64, engine: Engine, path: String, pid: Int32,
+                       resumedFrom: TraceHeader.ResumedFrom? = nil) -> (header: [UInt8], index: [UInt8]) {
         let now = TraceFileName.now()
         let started = TraceFileName.iso8601(seconds: now.seconds, millis: now.millis)
-        var bytes = TraceHeader(daemon: daemon, started: started, part: part, reason: reason, labels: labels, config: config,
-                                layouts: layouts, monotonicOrigin: origin, t: t, engine: engine).encode()
+        var header = TraceHeader(daemon: daemon, started: started, part: part, reason: reason, labels: labels, config: config,
+                                 layouts: layouts, monotonicOrigin: origin, t: t, engine: engine)
+        header.resumedFrom = resumedFrom
+        var bytes = header.encode()
         bytes.append(0x0A)
         let file = path.split(separator: "/").last.map(String.init) ?? path
         let index = TraceIndexEntry(file: file, started: started, pid: Int(pid), part: part, reason: reason, seq: engine.seq, labels: labels)

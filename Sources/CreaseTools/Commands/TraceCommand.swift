@@ -151,6 +151,9 @@ enum TraceCommand {
         }
         Console.out("trace      \(path)")
         Console.out("recorded   \(h.daemon), started \(h.started), part \(h.part) (\(h.reason))")
+        if let r = h.resumedFrom {
+            Console.out("resumed    from \(r.file) at seq \(r.seq), digest \(Digest.hex(r.digest)): a restarted daemon continued that run here")
+        }
         if !h.labels.isEmpty { Console.out("labels     " + h.labels.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")) }
         Console.out("app        \(h.app.name); profile \(h.profile.name) (hysteresis \(h.profile.hingeHysteresis)°)")
         var config = JSONWriter()
