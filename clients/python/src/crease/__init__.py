@@ -6,10 +6,10 @@
         print(rig.layout()["barAxis"])
 """
 
-from .client import (DEFAULT_TIMEOUT, DEFAULT_WINDOW, Client, ConnectionClosed, CreaseError, JSONObject,
+from .client import (DEFAULT_TIMEOUT, DEFAULT_WINDOW, Client, ConnectionClosed, CreaseError, DaemonRestarted, JSONObject,
                      Subscription, default_socket_path, read_trace_header)
 from .daemon import Daemon, DaemonError
 
-__all__ = ["Client", "Subscription", "CreaseError", "ConnectionClosed", "Daemon", "DaemonError",
+__all__ = ["Client", "Subscription", "CreaseError", "ConnectionClosed", "DaemonRestarted", "Daemon", "DaemonError",
            "default_socket_path", "read_trace_header", "DEFAULT_TIMEOUT", "DEFAULT_WINDOW", "JSONObject"]
 __version__ = "0.1.0"

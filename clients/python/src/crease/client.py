@@ -92,6 +92,22 @@ class ConnectionClosed(ConnectionError):
     a reader that fell behind) before the awaited reply or push came."""
 
 
+class DaemonRestarted(ConnectionClosed):
+    """A client made with ``reconnect=True`` found creased gone and connected again: the
+    message being sent was **not** sent (send it again if it still makes sense).
+    ``hello`` is the new daemon's hello: ``seq`` where it resumed (``creased --resume``),
+    ``resumed`` where from. Subscriptions were renewed."""
+
+    def __init__(self, hello: JSONObject) -> None:
+        self.hello = hello
+        self.seq: Optional[int] = hello.get("seq") if isinstance(hello.get("seq"), int) else None
+        super().__init__(f"creased restarted; it is at seq {self.seq}; the message was not sent")
+
+
+class _NotSent(ConnectionClosed):
+    """The connection broke before any byte of the line was written: the daemon never saw it."""
+
+
 def _key(value: Any) -> Tuple[str, Any]:
     """A hashable key under which an id and its echo compare equal (the daemon writes
     numbers in canonical form, so 1.0 comes back as 1; True is not 1)."""
@@ -117,20 +133,19 @@ class Client:
     threads: one can iterate a subscription while another sends.
     """
 
-    def __init__(self, path: Optional[PathLike] = None, *, timeout: Optional[float] = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, path: Optional[PathLike] = None, *, timeout: Optional[float] = DEFAULT_TIMEOUT,
+                 reconnect: bool = False, on_restart: Optional[Callable[[JSONObject], None]] = None) -> None:
         self.path: str = os.fspath(path) if path is not None else default_socket_path()
         self.timeout = timeout
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            sock.connect(self.path)
-        except FileNotFoundError:
-            sock.close()
-            raise FileNotFoundError(
-                f"no creased socket at {self.path} (pass a path, or set CREASE_SOCKET)") from None
-        except OSError:
-            sock.close()
-            raise
-        sock.setblocking(False)
+        #: With ``reconnect``, a request that finds the daemon gone connects again (backing off,
+        #: up to ``timeout``), renews the subscriptions and calls ``on_restart(hello)`` (then sends
+        #: the request) or, without it, raises :class:`DaemonRestarted` (the request not sent).
+        #: Requests awaiting a reply when the connection broke raise either way.
+        self.reconnect = reconnect
+        self.on_restart = on_restart
+        #: How many times this client connected again.
+        self.restarts = 0
+        sock = self._open()
         self._sock: Optional[socket.socket] = sock
         self._fd = sock.fileno()
         self._cond = threading.Condition()
@@ -144,6 +159,8 @@ class Client:
         self._closed_why: Optional[str] = None
         self._next_id = 1
         self._clock_offset: Optional[int] = None  # the daemon's clock minus ours, once estimated
+        self._topics: List[str] = []  # subscribed, renewed after a reconnection
+        self._closed_by_us = False
 
     # -- the connection
 
@@ -153,9 +170,59 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _open(self) -> socket.socket:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(self.path)
+        except FileNotFoundError:
+            sock.close()
+            raise FileNotFoundError(
+                f"no creased socket at {self.path} (pass a path, or set CREASE_SOCKET)") from None
+        except OSError:
+            sock.close()
+            raise
+        sock.setblocking(False)
+        return sock
+
+    def _restore(self) -> None:
+        """Connects again after the daemon went away (``reconnect``): see ``__init__``."""
+        deadline = self._deadline(self.timeout)
+        delay = 0.02
+        while True:
+            try:
+                sock = self._open()
+                break
+            except OSError as e:
+                if deadline is not None and time.monotonic() + delay > deadline:
+                    raise ConnectionClosed(f"creased at {self.path} did not come back within {self.timeout} s ({e})") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.5)
+        with self._cond:
+            # What the old connection owed is lost: its waiters get an error, never a silent re-send.
+            for key, reply in list(self._replies.items()):
+                if reply is None:
+                    self._replies[key] = {"ok": False, "error": {
+                        "code": "connectionClosed",
+                        "message": "creased went away before replying: the message may or may not have been applied"}}
+            self._order.clear()
+            self._sock = sock
+            self._fd = sock.fileno()
+            self._inbuf.clear()
+            self._closed_why = None
+            self._shutdown = None
+            self._cond.notify_all()
+        hello = self.command("hello")
+        if self._topics:
+            self.command("subscribe", topics=list(self._topics))
+        self.restarts += 1
+        if self.on_restart is None:
+            raise DaemonRestarted(hello)
+        self.on_restart(hello)
+
     def close(self) -> None:
         """Closes the connection; replies still owed are not awaited."""
         with self._cond:
+            self._closed_by_us = True
             sock, self._sock = self._sock, None
             if self._closed_why is None:
                 self._closed_why = "the client closed the connection"
@@ -176,6 +243,15 @@ class Client:
         try:
             with self._write_lock:
                 self._write(line)
+        except _NotSent:
+            with self._cond:
+                self._replies.pop(key, None)
+            if not self.reconnect or self._closed_by_us:
+                raise
+            # Found gone while writing, nothing of this line written: connect again, then
+            # (with on_restart) send it to the new daemon; never one it may have seen.
+            self._restore()
+            return self.send(message)
         except BaseException:
             with self._cond:
                 self._replies.pop(key, None)
@@ -396,13 +472,18 @@ class Client:
         if not topics:
             raise ValueError("subscribe needs at least one topic")
         reply = self.command("subscribe", topics=list(topics))
+        self._topics += [t for t in topics if t not in self._topics]
         return Subscription(self, tuple(topics), reply)
 
     def unsubscribe(self, *topics: str) -> JSONObject:
         """Removes ``topics`` (all of them when none is given); pushes already received stay queued."""
         if topics:
-            return self.command("unsubscribe", topics=list(topics))
-        return self.command("unsubscribe")
+            reply = self.command("unsubscribe", topics=list(topics))
+            self._topics = [t for t in self._topics if t not in topics]
+            return reply
+        reply = self.command("unsubscribe")
+        self._topics = []
+        return reply
 
     # -- pushes (used by Subscription)
 
@@ -468,6 +549,8 @@ class Client:
         encodes the line."""
         if type(message) is not dict and not isinstance(message, Mapping):
             raise TypeError(f"a message is a mapping (a JSON object), not {type(message).__name__}")
+        if self._sock is None and self.reconnect and not self._closed_by_us:
+            self._restore()
         with self._cond:
             if self._sock is None:
                 raise ConnectionClosed(self._closed_why or "closed")
@@ -496,7 +579,12 @@ class Client:
         view = memoryview(data)
         deadline = self._deadline(self.timeout)
         while view:
-            sent = self._send_some(view)
+            try:
+                sent = self._send_some(view)
+            except ConnectionClosed as e:
+                if len(view) == len(data):
+                    raise _NotSent(str(e)) from e
+                raise
             view = view[sent:]
             if view:
                 self._poll(want_write=True, want_read=False, deadline=deadline)
@@ -704,8 +792,14 @@ class Subscription(Iterator[JSONObject]):
         return push
 
     def drain(self) -> List[JSONObject]:
-        """The pushes that have arrived, without waiting for more."""
-        return self.client._drain_pushes(self.topics)
+        """The pushes that have arrived, without waiting for more; the ``shutdown`` push
+        last, once, when the daemon sent it."""
+        pushes = self.client._drain_pushes(self.topics)
+        shutdown = self.client._shutdown
+        if shutdown is not None and not self._saw_shutdown:
+            self._saw_shutdown = True
+            pushes.append(shutdown)
+        return pushes
 
     def close(self) -> None:
         """Unsubscribes from this subscription's topics."""
