@@ -7,14 +7,6 @@ import xml.etree.ElementTree as ET
 import pytest
 
 
-@pytest.fixture
-def creased_bin(request: pytest.FixtureRequest) -> str:
-    binary = request.config.getoption("--creased-bin")
-    if not binary:
-        pytest.fail("these tests need --creased-bin", pytrace=False)
-    return str(binary)
-
-
 def test_failing_test_report_names_the_trace(pytester: pytest.Pytester, creased_bin: str) -> None:
     pytester.makepyfile("""
         def test_rig(creased):

@@ -12,6 +12,7 @@ from crease import Daemon
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "rig_loop.py"
 APPIUM_EXAMPLE = HERE.parent / "examples" / "appium_rig.py"
+OPENHTF_EXAMPLE = HERE.parent / "examples" / "openhtf_station.py"
 RUN_TIMEOUT = 300  # seconds: generous for a loaded machine
 
 
@@ -71,7 +72,7 @@ def test_benchmark_prints_its_figures(creased_daemon: Daemon) -> None:
 
 
 def test_package_and_example_pass_mypy_strict() -> None:
-    for target in (["-p", "crease"], [str(EXAMPLE)], [str(APPIUM_EXAMPLE)]):
+    for target in (["-p", "crease"], [str(EXAMPLE)], [str(APPIUM_EXAMPLE)], [str(OPENHTF_EXAMPLE)]):
         run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", *target],
                              capture_output=True, text=True, timeout=RUN_TIMEOUT)
         assert run.returncode == 0, run.stdout + run.stderr
