@@ -40,6 +40,8 @@ private func okReply(_ command: Command, id: JSONValue?) -> [UInt8] {
             w.endArray()
         case .mark(let label):
             w.key("label"); w.string(label)
+        case .clock:
+            w.key("now"); w.int(0)
         case .hello, .layout, .state, .stats, .sync, .trace, .load, .observe:
             break
         }
@@ -118,6 +120,8 @@ public func fuzzCommand(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             fatalError("FuzzCommand: observe re-encoded does not decode: \(String(decoding: written, as: UTF8.self))")
         }
         check(decoded.jsonBytes() == written, "observe does not survive its own encoding")
+    case .clock:
+        check(name == "clock", "clock decoded from the command \"\(name)\"")
     case .hello, .layout, .state, .stats, .sync, .trace:
         break
     }

@@ -39,6 +39,8 @@ public struct TraceStory: Sendable {
         public var t: UInt64
         public var observation: Observation
         public var result: ConformanceResult
+        /// The `observe` command's id, when it had one (a report finds its screenshot by it).
+        public var id: JSONValue?
     }
 
     /// A layout worth a frame: the first one, each one after a change of digest, and the
@@ -92,8 +94,8 @@ public struct TraceStory: Sendable {
     }
 
     /// Records an observation judged against the engine's current layout.
-    public mutating func observe(_ engine: Engine, t: UInt64, observation: Observation, result: ConformanceResult) {
-        let o = Observed(seq: engine.seq, t: t, observation: observation, result: result)
+    public mutating func observe(_ engine: Engine, t: UInt64, observation: Observation, result: ConformanceResult, id: JSONValue? = nil) {
+        let o = Observed(seq: engine.seq, t: t, observation: observation, result: result, id: id)
         observations.append(o)
         if keepsFrames {
             frames.append(Frame(seq: engine.seq, t: t, eventText: "observe: \(result.verdict.rawValue)", layout: engine.layout, app: engine.app,

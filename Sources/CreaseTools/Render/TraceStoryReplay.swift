@@ -43,7 +43,7 @@ public struct TraceRun: Sendable {
                 story.mark(seq: g.seq, t: g.t, label: "gap: \(g.lost) records lost (\(g.reason))")
                 glitches.resumed(engine: replayer.engine, t: g.t)
             case .observation(let o):
-                story.observe(replayer.engine, t: o.t, observation: o.request.observed, result: o.result)
+                story.observe(replayer.engine, t: o.t, observation: o.request.observed, result: o.result, id: o.request.id)
                 if o.result.verdict != .match { glitches.verdict(NonMatchVerdict(o.result, t: o.t)) }
             case .batch, .layout:
                 break

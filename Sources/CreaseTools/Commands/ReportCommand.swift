@@ -1,0 +1,100 @@
+import CreaseCore
+import CreaseDaemon
+import Foundation
+
+/// `crease report TRACE`: one self-contained HTML page for a bug ticket (docs/report.md).
+enum ReportCommand {
+    static let usage = "crease report TRACE [-o report.html] [--screenshots DIR] [--minimize KIND[:SUBJECT]]"
+
+    /// The most a screenshot may be: a phone's full-resolution PNG is a few megabytes.
+    static let screenshotLimit = 32 << 20
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let output = try args.option("-o") ?? "report.html"
+        let shots = try args.option("--screenshots")
+        let minimize = try args.option("--minimize")
+        guard let path = args.positional() else { throw UsageError("a trace file is needed") }
+        try args.finish()
+        let file = try TraceIO.load(path)
+        TraceIO.warnIfCut(file, name: path)
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let title = "\(file.header.app.name) · \(name)"
+        let summary: TraceSummary
+        let run: TraceRun
+        do {
+            summary = try TraceInfo.summarize(file)
+            run = try TraceRun.replay(file, title: title, keepFrames: true)
+        } catch {
+            throw UsageError("\(path): \(error)")
+        }
+        let screenshots = try shots.map { try loadScreenshots($0, story: run.story) } ?? [:]
+        let minimized = try minimize.map { try minimizedLines(file, spec: $0) }
+        let html = ReportHTML.render(.init(title: title, file: file, summary: summary, story: run.story, screenshots: screenshots,
+                                           minimized: minimized))
+        let bytes = Array(html.utf8)
+        try TraceIO.write(bytes, to: output)
+        let observations = run.story.observations.count
+        Console.err("crease report: \(run.story.frames.count) frames, \(run.story.glitches.count) glitches, \(observations) observations"
+                    + (shots == nil ? "" : ", \(screenshots.count) screenshots")
+                    + (minimized.map { ", \($0.lines.count) minimized events" } ?? "")
+                    + "; \(output) (\(bytes.count / 1024) KiB, self-contained)")
+        return ExitStatus.success
+    }
+
+    /// The screenshot of each observation's frame: `DIR/<id>.png` (or .jpg, .jpeg) for an
+    /// observation sent with an id (a string as it is, a whole number as digits), else
+    /// `DIR/seq-<seq>.png`: the layout seq it was held at.
+    static func loadScreenshots(_ dir: String, story: TraceStory) throws -> [Int: (mime: String, base64: String)] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError("--screenshots \(dir): not a directory")
+        }
+        var out: [Int: (String, String)] = [:]
+        for (i, frame) in story.frames.enumerated() {
+            guard let o = frame.observed else { continue }
+            var names: [String] = []
+            switch o.id {
+            case .string(let s)? where !s.contains("/") && !s.hasPrefix("."): names.append(s)
+            case .number(let n)? where n == n.rounded() && abs(n) < 1e15: names.append(String(Int64(n)))
+            default: break
+            }
+            names.append("seq-\(o.seq)")
+            search: for base in names {
+                for (ext, mime) in [("png", "image/png"), ("jpg", "image/jpeg"), ("jpeg", "image/jpeg")] {
+                    let candidate = (dir as NSString).appendingPathComponent("\(base).\(ext)")
+                    guard FileManager.default.fileExists(atPath: candidate) else { continue }
+                    let bytes = try Inputs.readFile(candidate, what: "screenshot", limit: screenshotLimit)
+                    out[i] = (mime, Data(bytes).base64EncodedString())
+                    break search
+                }
+            }
+        }
+        return out
+    }
+
+    /// `--minimize KIND[:SUBJECT]`: the fewest events of the trace that still show that glitch,
+    /// as lines `crease layout --events -` takes (each with its recorded time as `ts`).
+    static func minimizedLines(_ file: TraceFile, spec: String) throws -> (property: String, lines: [String]) {
+        let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+        guard let first = parts.first, let kind = GlitchKind(rawValue: first) else {
+            throw UsageError("--minimize KIND[:SUBJECT], KIND one of \(GlitchKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let subject = parts.count > 1 ? parts[1] : nil
+        let header = file.header
+        let events: [TraceEvent]
+        do { events = try TraceMinimize.events(file) } catch { throw UsageError("--minimize: \(error)") }
+        func shows(_ candidate: [TraceEvent]) -> Bool {
+            guard let found = TraceMinimize.glitches(header: header, events: candidate, options: GlitchOptions()) else { return false }
+            return found.contains { $0.kind == kind && (subject == nil || $0.subject == subject) }
+        }
+        let property = "a \(kind.rawValue) glitch" + (subject.map { " of \"\($0)\"" } ?? "")
+        guard shows(events) else { throw CheckFailed("the trace does not show \(property): nothing to minimize") }
+        let result = DeltaDebugging.minimize(events, test: { (c: [TraceEvent]) -> Bool in shows(c) })
+        let lines = result.map { e -> String in
+            var w = JSONWriter()
+            e.envelope.event.write(to: &w, ts: Int64(e.t))
+            return String(decoding: w.bytes, as: UTF8.self)
+        }
+        return (property, lines)
+    }
+}

@@ -1,0 +1,242 @@
+import CreaseCore
+
+/// `crease report`: a trace as one self-contained HTML page for a bug ticket (docs/report.md).
+/// Inline CSS, script and SVG, and screenshots as data URIs: the page loads nothing, so it
+/// opens from `file://` and offline. At the top the figures `trace info`, `trace glitches`
+/// and `trace conformance` give; then the timeline, and a player that shows the frame at
+/// the cursor (a slider, the arrow keys, and a list of the moments that went wrong, each a
+/// link to its frame); at an observation, what the rig saw drawn over what was expected,
+/// with the differences, and the device's screenshot beside it when one was given.
+enum ReportHTML {
+    struct Input {
+        var title: String
+        var file: TraceFile
+        var summary: TraceSummary
+        var story: TraceStory
+        /// Screenshots by frame index: MIME type and base64 data.
+        var screenshots: [Int: (mime: String, base64: String)]
+        /// `--minimize`: what was shrunk, and the event lines left.
+        var minimized: (property: String, lines: [String])?
+    }
+
+    static func render(_ input: Input) -> String {
+        let story = input.story
+        let s = input.summary
+        let h = input.file.header
+        var w = XMLWriter(declaration: false)
+        w.raw("<!DOCTYPE html>")
+        w.begin("html", [("lang", "en")])
+        w.begin("head")
+        w.leaf("meta", [("charset", "utf-8")])
+        w.leaf("meta", [("name", "generator"), ("content", "crease report")])
+        w.element("title", text: input.title)
+        w.begin("style")
+        w.raw(css)
+        w.end()
+        w.end()
+        w.begin("body")
+        w.begin("header")
+        w.element("h1", text: input.title)
+        w.element("p", [("class", "meta")],
+                  text: "\(h.daemon) · app \(h.app.name) · profile \(h.profile.name) · started \(h.started) · part \(h.part) (\(h.reason))"
+                      + (h.labels.isEmpty ? "" : " · " + h.labels.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")))
+        w.end()
+
+        // The figures.
+        w.begin("section", [("id", "summary")])
+        w.element("h2", text: "Summary")
+        w.begin("table", [("class", "figures")])
+        func row(_ name: String, _ value: String, id: String) {
+            w.begin("tr", [("id", id)])
+            w.element("th", text: name)
+            w.element("td", text: value)
+            w.end()
+        }
+        row("duration", Timescale.seconds(Int64(s.durationNs)) + ", seq \(h.initialSeq + 1)…\(s.lastSeq ?? h.initialSeq)", id: "duration")
+        row("events", "\(s.events): " + s.eventsByType.map { "\($0.name) \($0.count)" }.joined(separator: ", "), id: "events")
+        let poses = uniqueInOrder(story.points.map { "\($0.pose.rawValue)" }, first: story.start.pose.rawValue)
+        let orientations = uniqueInOrder(story.points.map { $0.orientation.rawValue }, first: story.start.orientation.rawValue)
+        row("poses", poses.joined(separator: " → "), id: "poses")
+        row("orientations", orientations.joined(separator: " → "), id: "orientations")
+        let latencies = story.points.compactMap(\.relayoutNs).sorted()
+        if latencies.isEmpty {
+            row("latency", "not recorded in this trace", id: "latency")
+        } else {
+            let budget = h.budgetNs
+            let over = budget.map { b in latencies.filter { $0 > b }.count } ?? 0
+            row("latency", "read → layout queued: p50 \(micros(percentile(latencies, 0.5))) µs, p99 \(micros(percentile(latencies, 0.99))) µs, "
+                + "over the budget \(over) of \(latencies.count)", id: "latency")
+        }
+        let glitchCounts = GlitchKind.allCases.map { k in (k, story.glitches.filter { $0.kind == k }.count) }.filter { $0.1 > 0 }
+        row("glitches", glitchCounts.isEmpty ? "none" : glitchCounts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", "), id: "glitches")
+        let verdicts = Verdict.allCases.map { v in (v, story.observations.filter { $0.result.verdict == v }.count) }
+        row("conformance", story.observations.isEmpty ? "no observations" : verdicts.map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", "),
+            id: "conformance")
+        w.end()
+        w.end()
+
+        // The timeline, as crease render --timeline draws it.
+        w.begin("section", [("id", "timeline")])
+        w.element("h2", text: "Timeline")
+        w.raw(inline(TimelineSVG.render(story)))
+        w.end()
+
+        // The player.
+        let files = FrameSet.files(story).filter { $0.name.hasSuffix(".svg") }
+        w.begin("section", [("id", "player")])
+        w.element("h2", text: "Frames")
+        w.begin("div", [("class", "controls")])
+        w.leaf("input", [("type", "range"), ("id", "scrub"), ("min", "0"), ("max", String(max(0, files.count - 1))), ("value", "0"),
+                         ("aria-label", "frame")])
+        w.element("span", [("id", "position")], text: "1 / \(files.count)")
+        w.element("span", [("class", "hint")], text: "← → step · Page Up/Down ten · Home/End")
+        w.end()
+        w.element("p", [("id", "caption")], text: "")
+        w.begin("div", [("class", "stage")])
+        w.begin("div", [("id", "frames")])
+        for (i, f) in files.enumerated() {
+            let frame = story.frames[i]
+            var attributes: [(String, String)] = [("class", "frame"), ("id", "frame-\(i)"), ("data-seq", String(frame.seq)),
+                                                  ("data-t", Timescale.seconds(Int64(frame.t &- story.start.t))),
+                                                  ("data-digest", Digest.hex(frame.digest)), ("data-event", frame.eventText ?? "the start")]
+            if let o = frame.observed { attributes.append(("data-verdict", o.result.verdict.rawValue)) }
+            if i != 0 { attributes.append(("hidden", "hidden")) }
+            w.begin("div", attributes)
+            w.raw(inline(f.contents))
+            if let shot = input.screenshots[i] {
+                w.begin("figure", [("class", "screenshot")])
+                w.leaf("img", [("src", "data:\(shot.mime);base64,\(shot.base64)"), ("alt", "the device's screenshot at this observation")])
+                w.element("figcaption", text: "the device's screenshot")
+                w.end()
+            }
+            if let o = frame.observed, !o.result.differences.isEmpty {
+                w.begin("ul", [("class", "differences")])
+                for d in o.result.differences { w.element("li", text: "\(d)") }
+                w.end()
+            }
+            w.end()
+        }
+        w.end()
+        // The moments that went wrong, each a link to its frame.
+        w.begin("div", [("id", "moments")])
+        w.element("h3", text: "Moments")
+        w.begin("ul")
+        var moments = 0
+        for g in story.glitches {
+            guard let i = frameIndex(story, seq: g.firstSeq) else { continue }
+            moments += 1
+            w.begin("li", [("class", "glitch"), ("data-frame", String(i)), ("data-kind", g.kind.rawValue)])
+            w.element("a", [("href", "#frame-\(i)")], text: "\(g.kind.rawValue) \(g.subject) · seq \(g.firstSeq): \(g.message)")
+            w.end()
+        }
+        for (i, frame) in story.frames.enumerated() {
+            guard let o = frame.observed else { continue }
+            moments += 1
+            w.begin("li", [("class", "observation \(o.result.verdict.rawValue)"), ("data-frame", String(i)), ("data-verdict", o.result.verdict.rawValue)])
+            w.element("a", [("href", "#frame-\(i)")],
+                      text: "observation · seq \(o.seq): \(o.result.verdict.rawValue)"
+                          + (o.result.differences.first.map { ", \($0)" } ?? ""))
+            w.end()
+        }
+        if moments == 0 { w.element("li", text: "nothing went wrong") }
+        w.end()
+        w.end()
+        w.end()
+        w.end()
+
+        if let m = input.minimized {
+            w.begin("section", [("id", "minimized")])
+            w.element("h2", text: "Minimized: \(m.lines.count) events show \(m.property)")
+            w.element("p", text: "Paste into crease layout --events - (or send them to a daemon) to see it again:")
+            w.element("pre", [("id", "minimized-events")], text: m.lines.joined(separator: "\n"))
+            w.end()
+        }
+
+        w.begin("script")
+        w.raw(script)
+        w.end()
+        w.end()
+        w.end()
+        return w.finish()
+    }
+
+    /// An SVG document without its XML declaration, to sit inside the page.
+    static func inline(_ svg: String) -> String {
+        guard svg.hasPrefix("<?xml"), let end = svg.range(of: "?>") else { return svg }
+        return String(svg[end.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func frameIndex(_ story: TraceStory, seq: Int) -> Int? {
+        var best: Int?
+        for (i, f) in story.frames.enumerated() where f.seq <= seq && f.observed == nil { best = i }
+        return best ?? (story.frames.isEmpty ? nil : 0)
+    }
+
+    static func uniqueInOrder(_ values: [String], first: String) -> [String] {
+        var out = [first]
+        for v in values where v != out.last { out.append(v) }
+        return out.count > 40 ? Array(out.prefix(20)) + ["… \(out.count - 40) more"] + Array(out.suffix(20)) : out
+    }
+
+    static func percentile(_ sorted: [UInt64], _ p: Double) -> UInt64 {
+        sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
+    }
+
+    static func micros(_ ns: UInt64) -> String { Format.fixed(Double(ns) / 1000, 1) }
+
+    static let css = """
+        body { font-family: \(Palette.sans); margin: 16px; color: \(Palette.ink); background: \(Palette.page); }
+        h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 20px 0 8px; }
+        .meta { color: #555; margin: 0; }
+        table.figures th { text-align: left; padding-right: 16px; font-weight: 600; vertical-align: top; }
+        table.figures td { padding: 2px 0; }
+        #timeline svg { max-width: 100%; height: auto; }
+        .controls { display: flex; gap: 12px; align-items: center; }
+        #scrub { flex: 1; }
+        .hint { color: #777; font-size: 12px; }
+        .stage { display: flex; gap: 16px; align-items: flex-start; }
+        #frames { flex: 0 1 auto; }
+        #frames svg { max-height: 80vh; width: auto; }
+        #moments { flex: 1; max-height: 80vh; overflow: auto; font-size: 13px; }
+        #moments li.glitch a, #moments li.mismatch a { color: #b00020; }
+        #moments li.stale a { color: #a06000; } #moments li.match a { color: #1b7f3a; }
+        figure.screenshot img { max-height: 60vh; border: 1px solid #ccc; }
+        ul.differences { color: #b00020; font-size: 13px; }
+        pre { background: #f4f4f4; padding: 8px; overflow: auto; }
+        """
+
+    static let script = """
+        (function () {
+          var frames = Array.prototype.slice.call(document.querySelectorAll('#frames .frame'));
+          var scrub = document.getElementById('scrub');
+          var position = document.getElementById('position');
+          var caption = document.getElementById('caption');
+          var current = 0;
+          function go(i) {
+            if (!frames.length) return;
+            i = Math.max(0, Math.min(frames.length - 1, i));
+            frames[current].hidden = true;
+            frames[i].hidden = false;
+            current = i;
+            scrub.value = String(i);
+            position.textContent = (i + 1) + ' / ' + frames.length;
+            var f = frames[i];
+            caption.textContent = 'seq ' + f.dataset.seq + ' · t ' + f.dataset.t + ' · digest ' + f.dataset.digest + ' · ' + f.dataset.event
+              + (f.dataset.verdict ? ' · observation: ' + f.dataset.verdict : '');
+            document.body.dataset.frame = String(i);
+          }
+          scrub.addEventListener('input', function () { go(parseInt(scrub.value, 10)); });
+          document.addEventListener('keydown', function (e) {
+            var step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, PageDown: 10, PageUp: -10 }[e.key];
+            if (step !== undefined) { go(current + step); e.preventDefault(); }
+            else if (e.key === 'Home') { go(0); e.preventDefault(); }
+            else if (e.key === 'End') { go(frames.length - 1); e.preventDefault(); }
+          });
+          Array.prototype.forEach.call(document.querySelectorAll('#moments li[data-frame] a'), function (a) {
+            a.addEventListener('click', function (e) { e.preventDefault(); go(parseInt(a.parentNode.dataset.frame, 10)); });
+          });
+          var m = /^#frame-(\\d+)$/.exec(location.hash);
+          go(m ? parseInt(m[1], 10) : 0);
+        })();
+        """
+}

@@ -1,0 +1,36 @@
+import CreaseCore
+import Foundation
+import Testing
+
+/// `crease report`: one self-contained page (the browser test is clients/python/tests/test_report.py).
+@Suite struct ReportCommandTests {
+    static let traces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Traces")
+
+    @Test("the page holds the figures, every frame inline, and the minimized events; it names nothing outside itself")
+    func selfContained() throws {
+        let out = NSTemporaryDirectory() + "crease-report-\(UUID().uuidString).html"
+        defer { unlink(out) }
+        let trace = Self.traces.appendingPathComponent("burst-coalesced.jsonl").path
+        let r = try CommandRunner.run(["report", trace, "-o", out, "--minimize", "flash:keyboard"])
+        #expect(r.status == 0 && r.stderr.contains("minimized events"), "\(r.stderr)")
+        let html = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains(#"<tr id="conformance">"#) && html.contains(#"id="minimized-events""#))
+        let frames = html.components(separatedBy: #"class="frame""#).count - 1
+        #expect(frames > 3 && html.components(separatedBy: "<svg ").count - 1 >= frames + 1, "frames and the timeline, inline")
+        // Nothing fetched: no src or href but data: URIs and links within the page.
+        for attribute in ["src=\"", "href=\""] {
+            for piece in html.components(separatedBy: attribute).dropFirst() {
+                #expect(piece.hasPrefix("data:") || piece.hasPrefix("#"), "\(attribute)\(piece.prefix(40))")
+            }
+        }
+        #expect(!html.contains("<?xml"))
+        let minimized = try #require(html.components(separatedBy: #"<pre id="minimized-events">"#).last?.components(separatedBy: "</pre>").first)
+        let lines = minimized.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#10;", with: "\n").split(separator: "\n").map(String.init)
+        #expect(!lines.isEmpty && lines.count < 10)
+        let replay = try CommandRunner.run(["layout", "--events", "-"], stdin: lines.joined(separator: "\n") + "\n")
+        #expect(replay.status == 0, "the minimized lines are events crease layout takes: \(replay.stderr)")
+        let bad = try CommandRunner.run(["report", trace, "-o", out, "--minimize", "wobble"])
+        #expect(bad.status == 2 && bad.stderr.contains("--minimize"))
+    }
+}
