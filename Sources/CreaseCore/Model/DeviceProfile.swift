@@ -151,7 +151,8 @@ public struct DeviceProfile: Sendable, Equatable {
 
     public static func decode(_ value: JSONValue) throws(InputError) -> DeviceProfile {
         let r = try FieldReader(value, path: "", what: "profile")
-        try r.rejectUnknown(allowed: ["name"] + numericFields.map(\.0))
+        // "calibration": where `crease calibrate` got the values it wrote (informational, not read).
+        try r.rejectUnknown(allowed: ["name", "calibration"] + numericFields.map(\.0))
         var p = DeviceProfile()
         if let name = try r.optionalString("name") { p.name = name }
         for f in fieldRanges {

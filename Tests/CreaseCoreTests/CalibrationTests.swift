@@ -1,0 +1,60 @@
+import Testing
+@testable import CreaseCore
+
+/// Issue 31: the profile's assumed numbers fitted to what the device showed.
+@Suite struct CalibrationTests {
+    static let ms: UInt64 = 1_000_000
+
+    /// A rig session recorded with the built-in profile, its device laying out with `device`:
+    /// the hinge swept open past the first threshold and back, a look after every step.
+    static func session(device: DeviceProfile) throws -> TraceFile {
+        var d = RecordingDaemon()
+        var phone = Engine(profile: device, app: builtin("tabs"))
+        var t: UInt64 = 0
+        for angle in Array(stride(from: 0.0, through: 45, by: 1)) + Array(stride(from: 44.0, through: 0, by: -1)) {
+            t += 100 * ms
+            try d.event(.hinge(angle: angle), at: t)
+            try phone.apply(.hinge(angle: angle))
+            d.observe(Observation(describing: phone.layout), at: t + 600 * ms)
+            t += 600 * ms
+        }
+        return try d.file()
+    }
+
+    @Test("a device that opens at 26° rather than 20°: the threshold is found, within an interval the observations cannot split")
+    func findsTheThreshold() throws {
+        var device = DeviceProfile.builtin
+        device.partialOpenThreshold = 26
+        let trace = try Self.session(device: device)
+        let r = ProfileCalibration.calibrate([.init(name: "session", file: trace)], start: .builtin, fields: ["partialOpenThreshold", "tabLength"])
+        #expect(r.matchedBefore < r.observations && r.matchedAfter == r.observations, "\(r.matchedBefore) -> \(r.matchedAfter) of \(r.observations)")
+        let threshold = try #require(r.fields.first { $0.field == "partialOpenThreshold" })
+        #expect(threshold.interval.contains(26) && threshold.exercised && threshold.mismatchesResolved > 0)
+        #expect(threshold.interval.upperBound - threshold.interval.lowerBound < 2, "the 1° sweep pins it to within a degree")
+        #expect(r.unexplained.isEmpty)
+        // A length the sweep never shows differently: reported as such and kept.
+        let tab = try #require(r.fields.first { $0.field == "tabLength" })
+        #expect(tab.fitted == DeviceProfile.builtin.tabLength)
+    }
+
+    @Test("traces whose observations match already leave the profile as it is")
+    func matchingTracesChangeNothing() throws {
+        let trace = try Self.session(device: .builtin)
+        let r = ProfileCalibration.calibrate([.init(name: "session", file: trace)], start: .builtin, fields: ["partialOpenThreshold", "hingeHysteresis", "itemSpacing"])
+        #expect(r.matchedBefore == r.observations && r.matchedAfter == r.observations)
+        #expect(r.profile == DeviceProfile.builtin)
+        for f in r.fields { #expect(f.fitted == f.start && f.interval.contains(f.start), "\(f.field)") }
+    }
+
+    @Test("an observation no profile explains is reported as unexplained")
+    func unexplainedObservations() throws {
+        var d = RecordingDaemon()
+        try d.event(.hinge(angle: 180), at: 100 * Self.ms)
+        var moved = Observation(describing: d.engine.layout)
+        moved.items![0].frame!.x += 300
+        d.observe(moved, at: 800 * Self.ms)
+        let r = ProfileCalibration.calibrate([.init(name: "bug", file: try d.file())], start: .builtin, fields: ["hingeHysteresis"])
+        #expect(r.unexplained.count == 1 && r.unexplained[0].seq == 1 && !r.unexplained[0].differences.isEmpty)
+        #expect(r.profile == DeviceProfile.builtin)
+    }
+}
