@@ -58,3 +58,32 @@ import Testing
         #expect(r.profile == DeviceProfile.builtin)
     }
 }
+
+@Suite struct OrientationCalibrationTests {
+    /// A device whose orientation settles after 300 ms, recorded with the built-in 100 ms:
+    /// the rig looked 200 ms after each turn (the built-in profile says turned, the device has not).
+    @Test("the orientation filter's settle time is fitted from the IMU stream and the looks")
+    func findsTheSettleTime() throws {
+        var device = DeviceProfile.builtin
+        device.orientationSettleMs = 300
+        // No settle window: a look at a layout already replaced is a mismatch, not stale.
+        var d = RecordingDaemon(settleMs: 0)
+        var phone = Engine(profile: device, app: builtin("tabs"))
+        let ms: UInt64 = 1_000_000
+        var t: UInt64 = 0
+        for turn in 0..<6 {
+            let g = turn % 2 == 0 ? Gravity(x: -1, y: 0, z: -0.1) : Gravity(x: 0, y: -1, z: -0.1)
+            for _ in 0..<50 {   // 10 ms apart: 500 ms of samples
+                t += 10 * ms
+                try d.event(.motion(g), at: t)
+                try phone.apply(.motion(g), at: Int64(t))
+                if t % (500 * ms) == 200 * ms { d.observe(Observation(describing: phone.layout), at: t) }
+            }
+            d.observe(Observation(describing: phone.layout), at: t)
+        }
+        let r = ProfileCalibration.calibrate([.init(name: "imu", file: try d.file())], start: .builtin, fields: ["orientationSettleMs"])
+        let settle = try #require(r.fields.first)
+        #expect(r.matchedAfter == r.observations && r.matchedBefore < r.observations, "\(r.matchedBefore) -> \(r.matchedAfter)")
+        #expect(settle.interval.contains(300) && settle.exercised, "\(settle.interval)")
+    }
+}

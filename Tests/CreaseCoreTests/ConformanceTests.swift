@@ -332,7 +332,7 @@ struct RecordingDaemon {
     }
 
     mutating func event(_ event: Event, at t: UInt64) throws {
-        if try engine.apply(event) { tracker.publish(layout: engine.layout, digest: engine.digest, seq: engine.seq, t: t) }
+        if try engine.apply(event, at: Int64(t)) { tracker.publish(layout: engine.layout, digest: engine.digest, seq: engine.seq, t: t) }
         TraceEncoding.appendEvent(TraceEvent(seq: engine.seq, t: t, client: 1, envelope: EventEnvelope(event: event), digest: engine.digest), to: &bytes)
     }
 

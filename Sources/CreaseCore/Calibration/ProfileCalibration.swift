@@ -18,14 +18,20 @@ public enum ProfileCalibration {
     }
 
     /// The fields fitted by default: those marked [assumed] that observations can show
-    /// (poses through the hinge, frames through lengths and spacing).
+    /// (poses through the hinge, frames through lengths and spacing, the interface
+    /// orientation through the IMU's filter).
     public static let defaultFields = ["partialOpenThreshold", "fullyOpenThreshold", "hingeHysteresis", "tabLength", "itemSpacing",
-                                       "groupSpacing", "fixedSpacerLength", "minTabWidth"]
+                                       "groupSpacing", "fixedSpacerLength", "minTabWidth",
+                                       "orientationHysteresis", "flatTilt", "orientationSettleMs"]
 
     public static func grid(for field: String) -> Grid {
         switch field {
         case "partialOpenThreshold", "fullyOpenThreshold": Grid(step: 0.5, span: 20)
         case "hingeHysteresis": Grid(step: 0.5, span: 6)
+        // The orientation filter, from when the observed orientation changed against the IMU's samples.
+        case "orientationHysteresis": Grid(step: 1, span: 15)
+        case "flatTilt": Grid(step: 1, span: 10)
+        case "orientationSettleMs": Grid(step: 10, span: 100)
         default: Grid(step: 0.5, span: 12)
         }
     }
@@ -156,6 +162,27 @@ public enum ProfileCalibration {
                 while lo > 0, scores[candidates[lo - 1]] == top { lo -= 1 }
                 while hi < candidates.count - 1, scores[candidates[hi + 1]] == top { hi += 1 }
                 let exercised = Set(candidates.compactMap { scores[$0] }).count > 1
+                // An interval that reaches the grid's edge goes on past it, so it is the data's
+                // and not the grid's (at most three spans further, within the range).
+                var lower = candidates[lo], upper = candidates[hi]
+                if exercised {
+                    func extend(_ from: Double, by step: Double) -> Double {
+                        var edge = from
+                        for _ in 0..<Int(3 * g.span / g.step) {
+                            let next = ((edge + step) * 1000).rounded() / 1000
+                            guard next >= range.min, next <= range.max else { break }
+                            var p = profile
+                            p[keyPath: range.path] = next
+                            guard valid(p) else { break }
+                            replays += 1
+                            guard score(traces, profile: p, unexplained: &none) == top else { break }
+                            edge = next
+                        }
+                        return edge
+                    }
+                    if lo == 0 { lower = extend(lower, by: -g.step) }
+                    if hi == candidates.count - 1 { upper = extend(upper, by: g.step) }
+                }
                 let startValue = start[keyPath: range.path]
                 if fitted != current { moved = true }
                 profile[keyPath: range.path] = fitted
@@ -164,7 +191,7 @@ public enum ProfileCalibration {
                 atStart[keyPath: range.path] = startValue
                 let resolved = top - (valid(atStart) ? score(traces, profile: atStart, unexplained: &none) : top)
                 replays += 1
-                results[field] = FieldResult(field: field, start: startValue, fitted: fitted, interval: candidates[lo]...candidates[hi],
+                results[field] = FieldResult(field: field, start: startValue, fitted: fitted, interval: lower...upper,
                                              exercised: exercised, mismatchesResolved: max(0, resolved))
             }
             if !moved { break }
