@@ -32,6 +32,22 @@ public struct TraceHeader: Sendable, Equatable {
     /// For the first file of a run that resumed (`creased --resume`): the file it continues,
     /// and the seq and digest it resumed at (this file's `initial`).
     public var resumedFrom: ResumedFrom?
+    /// For a trace `crease trace rebase` rewrote: whose digests it held before, and when.
+    public var rebased: Rebased?
+
+    public struct Rebased: Sendable, Equatable {
+        /// The program (and format version) that recorded the digests replaced.
+        public var from: String
+        /// The program that rebased it, and when (ISO 8601 UTC).
+        public var by: String
+        public var at: String
+
+        public init(from: String, by: String, at: String) {
+            self.from = from
+            self.by = by
+            self.at = at
+        }
+    }
 
     public struct ResumedFrom: Sendable, Equatable {
         public var file: String
@@ -82,6 +98,7 @@ public struct TraceHeader: Sendable, Equatable {
         self.layouts = layouts
         self.monotonicOrigin = monotonicOrigin
         resumedFrom = nil
+        rebased = nil
         self.initialSeq = initialSeq
         self.initialT = initialT
         self.initialState = initialState
@@ -110,6 +127,11 @@ public struct TraceHeader: Sendable, Equatable {
         if let r = resumedFrom {
             w.key("resumedFrom"); w.beginObject()
             w.key("file"); w.string(r.file); w.key("seq"); w.int(r.seq); w.key("digest"); w.string(Digest.hex(r.digest))
+            w.endObject()
+        }
+        if let r = rebased {
+            w.key("rebased"); w.beginObject()
+            w.key("from"); w.string(r.from); w.key("by"); w.string(r.by); w.key("at"); w.string(r.at)
             w.endObject()
         }
         w.key("profile"); profile.write(to: &w)
@@ -154,7 +176,7 @@ public struct TraceHeader: Sendable, Equatable {
 
     private static func decodeFields(_ value: JSONValue, version: Int) throws(InputError) -> TraceHeader {
         let r = try FieldReader(value, path: "", what: "trace header")
-        try r.rejectUnknown(allowed: ["crease", "version", "daemon", "started", "part", "reason", "labels", "resumedFrom", "profile", "app",
+        try r.rejectUnknown(allowed: ["crease", "version", "daemon", "started", "part", "reason", "labels", "resumedFrom", "rebased", "profile", "app",
                                       "config", "layouts", "monotonicOrigin", "initial"])
         var resumedFrom: ResumedFrom?
         if let v = r.optional("resumedFrom") {
@@ -191,6 +213,11 @@ public struct TraceHeader: Sendable, Equatable {
                            initialT: UInt64(try initial.integer("t", min: 0, max: TraceHeader.maxInteger)),
                            initialState: state, initialDigest: digest)
         header.resumedFrom = resumedFrom
+        if let v = r.optional("rebased") {
+            let f = try FieldReader(v, path: "rebased", what: "rebased")
+            try f.rejectUnknown(allowed: ["from", "by", "at"])
+            header.rebased = Rebased(from: try f.string("from"), by: try f.string("by"), at: try f.string("at"))
+        }
         return header
     }
 }

@@ -71,6 +71,8 @@ public struct TraceReplayer: Sendable {
     /// the file (within a settle window of its start or of a gap) and were not.
     public private(set) var observationsChecked = 0
     public private(set) var observationsUnchecked = 0
+    /// The verdict the replay gave the last observation record (what a rebase records).
+    public private(set) var lastJudged: ConformanceResult?
 
     public init(header: TraceHeader, verify: Bool) {
         engine = header.makeEngine()
@@ -159,6 +161,7 @@ public struct TraceReplayer: Sendable {
             }
             lastT = max(lastT, o.t)
             let judged = conformance.observe(o.request, seq: o.seq, t: o.t, captured: o.captured)
+            lastJudged = judged.result
             guard verify else { break }
             if conformance.agrees(recorded: o.result, replayed: judged.result) {
                 observationsChecked += 1

@@ -19,10 +19,12 @@ enum TraceCommand {
                                                           the fewest events that still show it (delta debugging)
                crease trace index DIR [--json] [--label KEY=VALUE]...   one row per trace file under DIR (recursively);
                                                           --json: JSON Lines; --label: only files whose header has it
+               crease trace rebase PATH... (-o DIR | --in-place | --check)   this build's digests and verdicts after an
+                                                          intended rule change; what changed, per trace and grouped
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
-        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, conformance, glitches, minimize, index") }
+        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, conformance, glitches, minimize, index, rebase") }
         do {
             switch sub {
             case "check": return try check(&args)
@@ -35,7 +37,8 @@ enum TraceCommand {
             case "glitches": return try glitches(&args)
             case "minimize": return try minimize(&args)
             case "index": return try index(&args)
-            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench, conformance, glitches, minimize or index")
+            case "rebase": return try rebase(&args)
+            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench, conformance, glitches, minimize, index or rebase")
             }
         } catch let e as TraceError {
             Console.err("crease trace \(sub): \(e)")
