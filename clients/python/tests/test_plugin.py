@@ -63,3 +63,28 @@ def test_no_binary_is_a_clear_failure(pytester: pytest.Pytester, monkeypatch: py
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*no creased binary: pass one (--creased-bin), set CREASE_BIN*"])
+
+
+def test_a_corpus_is_one_item_per_trace_spread_over_workers(pytester: pytest.Pytester, creased_bin: str) -> None:
+    """--crease-corpus: each trace a test item named by its path, verified with crease replay
+    --verify; pytest-xdist spreads them; a tampered trace fails with its divergence."""
+    from pathlib import Path
+    traces = Path(__file__).resolve().parents[3] / "Traces"
+    corpus = pytester.path / "corpus"
+    (corpus / "rig-1").mkdir(parents=True)
+    names = ["slow-unfold.jsonl", "right-to-left.jsonl", "rig-observations.jsonl"]
+    for name in names:
+        (corpus / "rig-1" / name).write_bytes((traces / name).read_bytes())
+    lines = (traces / "tab-switch-browse-task.jsonl").read_text().splitlines()
+    # A digest changed by hand in the 5th event record.
+    index = [i for i, line in enumerate(lines) if '"event":{' in line][4]
+    record = lines[index]
+    at = record.index('"digest":"') + len('"digest":"')
+    forged = "0123456789abcdef" if record[at:at + 16] != "0123456789abcdef" else "fedcba9876543210"
+    lines[index] = record[:at] + forged + record[at + 16:]
+    (corpus / "tampered.jsonl").write_text("\n".join(lines) + "\n")
+    result = pytester.runpytest(f"--creased-bin={creased_bin}", f"--crease-corpus={corpus}", "-n", "2", "--junitxml=report.xml", "-p", "xdist")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(["*tampered.jsonl*", "divergence at seq 5 *expected digest*"])
+    cases = ET.parse(pytester.path / "report.xml").getroot().findall(".//testcase")
+    assert sorted(c.get("name") for c in cases) == sorted(["rig-1/" + n for n in names] + ["tampered.jsonl"])

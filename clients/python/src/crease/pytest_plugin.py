@@ -10,11 +10,21 @@ The binary: ``--creased-bin PATH``, else ``$CREASE_BIN``, else ``creased`` on PA
 end of the test the daemon gets SIGTERM and must exit 0. When a test fails, its report
 gets a ``creased`` section (the command line, the trace files, the log's last lines)
 and the ``creased_trace`` user property (for JUnit XML).
+
+``--crease-corpus DIR`` (repeatable) adds one test item per trace under DIR (``*.jsonl``,
+recursively, in a stable order), named by its path relative to DIR: it runs ``crease
+replay --verify`` on the trace (the ``crease`` beside the creased binary, else on PATH)
+and fails with the divergence report. ``pytest -n auto`` (pytest-xdist) spreads them; the
+JUnit report lists each trace.
 """
 
 from __future__ import annotations
 
-from typing import Any, Generator, Iterator, List
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Generator, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -28,6 +38,63 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("crease")
     group.addoption("--creased-bin", default=None, metavar="PATH",
                     help="the creased binary the creased fixture starts (default: $CREASE_BIN, else creased on PATH)")
+    group.addoption("--crease-corpus", action="append", default=[], metavar="DIR",
+                    help="verify every trace under DIR, one test item each (repeatable)")
+
+
+class CorpusDivergence(Exception):
+    """A corpus trace that does not verify: the report of `crease replay --verify`."""
+
+
+class CorpusTrace(pytest.Item):
+    """One trace of a ``--crease-corpus`` directory, verified by ``crease replay --verify``."""
+
+    def __init__(self, *, trace: Path, crease: Optional[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.trace = trace
+        self.crease = crease
+        # No fixtures: said for plugins that read it of every item (labgrid's does).
+        self.fixturenames: List[str] = []
+
+    def runtest(self) -> None:
+        if self.crease is None:
+            raise CorpusDivergence("no crease command: put it beside the creased binary (--creased-bin, $CREASE_BIN) or on PATH")
+        run = subprocess.run([self.crease, "replay", "--verify", str(self.trace)], capture_output=True, text=True, timeout=3600)
+        if run.returncode != 0:
+            raise CorpusDivergence((run.stdout + run.stderr).strip())
+        self.user_properties.append(("verified", run.stderr.strip()))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, CorpusDivergence):
+            return f"{self.trace}:\n{excinfo.value}"
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> Tuple[Path, Optional[int], str]:
+        return self.trace, None, f"trace {self.name}"
+
+
+def _crease_command(config: pytest.Config) -> Optional[str]:
+    try:
+        beside = os.path.join(os.path.dirname(find_binary(config.getoption("--creased-bin"))), "crease")
+        if os.access(beside, os.X_OK):
+            return beside
+    except DaemonError:
+        pass
+    return shutil.which("crease")
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: List[pytest.Item]) -> None:
+    corpora = config.getoption("--crease-corpus") or []
+    if not corpora:
+        return
+    crease = _crease_command(config)
+    for corpus in corpora:
+        root = Path(corpus)
+        if not root.is_dir():
+            raise pytest.UsageError(f"--crease-corpus {corpus}: not a directory")
+        for trace in sorted(p for p in root.rglob("*.jsonl") if p.is_file() and not p.is_symlink()):
+            name = trace.relative_to(root).as_posix()
+            items.append(CorpusTrace.from_parent(session, name=name, trace=trace, crease=crease))
 
 
 def pytest_configure(config: pytest.Config) -> None:
