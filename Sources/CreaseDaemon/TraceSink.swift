@@ -34,7 +34,7 @@ public protocol TraceSink: AnyObject {
     func recordMark(seq: Int, tNs: UInt64, label: String)
     /// An `observe` command as received (`commandLine`, valid only during the call), read
     /// at `tNs`, and the verdict the daemon gave it (its `seq` is the last applied event's).
-    /// `captured`: when the screen was read (`capturedAt`, on the daemon's clock, no later than `tNs`).
+    /// `captured`: when the screen was read (`capturedAt` as sent, on the daemon's clock).
     func recordObservation(tNs: UInt64, client: Int, commandLine: UnsafeRawBufferPointer, result: ConformanceResult, captured: ClosedRange<UInt64>?)
     /// A flush point (a batch was published): what is recorded so far may go to the disk.
     /// Sinks that write from another thread wake it here, once per batch rather than per event.

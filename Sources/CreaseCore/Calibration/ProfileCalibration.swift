@@ -203,10 +203,6 @@ public enum ProfileCalibration {
                       matchedAfter: best, unexplained: unexplained ?? [], replays: replays)
     }
 
-    /// The profile's cross-field rules (the hysteresis bands apart and within 0…180).
-    static func valid(_ p: DeviceProfile) -> Bool {
-        p.partialOpenThreshold + p.hingeHysteresis < p.fullyOpenThreshold - p.hingeHysteresis
-            && p.partialOpenThreshold - p.hingeHysteresis >= 0 && p.fullyOpenThreshold + p.hingeHysteresis <= 180
-            && p.flatTilt - p.flatHysteresis >= 5
-    }
+    /// A candidate the profile decoder would take (the rules between fields hold).
+    static func valid(_ p: DeviceProfile) -> Bool { p.crossFieldError == nil }
 }

@@ -114,53 +114,54 @@ public struct ConformanceTracker: Sendable {
 
     /// Judges an observation received at `t` after `seq` events, captured over `captured`
     /// (on this tracker's clock; nil: judged as of `t`, against the current layout).
-    public mutating func observe(_ request: ObserveRequest, seq: Int, t: UInt64, captured: ClosedRange<UInt64>?) -> Judgement {
-        guard let captured else { return observe(request, seq: seq, t: t) }
-        return observe(request, seq: seq, capturedFrom: min(captured.lowerBound, t), to: min(captured.upperBound, t))
+    ///
+    /// A capture over [start, end] cannot end after it was received: a later time, an error
+    /// of the client's clock offset, counts as the time received. It is `match` when it
+    /// agrees with a layout current at some moment of the capture, `stale` when with one that
+    /// stopped being current within the window before the capture began, else `mismatch`,
+    /// with the differences from the layout current when the capture ended. Without a
+    /// capture, the capture is the moment `t` and the layout current is the newest.
+    public mutating func observe(_ request: ObserveRequest, seq: Int, t: UInt64, captured: ClosedRange<UInt64>? = nil) -> Judgement {
+        guard let captured else { return judge(request, seq: seq, from: t, shown: history.count - 1, earliest: history.count - 1) }
+        let start = min(captured.lowerBound, t), end = min(captured.upperBound, t)
+        // The layout current at the end (the oldest kept, for a capture before it), and back
+        // to the one current at the start.
+        var shown = history.count - 1
+        while shown > 0, history[shown].t > end { shown -= 1 }
+        var earliest = shown
+        while earliest > 0, history[earliest].t > start { earliest -= 1 }
+        return judge(request, seq: seq, from: start, shown: shown, earliest: earliest)
     }
 
-    /// An observation captured over [start, end] (a capture cannot end after it was received:
-    /// a later time, an error of the client's clock offset, counts as the time received):
-    /// `match` when it agrees with a layout current at some moment of the capture; `stale`
-    /// when with one that stopped being current within the window before the capture began
-    /// (and the device has not been stale for longer than the window); else `mismatch`, with
-    /// the differences from the layout current when the capture ended.
-    mutating func observe(_ request: ObserveRequest, seq: Int, capturedFrom start: UInt64, to end: UInt64) -> Judgement {
+    /// The verdict, given the layouts current during the observation (`earliest...shown`,
+    /// `shown` the last of them) and when it began (`start`).
+    private mutating func judge(_ request: ObserveRequest, seq: Int, from start: UInt64, shown: Int, earliest: Int) -> Judgement {
         defer { observedSinceKnown = true }
-        // The layout current at the end of the capture (the oldest kept, for a capture before it).
-        var atEnd = history.count - 1
-        while atEnd > 0, history[atEnd].t > end { atEnd -= 1 }
-        let shown = history[atEnd]
+        let layout = history[shown]
         func agrees(_ p: Published) -> Bool { Conformance.matches(request.observed, tolerance: request.tolerance, layout: p.layout) }
-        // Current at some moment of [start, end]: from the one at the end back to the one
-        // current at the start.
-        var i = atEnd
-        while true {
-            if agrees(history[i]) {
-                staleSince = nil
-                staleRunMayPredate = false
-                return Judgement(ConformanceResult(verdict: .match, seq: seq, layoutSeq: shown.seq, matchedSeq: history[i].seq, differences: []),
-                                 checkable: true)
-            }
-            guard i > 0, history[i].t > start else { break }
-            i -= 1
+        for i in stride(from: shown, through: earliest, by: -1) where agrees(history[i]) {
+            staleSince = nil
+            staleRunMayPredate = false
+            return Judgement(ConformanceResult(verdict: .match, seq: seq, layoutSeq: layout.seq, matchedSeq: history[i].seq, differences: []),
+                             checkable: true)
         }
-        let differences = Conformance.differences(request.observed, tolerance: request.tolerance, layout: shown.layout)
-        // Within the window before the capture began.
+        let differences = Conformance.differences(request.observed, tolerance: request.tolerance, layout: layout.layout)
+        // A layout that stopped being current within the window before the observation began.
         var matched: Int?
-        var k = i - 1
+        var k = earliest - 1
         while k >= 0, start <= history[k + 1].t + windowNs {
-            if history[k].digest != shown.digest, agrees(history[k]) {
+            if history[k].digest != layout.digest, agrees(history[k]) {
                 matched = history[k].seq
                 break
             }
             k -= 1
         }
+        // Within a window of where knowledge begins, a layout from before it might have matched.
         let windowReachesBack = !knowsAll && start <= knownFrom.t + windowNs
         guard let matchedSeq = matched else {
             staleSince = nil
             staleRunMayPredate = false
-            return Judgement(ConformanceResult(verdict: .mismatch, seq: seq, layoutSeq: shown.seq, matchedSeq: nil, differences: differences),
+            return Judgement(ConformanceResult(verdict: .mismatch, seq: seq, layoutSeq: layout.seq, matchedSeq: nil, differences: differences),
                              checkable: !windowReachesBack)
         }
         if staleSince == nil {
@@ -168,45 +169,7 @@ public struct ConformanceTracker: Sendable {
             staleRunMayPredate = !knowsAll && !observedSinceKnown
         }
         let verdict: Verdict = start > staleSince! + windowNs ? .mismatch : .stale
-        return Judgement(ConformanceResult(verdict: verdict, seq: seq, layoutSeq: shown.seq, matchedSeq: matchedSeq, differences: differences),
-                         checkable: !windowReachesBack && !staleRunMayPredate)
-    }
-
-    /// Judges an observation taken at `t` after `seq` events.
-    public mutating func observe(_ request: ObserveRequest, seq: Int, t: UInt64) -> Judgement {
-        defer { observedSinceKnown = true }
-        let current = history[history.count - 1]
-        let differences = Conformance.differences(request.observed, tolerance: request.tolerance, layout: current.layout)
-        guard !differences.isEmpty else {
-            staleSince = nil
-            staleRunMayPredate = false
-            return Judgement(ConformanceResult(verdict: .match, seq: seq, layoutSeq: current.seq, matchedSeq: current.seq, differences: []),
-                             checkable: true)
-        }
-        var matched: Int?
-        var i = history.count - 2
-        while i >= 0, t <= history[i + 1].t + windowNs {
-            if history[i].digest != current.digest,
-               Conformance.matches(request.observed, tolerance: request.tolerance, layout: history[i].layout) {
-                matched = history[i].seq
-                break
-            }
-            i -= 1
-        }
-        // Within a window of where knowledge begins, a layout from before it might have matched.
-        let windowReachesBack = !knowsAll && t <= knownFrom.t + windowNs
-        guard let matchedSeq = matched else {
-            staleSince = nil
-            staleRunMayPredate = false
-            return Judgement(ConformanceResult(verdict: .mismatch, seq: seq, layoutSeq: current.seq, matchedSeq: nil, differences: differences),
-                             checkable: !windowReachesBack)
-        }
-        if staleSince == nil {
-            staleSince = t
-            staleRunMayPredate = !knowsAll && !observedSinceKnown
-        }
-        let verdict: Verdict = t > staleSince! + windowNs ? .mismatch : .stale
-        return Judgement(ConformanceResult(verdict: verdict, seq: seq, layoutSeq: current.seq, matchedSeq: matchedSeq, differences: differences),
+        return Judgement(ConformanceResult(verdict: verdict, seq: seq, layoutSeq: layout.seq, matchedSeq: matchedSeq, differences: differences),
                          checkable: !windowReachesBack && !staleRunMayPredate)
     }
 

@@ -112,12 +112,10 @@ public struct Engine: Sendable {
         if case .motion(let gravity) = event {
             // The other high-rate event, as StateMachine applies it: a sample that leaves the
             // device orientation as it is changes nothing the layout reads.
-            let moved = MotionRule.apply(gravity, at: try MotionRule.time(time), filter: filter, to: &state)
+            let turned = MotionRule.apply(gravity, at: try MotionRule.time(time), filter: filter, supported: app.supportedOrientations,
+                                          to: &state)
             seq += 1
-            guard moved else { return false }
-            let before = state.orientation
-            state.orientation = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
-            guard state.orientation != before else { return false }
+            guard turned else { return false }
             return relayout(force: false)
         }
         if case .app = event {
@@ -303,10 +301,10 @@ extension DeviceState {
 
 /// Everything in the state that the layout reads. The raw hinge angle is not here
 /// (only the pose is), and Live Activities count only up to what the island shows.
-struct LayoutInputs: Equatable {
+struct LayoutInputs: Hashable {
     /// The device's inputs: plain values, compared before the UI state's arrays (the
     /// recent-layouts search rejects most entries on these alone).
-    struct Device: Equatable {
+    struct Device: Hashable {
         var pose: Pose
         var orientation: Orientation
         var keyboardVisible: Bool

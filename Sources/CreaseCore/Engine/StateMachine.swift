@@ -22,10 +22,8 @@ public enum StateMachine {
             state.pendingOrientation = nil
             state.orientation = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
         case .motion(let gravity):
-            let filter = DeviceOrientationFilter(profile: profile)
-            if MotionRule.apply(gravity, at: try MotionRule.time(time), filter: filter, to: &state) {
-                state.orientation = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
-            }
+            MotionRule.apply(gravity, at: try MotionRule.time(time), filter: DeviceOrientationFilter(profile: profile),
+                             supported: app.supportedOrientations, to: &state)
         case .rotationLock(let enabled):
             // The lock hands the orientation back to the device: an interface set directly
             // stands for the device orientation that shows it.
@@ -132,23 +130,28 @@ public enum StateMachine {
     }
 }
 
-/// One `motion` sample: the filter's proposal, then the settle time. Returns whether the
-/// device orientation changed (the interface orientation is then resolved again). The one
-/// reducer of a sample, for the engine's fast path and the state machine alike.
+/// One `motion` sample: the filter's proposal, then the settle time, then (when the device
+/// orientation changed) the interface orientation resolved again. Returns whether the
+/// interface orientation, the one the layout reads, changed. The one reducer of a sample,
+/// for the engine's fast path and the state machine alike.
 public enum MotionRule {
-    @inline(__always)
-    public static func apply(_ gravity: Gravity, at time: Int64, filter: DeviceOrientationFilter, to state: inout DeviceState) -> Bool {
+    @inline(__always) @discardableResult
+    public static func apply(_ gravity: Gravity, at time: Int64, filter: DeviceOrientationFilter, supported: [Orientation],
+                             to state: inout DeviceState) -> Bool {
         // With the interface set directly, the filter starts from the device orientation
         // that shows it; the first sample hands the orientation back to the device.
         let known = state.deviceOrientation
         let current = known ?? DeviceOrientation(interface: state.orientation)
         guard let proposed = filter.proposal(gravity, current: current) else { return false }
-        let moved = OrientationSettleRule.apply(proposed, current: current, at: time, settleNs: filter.settleNs, to: &state)
+        var moved = OrientationSettleRule.apply(proposed, current: current, at: time, settleNs: filter.settleNs, to: &state)
         if known == nil, !moved {
             state.deviceOrientation = current
-            return true
+            moved = true
         }
-        return moved
+        guard moved else { return false }
+        let before = state.orientation
+        state.orientation = InterfaceOrientationRule.resolve(state, supported: supported)
+        return state.orientation != before
     }
 
     /// A motion sample's time: the settle time is measured on it, so one without is refused.

@@ -163,16 +163,23 @@ public struct DeviceProfile: Sendable, Equatable {
             guard !f.whole || v == v.rounded() else { throw InputError.outOfRange(f.name, "must be a whole number", got: v) }
             p[keyPath: f.path] = v
         }
-        guard p.partialOpenThreshold + p.hingeHysteresis < p.fullyOpenThreshold - p.hingeHysteresis,
-              p.partialOpenThreshold - p.hingeHysteresis >= 0, p.fullyOpenThreshold + p.hingeHysteresis <= 180 else {
-            throw InputError.outOfRange("hingeHysteresis", "the hysteresis bands must not overlap and must stay within 0…180",
-                                        got: "\(InputError.shown(p.hingeHysteresis)) around thresholds \(InputError.shown(p.partialOpenThreshold)) and \(InputError.shown(p.fullyOpenThreshold))")
-        }
-        guard p.flatTilt - p.flatHysteresis >= 5 else {
-            throw InputError.outOfRange("flatHysteresis", "flatTilt − flatHysteresis must be at least 5°, or an upright device would count as lying flat",
-                                        got: p.flatHysteresis)
-        }
+        if let error = p.crossFieldError { throw error }
         return p
+    }
+
+    /// What breaks the rules between fields (each field in its range aside), or nil: the
+    /// hinge's hysteresis bands apart and within 0…180, the flat tilt's band above upright.
+    public var crossFieldError: InputError? {
+        guard partialOpenThreshold + hingeHysteresis < fullyOpenThreshold - hingeHysteresis,
+              partialOpenThreshold - hingeHysteresis >= 0, fullyOpenThreshold + hingeHysteresis <= 180 else {
+            return InputError.outOfRange("hingeHysteresis", "the hysteresis bands must not overlap and must stay within 0…180",
+                                         got: "\(InputError.shown(hingeHysteresis)) around thresholds \(InputError.shown(partialOpenThreshold)) and \(InputError.shown(fullyOpenThreshold))")
+        }
+        guard flatTilt - flatHysteresis >= 5 else {
+            return InputError.outOfRange("flatHysteresis", "flatTilt − flatHysteresis must be at least 5°, or an upright device would count as lying flat",
+                                         got: flatHysteresis)
+        }
+        return nil
     }
 
     public func write(to w: inout JSONWriter) {

@@ -82,28 +82,19 @@ public enum ModelExplorer {
         return events
     }
 
-    /// What of a state the layout reads, and what decides where the next events lead: two
-    /// states with the same key lay out alike and go on alike. (Not the hinge angle: from any
-    /// angle of a pose, the next angle leads to the same pose.)
+    /// What of a state the layout reads (the engine's own `LayoutInputs`), and what decides
+    /// where the next events lead: two states with the same key lay out alike and go on
+    /// alike. (Not the hinge angle: from any angle of a pose, the next angle leads to the
+    /// same pose; nor Live Activities past where the island stops: the next count is absolute.)
     struct Key: Hashable {
-        var pose: Pose
-        var orientation: Orientation
-        var keyboardVisible: Bool
-        var keyboardHeight: Double?
-        var pip: Bool
-        var liveActivities: Int
-        var split: SplitSide
-        var direction: LayoutDirection
-        var reduceTransparency: Bool
-        var ui: UIState
-        // Not read by the layout, but by what comes next (the lock holds portrait).
+        var inputs: LayoutInputs
         var deviceOrientation: DeviceOrientation?
         var rotationLock: Bool
 
-        init(_ s: DeviceState) {
-            pose = s.pose; orientation = s.orientation; keyboardVisible = s.keyboardVisible; keyboardHeight = s.keyboardHeight
-            pip = s.pipActive; liveActivities = s.liveActivities; split = s.splitSide; direction = s.layoutDirection
-            reduceTransparency = s.reduceTransparency; ui = s.ui; deviceOrientation = s.deviceOrientation; rotationLock = s.rotationLock
+        init(_ s: DeviceState, profile: DeviceProfile) {
+            inputs = LayoutInputs(s, profile: profile)
+            deviceOrientation = s.deviceOrientation
+            rotationLock = s.rotationLock
         }
     }
 
@@ -114,7 +105,7 @@ public enum ModelExplorer {
         var parent: [(state: Int, event: Int)?] = [nil]
         var depth: [Int] = [0]
         var digestOf: [UInt64] = [digest(app: app, profile: profile, state: start)]
-        var seen: [Key: Int] = [Key(start): 0]
+        var seen: [Key: Int] = [Key(start, profile: profile): 0]
         var firstStateOfDigest: [UInt64: Int] = [digestOf[0]: 0]
         var digests: [UInt64] = [digestOf[0]]
         var edges: [(from: Int, event: Int, to: Int)] = []
@@ -130,7 +121,7 @@ public enum ModelExplorer {
                 var state = states[index]
                 var a = app
                 guard (try? StateMachine.apply(event, at: 0, to: &state, app: &a, profile: profile)) != nil else { continue }
-                let key = Key(state)
+                let key = Key(state, profile: profile)
                 let target: Int
                 if let known = seen[key] {
                     target = known

@@ -116,8 +116,9 @@ extension DaemonCore {
         case .observe(let request):
             // Answered here: the reply, then the record and the push, whose bytes follow it.
             answered = true
-            // The tracker's clock is the read time's: `capturedAt` is on it already.
-            let captured = request.capturedAt.map { min($0.lowerBound, readNs)...min($0.upperBound, readNs) }
+            // The tracker's clock is the read time's: `capturedAt` is on it already (the tracker
+            // takes a capture ending after `readNs` as ending then; replay does the same).
+            let captured = request.capturedAt
             let result = conformance.observe(request, seq: engine.seq, t: readNs, captured: captured).result
             stats.observations[Verdict.allCases.firstIndex(of: result.verdict)!] += 1
             Reply.appendOK(id: id, to: &out.bytes) { w in result.writeMembers(to: &w) }

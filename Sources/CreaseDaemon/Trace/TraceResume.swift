@@ -4,7 +4,7 @@ import Glibc
 import CreaseCore
 
 /// `creased --resume`: the state a restarted daemon continues from. The newest trace file
-/// of the trace directory is read, its cut tail (a crash, kill -9) truncated as `crease
+/// creased wrote in the trace directory (`creased-….jsonl`) is read, its cut tail (a crash, kill -9) truncated as `crease
 /// trace check --fix` does, and replayed to its last record: profile, app, state and seq.
 /// A file it cannot replay is left as it is, and the daemon starts fresh and says why.
 public enum TraceResume {
@@ -22,23 +22,11 @@ public enum TraceResume {
         case failed(String)
     }
 
-    /// The newest `*.jsonl` regular file in `directory`, by modification time (then name).
+    /// The newest trace file creased wrote in `directory`, by modification time (then name).
     static func newest(in directory: String) -> String? {
-        guard let dir = opendir(directory) else { return nil }
-        defer { closedir(dir) }
-        var best: (sec: Int, nsec: Int, name: String)?
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { p in
-                p.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            guard name.hasSuffix(".jsonl"), !name.hasPrefix(".") else { continue }
-            var st = stat()
-            guard lstat(directory + "/" + name, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { continue }
-            let key = (Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec), name)
-            if let b = best, (b.sec, b.nsec, b.name) >= key { continue }
-            best = key
-        }
-        return best.map { directory + "/" + $0.name }
+        TraceRetention.traceFiles(in: directory)
+            .max { ($0.modified, $0.modifiedNanoseconds, $0.name) < ($1.modified, $1.modifiedNanoseconds, $1.name) }
+            .map { directory + "/" + $0.name }
     }
 
     public static func resume(directory: String) -> Outcome {

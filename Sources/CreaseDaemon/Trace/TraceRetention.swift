@@ -19,12 +19,14 @@ public struct TraceRetention: Sendable, Equatable {
     public struct File: Sendable, Equatable {
         public var name: String
         public var bytes: UInt64
-        /// Last modification, seconds since the epoch.
+        /// Last modification, seconds since the epoch, and the nanoseconds within that second.
         public var modified: Int
-        public init(name: String, bytes: UInt64, modified: Int) {
+        public var modifiedNanoseconds: Int
+        public init(name: String, bytes: UInt64, modified: Int, modifiedNanoseconds: Int = 0) {
             self.name = name
             self.bytes = bytes
             self.modified = modified
+            self.modifiedNanoseconds = modifiedNanoseconds
         }
     }
 
@@ -52,21 +54,30 @@ public struct TraceRetention: Sendable, Equatable {
         name.hasPrefix("creased-") && name.hasSuffix(".jsonl")
     }
 
-    /// Removes what `filesToRemove` picks among `directory`'s trace files; returns the
-    /// files and bytes removed. Files that cannot be listed or removed are left alone.
-    public func prune(directory: String, currentPath: String) -> (files: Int, bytes: UInt64) {
-        guard isActive, let dir = opendir(directory) else { return (0, 0) }
+    /// The trace files creased wrote in `directory` (regular files: a link is not followed),
+    /// in no particular order; none when it cannot be listed.
+    public static func traceFiles(in directory: String) -> [File] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
         var files: [File] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            guard Self.isTraceFile(name) else { continue }
+            guard isTraceFile(name) else { continue }
             var st = stat()
-            guard stat("\(directory)/\(name)", &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
-            files.append(File(name: name, bytes: UInt64(st.st_size), modified: Int(st.st_mtim.tv_sec)))
+            guard lstat("\(directory)/\(name)", &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            files.append(File(name: name, bytes: UInt64(st.st_size), modified: Int(st.st_mtim.tv_sec),
+                              modifiedNanoseconds: Int(st.st_mtim.tv_nsec)))
         }
-        closedir(dir)
+        return files
+    }
+
+    /// Removes what `filesToRemove` picks among `directory`'s trace files; returns the
+    /// files and bytes removed. Files that cannot be listed or removed are left alone.
+    public func prune(directory: String, currentPath: String) -> (files: Int, bytes: UInt64) {
+        guard isActive else { return (0, 0) }
+        let files = Self.traceFiles(in: directory)
         let current = currentPath.split(separator: "/").last.map(String.init) ?? currentPath
         var removed = (files: 0, bytes: UInt64(0))
         for f in filesToRemove(files, current: current, now: Int(time(nil))) where unlink("\(directory)/\(f.name)") == 0 {

@@ -19,7 +19,7 @@ enum PlanCommand {
         try args.finish()
         guard (1...1_000).contains(maxDepth) else { throw UsageError("--max-depth must be between 1 and 1000, not \(maxDepth)") }
         guard (1...5_000_000).contains(maxStates) else { throw UsageError("--max-states must be between 1 and 5000000, not \(maxStates)") }
-        let start = try fromPath.map { try startState($0, app: app) } ?? DeviceState(app: app)
+        let start = try fromPath.map { try startState($0, app: app, profile: profile) } ?? DeviceState(app: app)
         let began = TraceIO.monotonicNs()
         let result = ModelExplorer.explore(app: app, profile: profile, from: start,
                                            options: .init(maxDepth: maxDepth, maxStates: maxStates, transitions: transitions))
@@ -49,17 +49,16 @@ enum PlanCommand {
         return ExitStatus.success
     }
 
-    /// `--from`: a state as `state` prints it (`{"seq", "state"}`, or the inner state), read against the app.
-    static func startState(_ path: String, app: App) throws -> DeviceState {
+    /// `--from`: a state as `state` prints it (`{"seq", "state"}`, or the inner state), read
+    /// against the app and checked as `load` checks it.
+    static func startState(_ path: String, app: App, profile: DeviceProfile) throws -> DeviceState {
         let bytes = try Inputs.readFile(path, what: "state", limit: InputFile.manifestLimit)
+        let value: JSONValue
+        do { value = try JSON.parse(bytes) } catch { throw UsageError("\(path): not JSON: \(error)") }
         do {
-            var value = try JSON.parse(bytes)
-            if let inner = value["state"], case .object = inner { value = inner }
-            return try DeviceState.decode(value, app: app)
-        } catch let e as InputError {
-            throw UsageError("\(path): \(e)")
+            return try LoadRequest(profile: profile, app: app, state: value).loaded(onto: Engine(profile: profile, app: app)).state
         } catch {
-            throw UsageError("\(path): not JSON: \(error)")
+            throw UsageError("\(path): \(error)")
         }
     }
 }

@@ -58,14 +58,13 @@ enum ReportHTML {
         let orientations = uniqueInOrder(story.points.map { $0.orientation.rawValue }, first: story.start.orientation.rawValue)
         row("poses", poses.joined(separator: " → "), id: "poses")
         row("orientations", orientations.joined(separator: " → "), id: "orientations")
-        let latencies = story.points.compactMap(\.relayoutNs).sorted()
-        if latencies.isEmpty {
-            row("latency", "not recorded in this trace", id: "latency")
+        // As `trace info` gives it (its percentiles), with how many went over the budget.
+        if let l = s.relayoutLatency {
+            let over = h.budgetNs.map { b in story.points.filter { ($0.relayoutNs ?? 0) > b }.count } ?? 0
+            row("latency", "read → layout queued: p50 \(micros(l.p50)) µs, p99 \(micros(l.p99)) µs, over the budget \(over) of \(l.count)",
+                id: "latency")
         } else {
-            let budget = h.budgetNs
-            let over = budget.map { b in latencies.filter { $0 > b }.count } ?? 0
-            row("latency", "read → layout queued: p50 \(micros(percentile(latencies, 0.5))) µs, p99 \(micros(percentile(latencies, 0.99))) µs, "
-                + "over the budget \(over) of \(latencies.count)", id: "latency")
+            row("latency", "not recorded in this trace", id: "latency")
         }
         let glitchCounts = GlitchKind.allCases.map { k in (k, story.glitches.filter { $0.kind == k }.count) }.filter { $0.1 > 0 }
         row("glitches", glitchCounts.isEmpty ? "none" : glitchCounts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", "), id: "glitches")
@@ -176,10 +175,6 @@ enum ReportHTML {
         var out = [first]
         for v in values where v != out.last { out.append(v) }
         return out.count > 40 ? Array(out.prefix(20)) + ["… \(out.count - 40) more"] + Array(out.suffix(20)) : out
-    }
-
-    static func percentile(_ sorted: [UInt64], _ p: Double) -> UInt64 {
-        sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
     }
 
     static func micros(_ ns: UInt64) -> String { Format.fixed(Double(ns) / 1000, 1) }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Iterator, Tuple
+from typing import Iterator, List, Tuple
 
 import pytest
 from appium import webdriver
@@ -119,8 +119,13 @@ def test_clock_offset_and_captured_at_in_either_clock(creased: Client) -> None:
     assert creased.observe(observed, captured_at=now, clock="daemon")["verdict"] == "match"
     with pytest.raises(ValueError):
         creased.observe(observed, captured_at=(1, 2, 3))
-    threads = [threading.Thread(target=creased.clock) for _ in range(4)]
+    # From several threads at once, each reading lies between the ones taken around them.
+    before = creased.clock()
+    readings: List[int] = []
+    threads = [threading.Thread(target=lambda: readings.append(creased.clock())) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    after = creased.clock()
+    assert len(readings) == 4 and all(before <= r <= after for r in readings)
