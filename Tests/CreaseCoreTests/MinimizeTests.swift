@@ -94,7 +94,7 @@ import Testing
         // An event that cannot apply without the ones removed makes no candidate.
         let pushed = Self.events([.push(screen: "trailDetail"), .pop])
         #expect(TraceMinimize.encode(header: h, events: [pushed[1]]) == nil)
-        #expect(TraceMinimize.glitches(header: h, events: [pushed[1]], options: GlitchOptions()) == nil)
+        #expect(TraceMinimize.run(header: h, steps: [.event(pushed[1])], glitches: GlitchOptions()) == nil)
     }
 
     @Test func divergingFromAnotherBuildShrinksToTheEventThatReachesTheState() throws {
@@ -116,5 +116,121 @@ import Testing
         let minimal = DeltaDebugging.minimize(events) { digests.diverges(header: h, events: $0) }
         #expect(minimal.count == 1, "\(minimal)")
         #expect(minimal.allSatisfy { $0.envelope.event == .hinge(angle: 170) || $0.envelope.event == .hinge(angle: 175) }, "one event that opens the hinge fully")
+    }
+
+    // MARK: shrinking values and a device mismatch
+
+    @Test func anAngleShrinksToTheWholeNumberNearestTheThresholdThatStillHolds() {
+        var tried: [Double] = []
+        let kept = StepValueShrinks.towards(160, from: 178.3) { (a: Double) -> Bool in
+            tried.append(a)
+            return a >= 163.5
+        }
+        #expect(kept == 164, "tried \(tried)")
+        #expect(tried.first == 160, "the threshold itself first")
+        #expect(tried.count <= 6, "bisection: \(tried)")
+        // Nothing simpler holds: nil, and the value stays.
+        #expect(StepValueShrinks.towards(160, from: 178.3) { (a: Double) -> Bool in a == 178.3 } == nil)
+        // Only the rounding holds.
+        #expect(StepValueShrinks.towards(0, from: 291.4) { (h: Double) -> Bool in h == 291 } == 291)
+    }
+
+    @Test func eachKindOfValueShrinksTowardItsSimplest() {
+        let profile = DeviceProfile()
+        #expect(StepValueShrinks.shrink(.hinge(angle: 93.7), profile: profile) { (_: Event) in true } == .hinge(angle: 160))
+        #expect(StepValueShrinks.shrink(.hinge(angle: 31.2), profile: profile) { (_: Event) in true } == .hinge(angle: 20))
+        #expect(StepValueShrinks.shrink(.keyboard(visible: true, height: 301.5), profile: profile) { (_: Event) in true }
+                == .keyboard(visible: true, height: nil))
+        #expect(StepValueShrinks.shrink(.keyboard(visible: true, height: 301.5), profile: profile) { (e: Event) in
+            if case .keyboard(_, let h?) = e { return h >= 250 }
+            return false
+        } == .keyboard(visible: true, height: 250))
+        #expect(StepValueShrinks.shrink(.liveActivities(count: 3), profile: profile) { (e: Event) in e != .liveActivities(count: 0) }
+                == .liveActivities(count: 1))
+        #expect(StepValueShrinks.shrink(.motion(Gravity(x: 0.93, y: -0.31, z: 0.12)), profile: profile) { (_: Event) in true }
+                == .motion(Gravity(x: 1, y: 0, z: 0)))
+        #expect(StepValueShrinks.shrink(.pop, profile: profile) { (_: Event) in true } == nil)
+    }
+
+    @Test func aRampIsAMonotonicRunOfHingeReadingsAndLosesItsMiddle() {
+        let steps = Self.events([.hinge(angle: 10), .hinge(angle: 11), .hinge(angle: 12), .hinge(angle: 13), .hinge(angle: 12),
+                                 .hinge(angle: 11), .hinge(angle: 20), .pop, .hinge(angle: 1), .hinge(angle: 2)]).map(TraceStep.event)
+        #expect(TraceShrinker.ramps(steps) == [0..<4, 3..<6], "up to the turn at 13, down from it to 11; two readings are no ramp")
+        let kept = TraceShrinker.rampEndpoints(steps) { (_: [TraceStep]) in true }
+        #expect(kept.compactMap { if case .hinge(let a)? = $0.event?.envelope.event { a } else { nil } } == [10, 13, 11, 20, 1, 2])
+        // When dropping every middle loses the property, ramps go one at a time.
+        let firstNeeded = TraceShrinker.rampEndpoints(steps) { (c: [TraceStep]) in c.count >= 9 }
+        #expect(firstNeeded.count == 9, "only the second ramp's middle goes")
+    }
+
+    /// A device that keeps reporting the closed phone's vertical bar while the hinge opens part
+    /// way (where the bar is horizontal), among noise: a 1 kHz ramp, keyboards, activities and observations
+    /// that match. Shrunk, it is one round angle and the one observation.
+    static func mismatchingRun() -> [TraceStep] {
+        var steps: [TraceStep] = []
+        var t: UInt64 = 3_217_000
+        func event(_ e: Event) {
+            steps.append(.event(TraceEvent(seq: 0, t: t, client: 1, envelope: EventEnvelope(event: e, ts: Int64(t)), digest: 0)))
+            t += 1_000_000
+        }
+        func observe(_ axis: Axis) {
+            steps.append(.observation(TraceObservation(seq: 0, t: t, client: 2, request: ObserveRequest(observed: Observation(barAxis: axis)),
+                                                       result: ConformanceResult(verdict: .match, seq: 0, layoutSeq: 0, matchedSeq: nil, differences: []))))
+        }
+        observe(.vertical)
+        event(.keyboard(visible: true, height: 301.5))
+        event(.keyboard(visible: false, height: nil))
+        event(.liveActivities(count: 2))
+        for i in 0...60 { event(.hinge(angle: 10 + Double(i) + (i % 2 == 0 ? 0.37 : -0.21))) }
+        t += 900_000_000
+        observe(.vertical)
+        event(.liveActivities(count: 0))
+        return steps
+    }
+
+    @Test func aDeviceMismatchShrinksToTheObservationAndTheRoundAngleThatMakeIt() throws {
+        let h = Self.header()
+        let steps = Self.mismatchingRun()
+        var target = GlitchTarget(kind: .mismatch, subject: "barAxis")
+        let shows = target.calibrate(header: h, steps: steps)
+        #expect(shows)
+        var phases: [TraceShrinker.Phase] = []
+        let result = TraceShrinker.shrink(steps, profile: h.profile, origin: h.initialT, progress: { phases.append($0.phase) }) { (c: [TraceStep]) -> Bool in
+            target.holds(header: h, steps: c)
+        }
+        #expect(target.holds(header: h, steps: result))
+        #expect(result.count == 2, "\(result)")
+        guard result.count == 2, case .event(let e) = result[0], case .hinge(let angle) = e.envelope.event, case .observation = result[1] else {
+            Issue.record("not a hinge and an observation: \(result)")
+            return
+        }
+        #expect(angle == angle.rounded() && angle >= 23 && angle < 163, "a whole angle that opens the hinge part way: \(result)")
+        #expect(result.allSatisfy { $0.t % 1_000_000_000 == 0 }, "times on the 1 s grid: \(result.map(\.t))")
+        #expect(e.envelope.ts == nil, "the sender's stamp is not needed")
+        #expect(phases.contains(.ramps) && phases.contains(.values))
+        // Written out, it replays with --verify and the observation is judged a mismatch.
+        let file = try TraceFile(bytes: try #require(TraceMinimize.encode(header: h, steps: result)))
+        let outcome = try TraceReplay.run(file, verify: true)
+        #expect(outcome.divergence == nil && outcome.observationsChecked == 1)
+        let kept = try TraceMinimize.steps(file, observations: true)
+        guard case .observation(let o)? = kept.last else { Issue.record("no observation kept"); return }
+        #expect(o.result.verdict == .mismatch && o.seq == h.initialSeq + 1)
+    }
+
+    @Test func aMismatchDoesNotShrinkToAStaleVerdict() {
+        let h = Self.header()
+        var target = GlitchTarget(kind: .mismatch, subject: nil)
+        let steps = Self.mismatchingRun()
+        let shows = target.calibrate(header: h, steps: steps)
+        #expect(shows)
+        // Moments after the hinge opened, the device may still show the closed layout: stale, not a mismatch.
+        let opened = TraceStep.event(TraceEvent(seq: 0, t: 1_000_000, client: 1, envelope: EventEnvelope(event: .hinge(angle: 50)), digest: 0))
+        let soon = TraceStep.observation(TraceObservation(seq: 0, t: 2_000_000, client: 2,
+                                                          request: ObserveRequest(observed: Observation(barAxis: .vertical)),
+                                                          result: ConformanceResult(verdict: .match, seq: 0, layoutSeq: 0, matchedSeq: nil, differences: [])))
+        #expect(TraceMinimize.run(header: h, steps: [opened, soon]).map { run in
+            run.steps.contains { if case .observation(let o) = $0 { o.result.verdict == .stale } else { false } }
+        } == true)
+        #expect(!target.holds(header: h, steps: [opened, soon]))
     }
 }

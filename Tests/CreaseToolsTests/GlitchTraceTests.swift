@@ -120,6 +120,46 @@ import Testing
         #expect(try load(out).header.initialState == load(trace).header.initialState)
     }
 
+    /// A rig's device stuck on the closed phone's vertical bar while the motor opens the hinge
+    /// in a 1 kHz ramp, among keyboard and activity noise, as a real creased records it.
+    /// Minimized, the mismatch is one whole angle and the one observation, and it verifies.
+    @Test func aDeviceMismatchShrinksToARoundAngleAndTheObservationThatShowsIt() throws {
+        let scratch = Scratch()
+        var lines = [#""cmd":"observe","observed":{"barAxis":"vertical"}"#,
+                     #""event":"keyboard","visible":true,"height":301.5"#, #""event":"keyboard","visible":false"#,
+                     #""event":"liveActivities","count":2"#]
+        lines += (0...60).map { Self.hinge(10 + Double($0) + ($0 % 2 == 0 ? 0.37 : -0.21)) }
+        lines += [#""cmd":"observe","observed":{"barAxis":"vertical"}"#, #""event":"liveActivities","count":0"#]
+        // No settle window: the device is judged at once, so the last observation mismatches (not stale).
+        let trace = try Self.record(lines, scratch: scratch, daemon: ["--settle-ms", "0"])
+        let (status, found) = try Self.glitches(trace, in: scratch)
+        #expect(status == 1)
+        let mismatch = try #require(found.first { $0.kind == .mismatch }, "\(found)")
+        #expect(mismatch.subject == "barAxis")
+
+        let out = "\(scratch.path)/mismatch.jsonl"
+        let run = try runProgram(Built.crease, ["trace", "minimize", trace, "--glitch", "mismatch", "--subject", "barAxis", "-o", out], in: scratch)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("65 events -> 1, 2 observations -> 1"), "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("mismatch"), "\(run.stdout)")
+        let kept = try TraceMinimize.steps(try load(out), observations: true)
+        #expect(kept.count == 2, "\(kept)")
+        if case .event(let e)? = kept.first, case .hinge(let angle) = e.envelope.event {
+            #expect(angle == angle.rounded() && angle >= 23, "a whole angle past the partly open threshold: \(angle)")
+        } else {
+            Issue.record("the kept event is not a hinge: \(kept)")
+        }
+        if case .observation(let o)? = kept.last {
+            #expect(o.result.verdict == .mismatch && o.request.id == nil, "\(o)")
+        } else {
+            Issue.record("the observation is not kept: \(kept)")
+        }
+        #expect(try runProgram(Built.crease, ["replay", "--verify", out], in: scratch).status == 0)
+        // Without any observation there is nothing to minimize toward.
+        let none = try runProgram(Built.crease, ["trace", "minimize", out, "--glitch", "mismatch", "--subject", "items", "-o", out + ".2"], in: scratch)
+        #expect(none.status == 1 && none.stderr.contains("does not show a mismatch glitch of \"items\""), "\(none.stderr)")
+    }
+
     /// Another build that lays out the fully open pose differently: its trace of the same run
     /// records other digests there, and the run shrinks to one event that opens the hinge fully.
     @Test func aRunThatDivergesFromAnotherBuildShrinksToTheEventThatShowsIt() throws {

@@ -1,61 +1,175 @@
-/// The pieces of `crease trace minimize`: a trace's events as a list to shrink, a candidate
-/// list written back as a self-contained trace, and the properties a candidate is tested for.
-/// Every candidate starts from the original header: the same app, profile and initial state.
+/// One thing a minimized trace keeps: an event, or an observation of the device (judged
+/// again against the layouts the kept events publish).
+public enum TraceStep: Sendable, Equatable {
+    case event(TraceEvent)
+    case observation(TraceObservation)
+
+    public var t: UInt64 {
+        switch self {
+        case .event(let e): e.t
+        case .observation(let o): o.t
+        }
+    }
+
+    public var event: TraceEvent? {
+        if case .event(let e) = self { return e }
+        return nil
+    }
+}
+
+/// The pieces of `crease trace minimize`: a trace's steps as a list to shrink, a candidate
+/// list replayed and written back as a self-contained trace, and the glitch a candidate is
+/// tested for. Every candidate starts from the original header: the same app, profile and
+/// initial state, with nothing known before it.
 public enum TraceMinimize {
-    /// The events of a file, in order. A gap or a load resets the engine to a recorded state
-    /// that no subset of events would reach, so a trace with either is refused.
-    public static func events(_ file: TraceFile) throws(TraceError) -> [TraceEvent] {
-        var out: [TraceEvent] = []
+    /// The steps of a file, in order: its events, and its observations when `observations`.
+    /// A gap or a load resets the engine to a recorded state that no subset of events would
+    /// reach, so a trace with either is refused.
+    public static func steps(_ file: TraceFile, observations: Bool) throws(TraceError) -> [TraceStep] {
+        var out: [TraceStep] = []
         var cursor = file.cursor()
         while let traced = try cursor.next() {
             switch traced.record {
-            case .event(let e): out.append(e)
+            case .event(let e): out.append(.event(e))
+            case .observation(let o): if observations { out.append(.observation(o)) }
             case .gap(let g):
                 throw TraceError("records were lost before seq \(g.seq) (a gap): minimize the part after it (crease trace slice --from \(g.seq + 1))",
                                  line: traced.line, offset: traced.offset)
             case .load(let l):
                 throw TraceError("a state was loaded at seq \(l.seq): minimize the part after it (crease trace slice --from \(l.seq + 1))",
                                  line: traced.line, offset: traced.offset)
-            case .mark, .batch, .layout, .observation: break
+            case .mark, .batch, .layout: break
             }
         }
         return out
     }
 
-    /// `events` applied from `header`'s state, as a trace of its own: the header (reason
-    /// `minimize`, no layout records) and one record per event, renumbered from the
-    /// header's seq, with its original `t`, client and event and the digest this build
-    /// computes. Nil when an event is rejected from the state the earlier ones leave.
-    public static func encode(header: TraceHeader, events: [TraceEvent]) -> [UInt8]? {
+    /// The events of a file, in order (see `steps`).
+    public static func events(_ file: TraceFile) throws(TraceError) -> [TraceEvent] {
+        try steps(file, observations: false).compactMap(\.event)
+    }
+
+    /// A candidate replayed from the header: each event renumbered with the digest this
+    /// build computes, each observation judged again; the glitches when asked for. Every
+    /// layout counts as published (a candidate has no batches).
+    public struct Run: Sendable {
+        public var steps: [TraceStep] = []
+        public var glitches: [Glitch] = []
+        public var engine: Engine
+    }
+
+    /// Nil when an event is rejected from the state the earlier ones leave, or the events'
+    /// times go back.
+    public static func run(header: TraceHeader, steps: [TraceStep], glitches options: GlitchOptions? = nil) -> Run? {
+        var engine = header.makeEngine()
+        var conformance = ConformanceTracker(layout: engine.layout, digest: engine.digest, seq: engine.seq, t: header.initialT,
+                                             windowNs: ConformanceTracker.windowNs(config: header.config))
+        var checker = options.map { RunGlitches(header: header, engine: engine, options: $0) }
+        var run = Run(engine: engine)
+        run.steps.reserveCapacity(steps.count)
+        var lastEventT = header.initialT
+        for step in steps {
+            switch step {
+            case .event(var e):
+                guard e.t >= lastEventT, let changed = try? engine.apply(e.envelope.event, at: Int64(e.t)) else { return nil }
+                lastEventT = e.t
+                if changed { conformance.publish(layout: engine.layout, digest: engine.digest, seq: engine.seq, t: e.t) }
+                e.seq = engine.seq
+                e.digest = engine.digest
+                checker?.applied(e, engine: engine, published: true)
+                run.steps.append(.event(e))
+            case .observation(var o):
+                o.seq = engine.seq
+                o.result = conformance.observe(o.request, seq: engine.seq, t: o.t, captured: o.captured).result
+                if o.result.verdict != .match { checker?.verdict(NonMatchVerdict(o.result, t: o.t)) }
+                run.steps.append(.observation(o))
+            }
+        }
+        run.glitches = checker?.glitches ?? []
+        run.engine = engine
+        return run
+    }
+
+    /// `steps` applied from `header`'s state, as a trace of its own: the header (reason
+    /// `minimize`, no layout records) and one record per step, renumbered from the header's
+    /// seq, with its original `t`, client and event or observation, the digest this build
+    /// computes and the verdict it gives. Nil when `run` is.
+    public static func encode(header: TraceHeader, steps: [TraceStep]) -> [UInt8]? {
+        guard let run = run(header: header, steps: steps) else { return nil }
         var h = header
         h.part = 0
         h.reason = "minimize"
         h.layouts = false
         var out = h.encode()
         out.append(0x0A)
-        var engine = header.makeEngine()
-        for e in events {
-            guard (try? engine.apply(e.envelope.event, at: Int64(e.t))) != nil else { return nil }
-            var copy = e
-            copy.seq = engine.seq
-            copy.digest = engine.digest
-            TraceEncoding.appendEvent(copy, to: &out)
+        for step in run.steps {
+            switch step {
+            case .event(let e): TraceEncoding.appendEvent(e, to: &out)
+            case .observation(let o): TraceEncoding.appendObservation(o, to: &out)
+            }
         }
         return out
     }
 
-    /// The glitches of `events` replayed from `header`, every layout published (a candidate
-    /// has no batches). Nil when an event is rejected.
-    public static func glitches(header: TraceHeader, events: [TraceEvent], options: GlitchOptions) -> [Glitch]? {
-        var engine = header.makeEngine()
-        var run = RunGlitches(header: header, engine: engine, options: options)
-        for e in events {
-            guard (try? engine.apply(e.envelope.event, at: Int64(e.t))) != nil else { return nil }
-            var applied = e
-            applied.seq = engine.seq
-            run.applied(applied, engine: engine, published: true)
+    public static func encode(header: TraceHeader, events: [TraceEvent]) -> [UInt8]? {
+        encode(header: header, steps: events.map(TraceStep.event))
+    }
+}
+
+/// What a minimized trace must still show: a glitch of one kind (and subject). A `mismatch`
+/// is as strong as the original's: a trace whose device mismatched does not shrink to one
+/// where the device was merely catching up (`stale`).
+public struct GlitchTarget: Sendable {
+    public var kind: GlitchKind
+    public var subject: String?
+    public var options: GlitchOptions
+    /// For `mismatch`: whether a `stale` verdict counts (only when the original has no mismatch).
+    public private(set) var staleCounts = true
+
+    public init(kind: GlitchKind, subject: String?, options: GlitchOptions = GlitchOptions()) {
+        self.kind = kind
+        self.subject = subject
+        self.options = options
+    }
+
+    public var name: String { "a \(kind.rawValue) glitch" + (subject.map { " of \"\($0)\"" } ?? "") }
+
+    /// Whether observations are kept as steps: only the device's verdicts show a mismatch.
+    public var needsObservations: Bool { kind == .mismatch }
+
+    /// Fixes how strong a mismatch must be from what `steps` show; false when they show none.
+    public mutating func calibrate(header: TraceHeader, steps: [TraceStep]) -> Bool {
+        staleCounts = true
+        guard holds(header: header, steps: steps) else { return false }
+        if kind == .mismatch {
+            staleCounts = false
+            if !holds(header: header, steps: steps) { staleCounts = true }
         }
-        return run.glitches
+        return true
+    }
+
+    public func holds(header: TraceHeader, steps: [TraceStep]) -> Bool {
+        if kind == .mismatch {
+            guard let run = TraceMinimize.run(header: header, steps: steps) else { return false }
+            return run.steps.contains { step in
+                guard case .observation(let o) = step else { return false }
+                return verdictShows(o.result, t: o.t)
+            }
+        }
+        guard let run = TraceMinimize.run(header: header, steps: steps, glitches: options) else { return false }
+        return run.glitches.contains(where: matches)
+    }
+
+    public func matches(_ g: Glitch) -> Bool { g.kind == kind && (subject == nil || g.subject == subject) }
+
+    private func verdictShows(_ r: ConformanceResult, t: UInt64) -> Bool {
+        switch r.verdict {
+        case .match: return false
+        case .stale: guard staleCounts else { return false }
+        case .mismatch: break
+        }
+        let v = NonMatchVerdict(r, t: t)
+        return subject == nil || v.subject == subject
     }
 }
 

@@ -82,7 +82,7 @@ public struct TraceReplayer: Sendable {
         batchFloor = header.initialSeq
         conformance = ConformanceTracker(layout: engine.layout, digest: engine.digest, seq: header.initialSeq, t: header.initialT,
                                          windowNs: ConformanceTracker.windowNs(config: header.config),
-                                         knowsAll: header.part == 0 && header.reason == "start")
+                                         knowsAll: header.part == 0 && (header.reason == "start" || header.reason == "minimize"))
     }
 
     /// Whether the header's recorded digest is the one this engine computes for its state.

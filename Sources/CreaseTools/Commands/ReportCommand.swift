@@ -79,17 +79,15 @@ enum ReportCommand {
         guard let first = parts.first, let kind = GlitchKind(rawValue: first) else {
             throw UsageError("--minimize KIND[:SUBJECT], KIND one of \(GlitchKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let subject = parts.count > 1 ? parts[1] : nil
+        var target = GlitchTarget(kind: kind, subject: parts.count > 1 ? parts[1] : nil)
         let header = file.header
-        let events: [TraceEvent]
-        do { events = try TraceMinimize.events(file) } catch { throw UsageError("--minimize: \(error)") }
-        func shows(_ candidate: [TraceEvent]) -> Bool {
-            guard let found = TraceMinimize.glitches(header: header, events: candidate, options: GlitchOptions()) else { return false }
-            return found.contains { $0.kind == kind && (subject == nil || $0.subject == subject) }
-        }
-        let property = "a \(kind.rawValue) glitch" + (subject.map { " of \"\($0)\"" } ?? "")
-        guard shows(events) else { throw CheckFailed("the trace does not show \(property): nothing to minimize") }
-        let result = DeltaDebugging.minimize(events, test: { (c: [TraceEvent]) -> Bool in shows(c) })
+        let steps: [TraceStep]
+        do { steps = try TraceMinimize.steps(file, observations: target.needsObservations) } catch { throw UsageError("--minimize: \(error)") }
+        guard target.calibrate(header: header, steps: steps) else { throw CheckFailed("the trace does not show \(target.name): nothing to minimize") }
+        let property = target.name
+        let result = TraceShrinker.shrink(steps, profile: header.profile, origin: header.initialT) { (c: [TraceStep]) -> Bool in
+            target.holds(header: header, steps: c)
+        }.compactMap(\.event)
         let lines = result.map { e -> String in
             var w = JSONWriter()
             e.envelope.event.write(to: &w, ts: Int64(e.t))

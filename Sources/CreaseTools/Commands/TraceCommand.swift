@@ -16,7 +16,8 @@ enum TraceCommand {
                crease trace glitches FILE [--json] [--ignore KIND[:SUBJECT]]... \(GlitchCLI.thresholdUsage)
                                                           replay and check for glitches; exit 1 when any is found
                crease trace minimize FILE (--glitch KIND [--subject ID] | --diverges OTHER_BUILD_TRACE | --until 'CMD') -o OUT
-                                                          the fewest events that still show it (delta debugging)
+                                                          the fewest events (and, for a mismatch, observations) that still
+                                                          show it, their values shrunk to round numbers
                crease trace index DIR [--json] [--label KEY=VALUE]...   one row per trace file under DIR (recursively);
                                                           --json: JSON Lines; --label: only files whose header has it
                crease trace rebase PATH... (-o DIR | --in-place | --check)   this build's digests and verdicts after an

@@ -36,37 +36,38 @@ extension TraceCommand {
         let file = try TraceIO.load(path)
         TraceIO.warnIfCut(file, name: path)
         let header = file.header
-        let events = try TraceMinimize.events(file)
 
-        let property: Property
+        var property: Property
         if let kindName {
             guard let kind = GlitchKind(rawValue: kindName) else {
                 throw UsageError("--glitch \(kindName): one of \(GlitchKind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            property = .glitch(kind, subject, glitchOutput.options)
+            property = .glitch(GlitchTarget(kind: kind, subject: subject, options: glitchOutput.options))
         } else if let other {
             property = .diverges(try otherBuild(other, header: header))
         } else {
             property = .until(command!, scratch: out + ".candidate")
         }
         defer { if case .until(_, let scratch) = property { unlink(scratch) } }
+        let steps = try TraceMinimize.steps(file, observations: property.needsObservations)
+        let events = steps.count { $0.event != nil }
+        let observations = steps.count - events
 
         let started = TraceIO.monotonicNs()
-        guard try property.holds(header: header, events: events) else {
-            throw CheckFailed("\(path) does not show \(property.name) to begin with (\(events.count) events)")
+        guard try property.calibrate(header: header, steps: steps) else {
+            throw CheckFailed("\(path) does not show \(property.name) to begin with (\(events) events)")
         }
-        Console.err("minimize: \(path): \(events.count) events show \(property.name); removing chunks (ddmin)")
-        var lastShown = events.count
-        let result = try DeltaDebugging.minimize(events, progress: { p in
-            if p.size != lastShown {
-                lastShown = p.size
-                Console.err("  \(p.tests) tests: \(p.size) events left")
-            }
-        }, test: { (candidate: [TraceEvent]) throws -> Bool in try property.holds(header: header, events: candidate) })
+        Console.err("minimize: \(path): \(events) events" + (observations > 0 ? " and \(observations) observations" : "") + " show \(property.name)")
+        var lastShown: (TraceShrinker.Phase, Int)?
+        let result = try TraceShrinker.shrink(steps, profile: header.profile, origin: header.initialT, progress: { p in
+            guard lastShown.map({ $0 != p.phase || $1 != p.steps }) ?? true else { return }
+            lastShown = (p.phase, p.steps)
+            Console.err("  \(p.tests) tests: \(p.phase.rawValue), \(p.steps) steps left")
+        }, test: { (candidate: [TraceStep]) throws -> Bool in try property.holds(header: header, steps: candidate) })
         let elapsed = TraceIO.monotonicNs() - started
 
-        guard let bytes = TraceMinimize.encode(header: header, events: result) else {
-            throw CheckFailed("the minimized events do not apply (a bug: every candidate kept was tested)")
+        guard let bytes = TraceMinimize.encode(header: header, steps: result) else {
+            throw CheckFailed("the minimized steps do not apply (a bug: every candidate kept was tested)")
         }
         try TraceIO.write(bytes, to: out)
         // The written file must replay with --verify and still show the property.
@@ -74,7 +75,10 @@ extension TraceCommand {
         let replay = try TraceReplay.run(written, verify: true)
         if let d = replay.divergence { throw CheckFailed("\(out) does not verify: \(d.summary)") }
         let shown = try property.shown(in: written)
-        Console.err("minimized \(path): \(events.count) events -> \(result.count) in \(elapsed / 1_000_000) ms; \(out) replays with --verify")
+        let keptEvents = result.count { $0.event != nil }
+        Console.err("minimized \(path): \(events) events -> \(keptEvents)"
+                    + (observations > 0 ? ", \(observations) observations -> \(result.count - keptEvents)" : "")
+                    + " in \(elapsed / 1_000_000) ms; \(out) replays with --verify")
         for line in shown { Console.out(line) }
         return ExitStatus.success
     }
@@ -90,28 +94,43 @@ extension TraceCommand {
 
     /// What a candidate must still show.
     enum Property {
-        case glitch(GlitchKind, String?, GlitchOptions)
+        case glitch(GlitchTarget)
         case diverges(OtherBuildDigests)
         /// A shell command, exit 0 = still interesting; the candidate file is `$1`.
         case until(String, scratch: String)
 
         var name: String {
             switch self {
-            case .glitch(let kind, let subject, _): "a \(kind.rawValue) glitch" + (subject.map { " of \"\($0)\"" } ?? "")
+            case .glitch(let target): target.name
             case .diverges: "a layout the other build computes differently"
             case .until(let cmd, _): "what `\(cmd)` accepts"
             }
         }
 
-        func holds(header: TraceHeader, events: [TraceEvent]) throws -> Bool {
+        /// Observations are kept for a mismatch, and for a command (which may read them).
+        var needsObservations: Bool {
             switch self {
-            case .glitch(let kind, let subject, let options):
-                guard let found = TraceMinimize.glitches(header: header, events: events, options: options) else { return false }
-                return found.contains { $0.kind == kind && (subject == nil || $0.subject == subject) }
+            case .glitch(let target): target.needsObservations
+            case .diverges: false
+            case .until: true
+            }
+        }
+
+        /// Whether the whole trace shows it (and, for a mismatch, how strong it must stay).
+        mutating func calibrate(header: TraceHeader, steps: [TraceStep]) throws -> Bool {
+            guard case .glitch(var target) = self else { return try holds(header: header, steps: steps) }
+            defer { self = .glitch(target) }
+            return target.calibrate(header: header, steps: steps)
+        }
+
+        func holds(header: TraceHeader, steps: [TraceStep]) throws -> Bool {
+            switch self {
+            case .glitch(let target):
+                return target.holds(header: header, steps: steps)
             case .diverges(let other):
-                return other.diverges(header: header, events: events)
+                return other.diverges(header: header, events: steps.compactMap(\.event))
             case .until(let command, let scratch):
-                guard let bytes = TraceMinimize.encode(header: header, events: events) else { return false }
+                guard let bytes = TraceMinimize.encode(header: header, steps: steps) else { return false }
                 try TraceIO.write(bytes, to: scratch)
                 return try Shell.succeeds(command, argument: scratch)
             }
@@ -120,8 +139,8 @@ extension TraceCommand {
         /// Lines that show the property in the written trace.
         func shown(in file: TraceFile) throws -> [String] {
             switch self {
-            case .glitch(let kind, let subject, let options):
-                let found = try TraceGlitches.check(file, options: options).glitches.filter { $0.kind == kind && (subject == nil || $0.subject == subject) }
+            case .glitch(let target):
+                let found = try TraceGlitches.check(file, options: target.options).glitches.filter(target.matches)
                 guard !found.isEmpty else { throw CheckFailed("the written trace no longer shows \(name)") }
                 return found.map(GlitchCLI.line)
             case .diverges(let other):
