@@ -31,6 +31,28 @@ import Testing
         return try #require(try JSON.parse(Array(last.utf8))["summary"])
     }
 
+    @Test("scripts/make-corpus makes a rig's corpus of small traces, with the creased options given after --, that verifies")
+    func madeCorpus() throws {
+        let dir = NSTemporaryDirectory() + "crease-made-corpus-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let script = Self.traces.deletingLastPathComponent().appendingPathComponent("scripts/make-corpus")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = [script.path, dir, "6", "16384", "--", "--label", "rig=rig9"]
+        p.environment = ProcessInfo.processInfo.environment.merging(["CREASE_BIN": CommandRunner.productsDirectory.path]) { $1 }
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".jsonl") }
+        #expect(files.count >= 6, "\(files)")
+        let labelled = try CommandRunner.run(["trace", "index", dir, "--json", "--label", "rig=rig9"])
+        #expect(labelled.status == 0 && labelled.stdout.split(separator: "\n").count == files.count, "\(labelled.stderr)")
+        let r = try CommandRunner.run(["replay", "--verify", dir, "--jobs", "2"])
+        #expect(r.status == 0 && r.stderr.contains("verified \(files.count) files: \(files.count) green"), "\(r.stderr)")
+    }
+
     @Test("a green corpus verifies on two jobs with a summary; JSON gives a line per file")
     func greenCorpus() throws {
         let dir = try Self.corpus()

@@ -88,3 +88,36 @@ def test_a_corpus_is_one_item_per_trace_spread_over_workers(pytester: pytest.Pyt
     result.stdout.fnmatch_lines(["*tampered.jsonl*", "divergence at seq 5 *expected digest*"])
     cases = ET.parse(pytester.path / "report.xml").getroot().findall(".//testcase")
     assert sorted(c.get("name") for c in cases) == sorted(["rig-1/" + n for n in names] + ["tampered.jsonl"])
+
+
+def test_a_corpus_checked_for_glitches_fails_only_on_those_the_baseline_does_not_accept(pytester: pytest.Pytester, creased_bin: str) -> None:
+    """--crease-glitches BASELINE: the known map-scale occlusion is accepted everywhere and one
+    trace's device mismatch on barAxis is accepted for that trace; its other mismatch is new,
+    and the failure lists it with the baseline line that would accept it."""
+    from pathlib import Path
+    traces = Path(__file__).resolve().parents[3] / "Traces"
+    corpus = pytester.path / "corpus"
+    corpus.mkdir()
+    for name in ["slow-unfold.jsonl", "rig-observations.jsonl"]:
+        (corpus / name).write_bytes((traces / name).read_bytes())
+    baseline = pytester.path / "accepted.jsonl"
+    baseline.write_text('{"kind": "occluded", "subject": "mapScale"}\n'
+                        '{"kind": "mismatch", "subject": "barAxis", "trace": "rig-observations.jsonl"}\n')
+    result = pytester.runpytest(f"--creased-bin={creased_bin}", f"--crease-corpus={corpus}", f"--crease-glitches={baseline}")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "*rig-observations.jsonl:",
+        "1 glitch not in the baseline:",
+        "  mismatch    items?edit? *",
+        "baseline lines that would accept them:",
+        '  {"kind": "mismatch", "subject": "items[edit]", "trace": "rig-observations.jsonl"}',
+    ])
+    # The line it printed, added, accepts it.
+    with baseline.open("a") as f:
+        f.write('{"kind": "mismatch", "subject": "items[edit]", "trace": "rig-observations.jsonl"}\n')
+    pytester.runpytest(f"--creased-bin={creased_bin}", f"--crease-corpus={corpus}", f"--crease-glitches={baseline}").assert_outcomes(passed=2)
+    # A bad baseline is a usage error naming its line.
+    baseline.write_text('{"kind": "flash"}\n{"kind": "flash", "seq": 3}\n')
+    bad = pytester.runpytest(f"--creased-bin={creased_bin}", f"--crease-corpus={corpus}", f"--crease-glitches={baseline}")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["*accepted.jsonl:2: unknown member 'seq' (kind, subject, trace)*"])

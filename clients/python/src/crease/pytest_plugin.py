@@ -16,15 +16,24 @@ recursively, in a stable order), named by its path relative to DIR: it runs ``cr
 replay --verify`` on the trace (the ``crease`` beside the creased binary, else on PATH)
 and fails with the divergence report. ``pytest -n auto`` (pytest-xdist) spreads them; the
 JUnit report lists each trace.
+
+``--crease-glitches BASELINE`` also checks each corpus trace with ``crease trace glitches``:
+a glitch fails the item unless a line of BASELINE (JSON Lines) accepts it. A line is
+``{"kind": K}``, optionally with ``"subject"`` and ``"trace"`` (the item's name); an empty
+file accepts nothing. A failure lists the new glitches and the baseline lines that would
+accept them, so a reviewer copies what is intended into the baseline.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import stat
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generator, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Generator, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -40,6 +49,57 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the creased binary the creased fixture starts (default: $CREASE_BIN, else creased on PATH)")
     group.addoption("--crease-corpus", action="append", default=[], metavar="DIR",
                     help="verify every trace under DIR, one test item each (repeatable)")
+    group.addoption("--crease-glitches", default=None, metavar="BASELINE",
+                    help="also check each corpus trace for glitches; BASELINE (JSON Lines) lists the accepted ones")
+
+
+@dataclass(frozen=True)
+class AcceptedGlitch:
+    """A line of a glitch baseline: a kind, and optionally a subject and a trace (item name)."""
+
+    kind: str
+    subject: Optional[str] = None
+    trace: Optional[str] = None
+
+    def accepts(self, trace: str, glitch: Dict[str, Any]) -> bool:
+        return (glitch.get("kind") == self.kind and (self.subject is None or glitch.get("subject") == self.subject)
+                and (self.trace is None or self.trace == trace))
+
+
+_BASELINE_LIMIT = 16 * 1024 * 1024
+
+
+def read_baseline(path: str) -> List[AcceptedGlitch]:
+    """The accepted glitches of a baseline file; a pytest.UsageError names the bad line."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        raise pytest.UsageError(f"--crease-glitches {path}: {e.strerror}")
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise pytest.UsageError(f"--crease-glitches {path}: not a regular file")
+        if info.st_size > _BASELINE_LIMIT:
+            raise pytest.UsageError(f"--crease-glitches {path}: larger than {_BASELINE_LIMIT} bytes")
+        data = f.read(_BASELINE_LIMIT + 1)
+    accepted: List[AcceptedGlitch] = []
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError as e:
+            raise pytest.UsageError(f"--crease-glitches {path}:{number}: not JSON: {e}")
+        if not isinstance(entry, dict) or not isinstance(entry.get("kind"), str):
+            raise pytest.UsageError(f"--crease-glitches {path}:{number}: each line is an object with a \"kind\"")
+        unknown = set(entry) - {"kind", "subject", "trace"}
+        if unknown:
+            raise pytest.UsageError(f"--crease-glitches {path}:{number}: unknown member {sorted(unknown)[0]!r} (kind, subject, trace)")
+        for key in ("subject", "trace"):
+            if key in entry and not isinstance(entry[key], str):
+                raise pytest.UsageError(f"--crease-glitches {path}:{number}: {key} is a string")
+        accepted.append(AcceptedGlitch(entry["kind"], entry.get("subject"), entry.get("trace")))
+    return accepted
 
 
 class CorpusDivergence(Exception):
@@ -49,10 +109,11 @@ class CorpusDivergence(Exception):
 class CorpusTrace(pytest.Item):
     """One trace of a ``--crease-corpus`` directory, verified by ``crease replay --verify``."""
 
-    def __init__(self, *, trace: Path, crease: Optional[str], **kwargs: Any) -> None:
+    def __init__(self, *, trace: Path, crease: Optional[str], baseline: Optional[List[AcceptedGlitch]], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.trace = trace
         self.crease = crease
+        self.baseline = baseline
         # No fixtures: said for plugins that read it of every item (labgrid's does).
         self.fixturenames: List[str] = []
 
@@ -63,6 +124,22 @@ class CorpusTrace(pytest.Item):
         if run.returncode != 0:
             raise CorpusDivergence((run.stdout + run.stderr).strip())
         self.user_properties.append(("verified", run.stderr.strip()))
+        if self.baseline is not None:
+            self._check_glitches(self.crease, self.baseline)
+
+    def _check_glitches(self, crease: str, baseline: List[AcceptedGlitch]) -> None:
+        run = subprocess.run([crease, "trace", "glitches", str(self.trace), "--json"], capture_output=True, text=True, timeout=3600)
+        if run.returncode not in (0, 1):
+            raise CorpusDivergence(f"crease trace glitches: {run.stderr.strip()}")
+        found = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+        new = [g for g in found if not any(a.accepts(self.name, g) for a in baseline)]
+        if new:
+            lines = [f"{len(new)} glitch{'es' if len(new) > 1 else ''} not in the baseline:"]
+            lines += [f"  {g['kind']:<11} {g['subject']:<18} seq {g['seq'][0]}…{g['seq'][1]}  {g['message']}" for g in new]
+            lines.append("baseline lines that would accept them:")
+            accept = sorted({json.dumps({"kind": g["kind"], "subject": g["subject"], "trace": self.name}) for g in new})
+            lines += [f"  {line}" for line in accept]
+            raise CorpusDivergence("\n".join(lines))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CorpusDivergence):
@@ -88,13 +165,15 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not corpora:
         return
     crease = _crease_command(config)
+    baseline_path = config.getoption("--crease-glitches")
+    baseline = read_baseline(baseline_path) if baseline_path is not None else None
     for corpus in corpora:
         root = Path(corpus)
         if not root.is_dir():
             raise pytest.UsageError(f"--crease-corpus {corpus}: not a directory")
         for trace in sorted(p for p in root.rglob("*.jsonl") if p.is_file() and not p.is_symlink()):
             name = trace.relative_to(root).as_posix()
-            items.append(CorpusTrace.from_parent(session, name=name, trace=trace, crease=crease))
+            items.append(CorpusTrace.from_parent(session, name=name, trace=trace, crease=crease, baseline=baseline))
 
 
 def pytest_configure(config: pytest.Config) -> None:
