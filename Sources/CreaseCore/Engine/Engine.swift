@@ -95,18 +95,11 @@ public struct Engine: Sendable {
     @discardableResult
     public mutating func apply(_ event: Event, at time: Int64? = nil) throws(InputError) -> Bool {
         if case .hinge(let reading) = event {
-            // The high-rate event: it sets only the angle and the pose (as StateMachine does),
-            // and the angle is no layout input, so a reading inside the pose changes nothing
-            // the layout reads: no copies, no comparison of inputs. Only an overshoot past the
-            // profile's tolerance is refused, before anything changes.
-            let angle = try HingeReadingRule.clamped(reading, profile: profile)
-            let pose = HingePoseRule.nextPose(from: state.pose, angle: angle, profile: profile)
-            state.hingeAngle = angle
+            // The high-rate event: the angle is no layout input, so a reading inside the pose
+            // changes nothing the layout reads: no copies, no comparison of inputs.
+            let moved = try HingeRule.apply(reading, profile: profile, supported: app.supportedOrientations, to: &state)
             seq += 1
-            guard pose != state.pose else { return false }
-            state.pose = pose
-            // A new display grants other orientations.
-            state.orientation = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
+            guard moved else { return false }
             return relayout(force: false)
         }
         if case .motion(let gravity) = event {

@@ -34,6 +34,25 @@ public enum HingePoseRule {
 /// either end (an encoder overshoots shut and flat by a degree or two) it is clamped to
 /// 0 or 180; past that it is refused, and the state is left as it was. Replay goes through
 /// the same rule, so a recorded overshoot clamps the same way.
+/// One `hinge` reading: clamped (or refused), the angle set, the pose moved through its
+/// thresholds, and on a new pose (a new display, which grants other orientations) the
+/// interface orientation resolved again. Returns whether the pose changed; the angle itself
+/// is no layout input. The one reducer of a reading, for the engine's fast path and the
+/// state machine alike. A refused reading changes nothing.
+public enum HingeRule {
+    @inline(__always) @discardableResult
+    public static func apply(_ reading: Double, profile: DeviceProfile, supported: [Orientation],
+                             to state: inout DeviceState) throws(InputError) -> Bool {
+        let angle = try HingeReadingRule.clamped(reading, profile: profile)
+        let pose = HingePoseRule.nextPose(from: state.pose, angle: angle, profile: profile)
+        state.hingeAngle = angle
+        guard pose != state.pose else { return false }
+        state.pose = pose
+        state.orientation = InterfaceOrientationRule.resolve(state, supported: supported)
+        return true
+    }
+}
+
 public enum HingeReadingRule {
     @inline(__always)
     public static func clamped(_ angle: Double, profile p: DeviceProfile) throws(InputError) -> Double {

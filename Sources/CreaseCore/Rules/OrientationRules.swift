@@ -118,3 +118,36 @@ public enum InterfaceOrientationRule {
         return supported.first ?? .portrait
     }
 }
+
+/// One `motion` sample: the filter's proposal, then the settle time, then (when the device
+/// orientation changed) the interface orientation resolved again. Returns whether the
+/// interface orientation, the one the layout reads, changed. The one reducer of a sample,
+/// for the engine's fast path and the state machine alike.
+public enum MotionRule {
+    @inline(__always) @discardableResult
+    public static func apply(_ gravity: Gravity, at time: Int64, filter: DeviceOrientationFilter, supported: [Orientation],
+                             to state: inout DeviceState) -> Bool {
+        // With the interface set directly, the filter starts from the device orientation
+        // that shows it; the first sample hands the orientation back to the device.
+        let known = state.deviceOrientation
+        let current = known ?? DeviceOrientation(interface: state.orientation)
+        guard let proposed = filter.proposal(gravity, current: current) else { return false }
+        var moved = OrientationSettleRule.apply(proposed, current: current, at: time, settleNs: filter.settleNs, to: &state)
+        if known == nil, !moved {
+            state.deviceOrientation = current
+            moved = true
+        }
+        guard moved else { return false }
+        let before = state.orientation
+        state.orientation = InterfaceOrientationRule.resolve(state, supported: supported)
+        return state.orientation != before
+    }
+
+    /// A motion sample's time: the settle time is measured on it, so one without is refused.
+    public static func time(_ time: Int64?) throws(InputError) -> Int64 {
+        guard let time else {
+            throw InputError(.missingField, "a motion event needs the time it was read: give \"ts\" (nanoseconds) where no daemon stamps it", field: "ts")
+        }
+        return time
+    }
+}

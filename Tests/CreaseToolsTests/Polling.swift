@@ -1,1 +1,0 @@
-../CreaseDaemonTests/Polling.swift
