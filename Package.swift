@@ -25,9 +25,11 @@ let package = Package(
         .target(name: "CreaseTools", dependencies: ["CreaseCore", "CreaseDaemon", "CLibUV"]),
         .executableTarget(name: "crease", dependencies: ["CreaseTools"]),
         .executableTarget(name: "creased", dependencies: ["CreaseDaemon"]),
+        // What more than one test target uses (polling with a deadline, the descriptor bystander), once.
+        .target(name: "CreaseTestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CreaseCoreTests", dependencies: ["CreaseCore"]),
-        .testTarget(name: "CreaseDaemonTests", dependencies: ["CreaseDaemon", "CreaseCore"]),
-        .testTarget(name: "CreaseToolsTests", dependencies: ["CreaseTools", "CreaseCore"]),
+        .testTarget(name: "CreaseDaemonTests", dependencies: ["CreaseDaemon", "CreaseCore", "CreaseTestSupport"]),
+        .testTarget(name: "CreaseToolsTests", dependencies: ["CreaseTools", "CreaseCore", "CreaseTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

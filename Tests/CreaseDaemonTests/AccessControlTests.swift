@@ -5,6 +5,7 @@ import CreaseCore
 import CreaseDaemon
 import Foundation
 import Testing
+import CreaseTestSupport
 
 /// Access control against a real creased: the socket's mode and group, and the
 /// read/publish policy checked on each connection's peer credentials. The tests run

@@ -5,6 +5,7 @@ import CreaseCore
 @testable import CreaseDaemon
 import Foundation
 import Testing
+import CreaseTestSupport
 
 /// A real creased over a real Unix socket.
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
+import CreaseTestSupport
 
 /// The harness's sockets are closed once, also when connecting or binding fails: every
 /// test runs beside others in this process, and a second close would take a descriptor

@@ -4,6 +4,7 @@ import Glibc
 import CreaseCore
 import Foundation
 import Testing
+import CreaseTestSupport
 
 /// Test harness: a real `creased` process and plain POSIX socket clients.
 

@@ -5,6 +5,7 @@ import CreaseCore
 import CreaseDaemon
 import Foundation
 import Testing
+import CreaseTestSupport
 
 /// A lab's deployment: scripts/install into a temporary prefix, a rig's configuration
 /// file, trace retention.

@@ -5,6 +5,7 @@ import CreaseCore
 @testable import CreaseDaemon
 import Foundation
 import Testing
+import CreaseTestSupport
 
 /// A file system whose writes fail with ENOSPC while `full` is set: a disk that fills and
 /// frees; or once, `after` writes from when it is told to (`refuseOnce`).

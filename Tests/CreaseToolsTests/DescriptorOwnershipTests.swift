@@ -4,6 +4,7 @@ import Glibc
 @testable import CreaseTools
 import Foundation
 import Testing
+import CreaseTestSupport
 
 /// The clients that reach creased from inside the test process close their socket once,
 /// also when the connect fails. The daemon tests run beside these in the same process: a

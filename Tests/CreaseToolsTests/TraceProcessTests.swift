@@ -5,6 +5,7 @@ import CreaseCore
 @testable import CreaseTools
 import Foundation
 import Testing
+import CreaseTestSupport
 
 /// The built `crease` and `creased`, beside the test bundle in `.build/<configuration>/`.
 enum Built {

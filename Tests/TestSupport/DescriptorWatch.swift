@@ -3,8 +3,6 @@ import Glibc
 #endif
 import Foundation
 
-// Test targets share no sources: Tests/CreaseToolsTests/DescriptorWatch.swift is a link to this file.
-
 /// How many of a bystander's descriptors `body` closed. Tests run in parallel in one process,
 /// so a descriptor closed twice (closed, its number reused by another test's new socket,
 /// closed again) closes that other test's socket: its reads fail with EBADF, or its number
@@ -13,7 +11,7 @@ import Foundation
 /// every new descriptor does) and checks each is still open and still its own
 /// before it closes it. Any count above zero is a double close in `body` (or in a test
 /// running beside it).
-func bystanderDescriptorsLost(while body: () throws -> Void) throws -> Int {
+public func bystanderDescriptorsLost(while body: () throws -> Void) throws -> Int {
     let bystander = SocketBystander()
     let thread = Thread { bystander.run() }
     thread.start()
@@ -23,7 +21,7 @@ func bystanderDescriptorsLost(while body: () throws -> Void) throws -> Int {
 
 /// Calls each of `opens`, all meant to fail, 5000 times beside the bystander; returns how
 /// many did not fail and how many of the bystander's descriptors they took.
-func failingOpensBesideBystander(_ opens: [() throws -> AnyObject]) throws -> (opened: Int, lost: Int) {
+public func failingOpensBesideBystander(_ opens: [() throws -> AnyObject]) throws -> (opened: Int, lost: Int) {
     var opened = 0
     let lost = try bystanderDescriptorsLost {
         for _ in 0..<5000 {
@@ -34,7 +32,7 @@ func failingOpensBesideBystander(_ opens: [() throws -> AnyObject]) throws -> (o
 }
 
 /// A socket path in a directory that does not exist: connecting (or binding) fails with ENOENT.
-func absentSocketPath() -> String {
+public func absentSocketPath() -> String {
     "/tmp/crease-absent-\(UInt64.random(in: 0...UInt64.max))/creased.sock"
 }
 
@@ -79,12 +77,12 @@ private final class SocketBystander: @unchecked Sendable {
 }
 
 /// The file a descriptor names: its device and inode.
-struct Identity: Equatable {
+public struct Identity: Equatable {
     let device: UInt64
     let inode: UInt64
 
     /// Nil when `fd` is not open.
-    init?(_ fd: Int32) {
+    public init?(_ fd: Int32) {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return nil }
         device = UInt64(st.st_dev)
