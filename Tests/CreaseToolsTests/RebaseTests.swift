@@ -40,7 +40,10 @@ import Testing
         #expect(count(out, #""mark":"#) == count(other, #""mark":"#))
 
         let again = try CommandRunner.run(["trace", "rebase", dir + "/out", "--check"])
-        #expect(again.status == 0 && again.stdout.contains("unchanged"), "\(again.stdout)")
+        #expect(again.status == 0 && again.stdout.isEmpty && again.stderr.contains("0 would change, 1 unchanged"), "\(again.stdout)\(again.stderr)")
+        // Under -o, an unchanged trace is written too, byte for byte: the directory is the whole corpus.
+        let copied = try CommandRunner.run(["trace", "rebase", dir + "/out", "-o", dir + "/copy"])
+        #expect(copied.status == 0 && (try? String(contentsOfFile: dir + "/copy/rig.jsonl", encoding: .utf8)) == out, "\(copied.stderr)")
         let twice = try CommandRunner.run(["trace", "rebase", dir + "/out", "--in-place"])
         let after = try String(contentsOfFile: dir + "/out/rig.jsonl", encoding: .utf8)
         #expect(twice.status == 0 && after == out)

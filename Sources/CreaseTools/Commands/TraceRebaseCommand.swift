@@ -35,8 +35,10 @@ extension TraceCommand {
                 continue
             }
             let c = result.change
+            // Unchanged traces are counted, not listed (the reviewer's page lists changes);
+            // under -o DIR they are written too, byte for byte, so DIR is the whole corpus.
             guard !c.isEmpty else {
-                Console.out("\(input.path): unchanged")
+                if let outDir { try write(result.bytes, to: outDir, input) }
                 continue
             }
             changedTraces += 1
@@ -63,22 +65,14 @@ extension TraceCommand {
                 if let i = fieldCounts.firstIndex(where: { $0.field == field }) { fieldCounts[i].traces += 1 } else { fieldCounts.append((field, 1)) }
             }
             if check { continue }
-            let target: String
-            if let outDir {
-                target = (outDir as NSString).appendingPathComponent(input.relative)
-                let parent = (target as NSString).deletingLastPathComponent
-                do { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
-                    throw UsageError("cannot make \(parent): \(error.localizedDescription)")
-                }
-            } else {
-                target = input.path
-            }
-            try TraceIO.write(result.bytes, to: target)
+            if let outDir { try write(result.bytes, to: outDir, input) } else { try TraceIO.write(result.bytes, to: input.path) }
         }
         let verb = check ? "would change" : "rebased"
         Console.err("\(inputs.count) traces: \(changedTraces) \(verb), \(inputs.count - changedTraces - unreadable) unchanged, \(unreadable) unreadable; \(flipsTotal) verdicts flipped")
         if !fieldCounts.isEmpty {
-            Console.err("first changed fields: " + fieldCounts.sorted { $0.traces > $1.traces }.map { "\($0.field) (\($0.traces) traces)" }.joined(separator: ", "))
+            // Most traces first; among equals, in the order first seen.
+            let ranked = fieldCounts.enumerated().sorted { ($0.element.traces, -$0.offset) > ($1.element.traces, -$1.offset) }.map(\.element)
+            Console.err("first changed fields: " + ranked.map { "\($0.field) (\($0.traces) traces)" }.joined(separator: ", "))
         }
         if unreadable > 0 { return ExitStatus.usage }
         return check && changedTraces > 0 ? ExitStatus.checkFailed : ExitStatus.success
@@ -94,5 +88,15 @@ extension TraceCommand {
             if depth == 0 { out.append(c) }
         }
         return out
+    }
+
+    /// A rebased (or unchanged) trace under DIR, by its path relative to the argument it came from.
+    private static func write(_ bytes: [UInt8], to outDir: String, _ input: BatchVerify.Input) throws {
+        let target = (outDir as NSString).appendingPathComponent(input.relative)
+        let parent = (target as NSString).deletingLastPathComponent
+        do { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
+            throw UsageError("cannot make \(parent): \(error.localizedDescription)")
+        }
+        try TraceIO.write(bytes, to: target)
     }
 }
