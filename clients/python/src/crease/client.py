@@ -1,23 +1,24 @@
 """A client for creased: NDJSON over a Unix stream socket, standard library only.
 
-Every message the client sends carries an ``id`` (its own, when the caller gave
-none), so every message gets exactly one reply and replies are matched to
-requests by id. Lines that carry ``"push"`` are kept in a queue for the
-subscriptions of this connection; replies and pushes can interleave freely.
+The conversation itself (ids, line framing, matching replies and pushes) is
+:class:`crease.protocol.Protocol`, which does no I/O; this module is the transport: the
+socket, deadlines, reconnection, and several threads sharing one connection.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import socket
 import threading
 import time
-from collections import deque
-from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-JSONObject = Dict[str, Any]
+from .protocol import CreaseError, JSONObject, Key, Protocol, decode_json
+
+__all__ = ["Client", "Subscription", "CreaseError", "ConnectionClosed", "DaemonRestarted", "JSONObject",
+           "default_socket_path", "read_trace_header", "DEFAULT_TIMEOUT", "DEFAULT_WINDOW", "PathLike"]
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 #: How long a reply may take before ``TimeoutError`` (seconds), unless the client says otherwise.
@@ -30,8 +31,6 @@ _WRITE_CHUNK = 64 * 1024
 # A `send_many` source that took longer than this to give its next message is paced: each
 # of its messages is written as soon as it is produced.
 _PACED_SOURCE_S = 0.0002
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
-_decode = json.JSONDecoder().decode
 
 
 def default_socket_path(environ: Optional[Mapping[str, str]] = None) -> str:
@@ -52,39 +51,10 @@ def read_trace_header(path: PathLike) -> JSONObject:
     """The header of a trace file (its first line) as a dict: ``profile``, ``app``,
     ``initial`` (``seq``, ``state``, ``digest``), ``labels`` …, for :meth:`Client.load`."""
     with open(path, "rb") as f:
-        header: JSONObject = _decode(f.readline().decode())
+        header: JSONObject = decode_json(f.readline().decode())
     if header.get("crease") != "trace":
         raise ValueError(f"{os.fspath(path)} does not begin with a trace header")
     return header
-
-
-class CreaseError(Exception):
-    """The daemon answered ``"ok": false``: ``code`` (``outOfRange``, ``unknownField`` …),
-    ``field`` (the offending field's path, or None), ``message``; ``reply`` is the
-    whole reply, ``id`` its id, ``line`` the rejected line's number on the connection
-    and ``ts`` the rejected event's own ``ts`` (each None when the reply has none). ``send_many`` also sets ``index``: which message
-    of the batch failed."""
-
-    def __init__(self, reply: JSONObject, index: Optional[int] = None) -> None:
-        error = reply.get("error")
-        details: JSONObject = error if isinstance(error, dict) else {}
-        self.code: str = str(details.get("code", "unknown"))
-        self.message: str = str(details.get("message", ""))
-        field = details.get("field")
-        self.field: Optional[str] = field if isinstance(field, str) else None
-        self.id: Any = reply.get("id")
-        line = reply.get("line")
-        self.line: Optional[int] = line if isinstance(line, int) else None
-        ts = reply.get("ts")
-        self.ts: Optional[int] = ts if isinstance(ts, int) else None
-        self.reply: JSONObject = reply
-        self.index: Optional[int] = index
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = f" (field {self.field})" if self.field else ""
-        which = f" [message {self.index}]" if self.index is not None else ""
-        return f"{self.code}: {self.message}{where}{which}"
 
 
 class ConnectionClosed(ConnectionError):
@@ -106,23 +76,6 @@ class DaemonRestarted(ConnectionClosed):
 
 class _NotSent(ConnectionClosed):
     """The connection broke before any byte of the line was written: the daemon never saw it."""
-
-
-def _key(value: Any) -> Tuple[str, Any]:
-    """A hashable key under which an id and its echo compare equal (the daemon writes
-    numbers in canonical form, so 1.0 comes back as 1; True is not 1)."""
-    kind = type(value)  # exact types first: this runs twice per message
-    if kind is int or kind is float:
-        return ("n", float(value))
-    if kind is str:
-        return ("s", value)
-    if isinstance(value, bool):
-        return ("b", value)
-    if isinstance(value, (int, float)):
-        return ("n", float(value))
-    if isinstance(value, str):
-        return ("s", value)
-    return ("j", _encode(value))
 
 
 class Client:
@@ -151,13 +104,8 @@ class Client:
         self._cond = threading.Condition()
         self._write_lock = threading.Lock()
         self._reading = False  # one thread at a time reads; the others wait on _cond
-        self._inbuf = bytearray()
-        self._replies: Dict[Tuple[str, Any], Optional[JSONObject]] = {}  # awaited ids; None until answered
-        self._order: Deque[Tuple[str, Any]] = deque()  # awaited ids in the order sent
-        self._pushes: Deque[JSONObject] = deque()
-        self._shutdown: Optional[JSONObject] = None
+        self._protocol = Protocol()  # touched only under _cond
         self._closed_why: Optional[str] = None
-        self._next_id = 1
         self._clock_offset: Optional[int] = None  # the daemon's clock minus ours, once estimated
         self._topics: List[str] = []  # subscribed, renewed after a reconnection
         self._closed_by_us = False
@@ -199,17 +147,10 @@ class Client:
                 delay = min(delay * 2, 0.5)
         with self._cond:
             # What the old connection owed is lost: its waiters get an error, never a silent re-send.
-            for key, reply in list(self._replies.items()):
-                if reply is None:
-                    self._replies[key] = {"ok": False, "error": {
-                        "code": "connectionClosed",
-                        "message": "creased went away before replying: the message may or may not have been applied"}}
-            self._order.clear()
+            self._protocol.restart()
             self._sock = sock
             self._fd = sock.fileno()
-            self._inbuf.clear()
             self._closed_why = None
-            self._shutdown = None
             self._cond.notify_all()
         hello = self.command("hello")
         if self._topics:
@@ -245,7 +186,7 @@ class Client:
                 self._write(line)
         except _NotSent:
             with self._cond:
-                self._replies.pop(key, None)
+                self._protocol.forget(key)
             if not self.reconnect or self._closed_by_us:
                 raise
             # Found gone while writing, nothing of this line written: connect again, then
@@ -254,7 +195,7 @@ class Client:
             return self.send(message)
         except BaseException:
             with self._cond:
-                self._replies.pop(key, None)
+                self._protocol.forget(key)
             raise
         reply = self._await(key, self.timeout)
         if reply.get("ok") is False:
@@ -270,7 +211,7 @@ class Client:
         if window < 1:
             raise ValueError("window must be at least 1")
         source = iter(messages)
-        keys: List[Tuple[str, Any]] = []
+        keys: List[Key] = []
         replies: List[JSONObject] = []
         pending = bytearray()  # encoded lines not yet written
         exhausted = False
@@ -280,9 +221,10 @@ class Client:
                 while True:
                     with self._cond:
                         answered = len(replies)
-                        while len(replies) < len(keys) and self._replies.get(keys[len(replies)]) is not None:
-                            reply = self._replies.pop(keys[len(replies)])
-                            assert reply is not None
+                        while len(replies) < len(keys):
+                            reply = self._protocol.take_reply(keys[len(replies)])
+                            if reply is None:
+                                break
                             replies.append(reply)
                     if len(replies) > answered:
                         deadline = self._deadline(self.timeout)
@@ -310,7 +252,7 @@ class Client:
         except BaseException:
             with self._cond:
                 for key in keys[len(replies):]:
-                    self._replies.pop(key, None)
+                    self._protocol.forget(key)
             raise
         if check:
             for i, reply in enumerate(replies):
@@ -492,15 +434,12 @@ class Client:
         found: List[JSONObject] = []
 
         def ready() -> bool:
-            for i, push in enumerate(self._pushes):
-                if push.get("push") in topics:
-                    del self._pushes[i]
-                    found.append(push)
-                    return True
-            if self._shutdown is not None and not seen_shutdown:
-                found.append(self._shutdown)
-                return True
-            return False
+            push = self._protocol.take_push(topics)
+            if push is None and not seen_shutdown:
+                push = self._protocol.shutdown
+            if push is not None:
+                found.append(push)
+            return push is not None
 
         self._wait(ready, timeout, what=f"{'/'.join(topics)} push")
         return found[0]
@@ -513,12 +452,11 @@ class Client:
             finally:
                 self._stop_reading()
         with self._cond:
-            taken = [p for p in self._pushes if p.get("push") in topics]
-            if taken:
-                kept = [p for p in self._pushes if p.get("push") not in topics]
-                self._pushes.clear()
-                self._pushes.extend(kept)
-            return taken
+            return self._protocol.take_pushes(topics)
+
+    def _shutdown_push(self) -> Optional[JSONObject]:
+        with self._cond:
+            return self._protocol.shutdown
 
     # -- plumbing
 
@@ -533,7 +471,7 @@ class Client:
             if not reader and not pending:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
-                    raise TimeoutError(f"creased at {self.path} did not answer within {self.timeout} s")
+                    raise self._timed_out("reply")
                 return self._cond.wait(remaining)
         try:
             readable, writable = self._poll(want_write=bool(pending), want_read=reader, deadline=deadline)
@@ -544,32 +482,18 @@ class Client:
             if reader:
                 self._stop_reading()
 
-    def _prepare(self, message: Mapping[str, Any]) -> Tuple[Tuple[str, Any], bytes]:
-        """Gives the message an id when it has none, registers the id as awaited and
-        encodes the line."""
-        if type(message) is not dict and not isinstance(message, Mapping):
-            raise TypeError(f"a message is a mapping (a JSON object), not {type(message).__name__}")
+    def _prepare(self, message: Mapping[str, Any]) -> Tuple[Key, bytes]:
+        """Registers the message as awaiting a reply and encodes its line (see ``Protocol.request``)."""
         if self._sock is None and self.reconnect and not self._closed_by_us:
             self._restore()
         with self._cond:
             if self._sock is None:
                 raise ConnectionClosed(self._closed_why or "closed")
-            given = message.get("id")
-            if given is None:
-                while ("n", float(self._next_id)) in self._replies:
-                    self._next_id += 1
-                ident: Any = self._next_id
-                self._next_id += 1
-                message = {**message, "id": ident}
-            else:
-                ident = given
-            key = _key(ident)
-            if key in self._replies:
-                raise ValueError(f"id {ident!r} is already awaiting a reply on this connection")
-            line = (_encode(message) + "\n").encode()
-            self._replies[key] = None
-            self._order.append(key)
-        return key, line
+            return self._protocol.request(message)
+
+    def _timed_out(self, what: str, timeout: Optional[float] = None) -> TimeoutError:
+        """The one wording of a deadline passed."""
+        return TimeoutError(f"no {what} from creased at {self.path} within {self.timeout if timeout is None else timeout} s")
 
     @staticmethod
     def _deadline(timeout: Optional[float]) -> Optional[float]:
@@ -607,12 +531,12 @@ class Client:
             raise ConnectionClosed(self._closed_why or "closed")
         remaining = None if deadline is None else deadline - time.monotonic()
         if remaining is not None and remaining <= 0:
-            raise TimeoutError(f"creased at {self.path} did not answer within {self.timeout} s")
+            raise self._timed_out("reply")
         poller = select.poll()
         poller.register(self._fd, (select.POLLIN if want_read else 0) | (select.POLLOUT if want_write else 0))
         events = poller.poll(None if remaining is None else max(1, int(remaining * 1000)))
         if not events:
-            raise TimeoutError(f"creased at {self.path} did not answer within {self.timeout} s")
+            raise self._timed_out("reply")
         mask = events[0][1]
         # An error or hang-up shows as readable: the read that follows finds out.
         return bool(mask & (select.POLLIN | select.POLLERR | select.POLLHUP)), bool(mask & select.POLLOUT)
@@ -641,48 +565,11 @@ class Client:
                 return got
 
     def _feed(self, data: bytes) -> None:
-        buf = self._inbuf
-        buf += data
-        end = buf.rfind(b"\n")
-        if end < 0:
-            return
-        lines = bytes(buf[:end]).split(b"\n")
-        del buf[:end + 1]
         with self._cond:
-            for line in lines:
-                if line.strip():
-                    self._dispatch(_decode(line.decode()))
-            self._cond.notify_all()
-
-    def _dispatch(self, message: JSONObject) -> None:
-        """Files one line from the daemon (the caller holds the lock)."""
-        if "push" in message and "ok" not in message:
-            if message["push"] == "shutdown":
-                self._shutdown = message
-            else:
-                self._pushes.append(message)
-            return
-        if "id" in message:
-            key = _key(message["id"])
-            if key in self._replies and self._replies[key] is None:
-                self._replies[key] = message
-            # else: the reply to a request that timed out; nobody awaits it.
-            order = self._order
-            while order and (order[0] not in self._replies or self._replies[order[0]] is not None):
-                order.popleft()
-            return
-        # A reply without an id answers the oldest awaited request (the daemon writes
-        # one only for a line it could not read); with none awaited it explains what
-        # follows (a refused peer gets one before its connection closes).
-        while self._order:
-            key = self._order[0]
-            if key in self._replies and self._replies[key] is None:
-                self._order.popleft()
-                self._replies[key] = message
-                return
-            self._order.popleft()
-        if message.get("ok") is False:
-            self._closed_why = str(CreaseError(message))
+            if self._protocol.feed(data):
+                if self._protocol.refusal is not None:
+                    self._closed_why = self._protocol.refusal
+                self._cond.notify_all()
 
     def _ended(self, why: str) -> None:
         with self._cond:
@@ -699,18 +586,16 @@ class Client:
         found: List[JSONObject] = []
 
         def ready() -> bool:
-            reply = self._replies.get(key)
-            if reply is None:
-                return False
-            del self._replies[key]
-            found.append(reply)
-            return True
+            reply = self._protocol.take_reply(key)
+            if reply is not None:
+                found.append(reply)
+            return reply is not None
 
         try:
             self._wait(ready, timeout, what="reply")
         except (TimeoutError, ConnectionClosed):
             with self._cond:
-                self._replies.pop(key, None)
+                self._protocol.forget(key)
             raise
         return found[0]
 
@@ -723,7 +608,7 @@ class Client:
                     raise ConnectionClosed(f"no {what} will come: {self._closed_why}")
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
-                    raise TimeoutError(f"no {what} from creased at {self.path} within {timeout} s")
+                    raise self._timed_out(what, timeout)
                 if self._reading:
                     self._cond.wait(remaining)
                     continue
@@ -795,7 +680,7 @@ class Subscription(Iterator[JSONObject]):
         """The pushes that have arrived, without waiting for more; the ``shutdown`` push
         last, once, when the daemon sent it."""
         pushes = self.client._drain_pushes(self.topics)
-        shutdown = self.client._shutdown
+        shutdown = self.client._shutdown_push()
         if shutdown is not None and not self._saw_shutdown:
             self._saw_shutdown = True
             pushes.append(shutdown)
