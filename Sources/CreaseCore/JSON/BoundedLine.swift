@@ -4,7 +4,7 @@
 /// The hot encoders (an event's reply, its trace record) use it instead of appending token
 /// by token, which checks capacity and uniqueness per token; the layout encoder's
 /// `RawWriter` writes with its byte copy and its decimals.
-enum BoundedLine {
+package enum BoundedLine {
     /// Appends at most `worst` bytes, as many as `fill` advances its pointer over.
     @inline(__always)
     static func append(to out: inout [UInt8], atMost worst: Int, _ fill: (inout UnsafeMutablePointer<UInt8>) -> Void) {
@@ -34,8 +34,8 @@ enum BoundedLine {
     /// Copies `n` bytes. Most are keys, ids and numbers under 64 bytes: those go a word at a
     /// time (the last word overlapping), inline, without the call and dispatch of `memcpy`.
     /// The one byte copy of the hot encoders (this and `RawWriter`).
-    @inline(__always)
-    static func copy(_ p: UnsafePointer<UInt8>, _ n: Int, to dst: UnsafeMutablePointer<UInt8>) {
+    @inlinable @inline(__always)
+    package static func copy(_ p: UnsafePointer<UInt8>, _ n: Int, to dst: UnsafeMutablePointer<UInt8>) {
         if n >= 8 && n <= 64 {
             let from = UnsafeRawPointer(p), to = UnsafeMutableRawPointer(dst)
             var i = 0

@@ -156,7 +156,7 @@ public enum TraceEncoding {
     /// Writes `appendEvent`'s line at `p` and moves `p` past it: `eventRecordLength` bytes
     /// (`event` already trimmed). Through one pointer: this runs once per event.
     @inline(__always)
-    static func putEvent(seq: Int, t: UInt64, client: Int?, event: UnsafeBufferPointer<UInt8>, digest: UInt64, latencyNs: UInt64?,
+    package static func putEvent(seq: Int, t: UInt64, client: Int?, event: UnsafeBufferPointer<UInt8>, digest: UInt64, latencyNs: UInt64?,
                          _ p: inout UnsafeMutablePointer<UInt8>) {
         // {"seq":<20>,"t":<20>,"client":<20>,"event":…,"digest":"<16>","latencyNs":<20>}\n
         BoundedLine.put(#"{"seq":"#, &p)
@@ -183,7 +183,7 @@ public enum TraceEncoding {
     /// The length of the line `appendEvent` writes for these fields and an event of
     /// `eventBytes` bytes without surrounding whitespace, counted without writing it: the
     /// trace writer's loop side counts a file's bytes while its thread does the writing.
-    static func eventRecordLength(seq: Int, t: UInt64, client: Int?, eventBytes: Int, latencyNs: UInt64?) -> Int {
+    package static func eventRecordLength(seq: Int, t: UInt64, client: Int?, eventBytes: Int, latencyNs: UInt64?) -> Int {
         // {"seq": ,"t": ,"event": ,"digest":"<16>  }\n
         var n = 7 + 5 + 9 + 11 + 16 + 2 + eventBytes
         n += BoundedLine.decimalDigits(seq) + BoundedLine.decimalDigits(t)
@@ -303,14 +303,14 @@ public enum TraceEncoding {
     }
 
     /// The bounds of `bytes` without surrounding whitespace.
-    @inline(__always) static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
+    @inlinable @inline(__always) package static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
         var lo = 0, hi = bytes.count
         while lo < hi, isSpace(bytes[lo]) { lo += 1 }
         while hi > lo, isSpace(bytes[hi - 1]) { hi -= 1 }
         return (lo, hi)
     }
 
-    @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+    @inlinable @inline(__always) package static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
 }
 
 extension TraceRecord {

@@ -1,3 +1,4 @@
+import CreaseCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,7 +19,7 @@ import Glibc
 /// instructions however few the bytes, and an event's entry is appended twice (staged, then
 /// queued). A buffer has one owner at a time (the loop, the queue under its lock, or the
 /// writer thread).
-package final class PendingRecords {
+final class PendingRecords {
     private enum Kind: UInt32 {
         case encoded = 1
         case event = 2
@@ -53,17 +54,17 @@ package final class PendingRecords {
     @exclusivity(unchecked) private var used = 0
     @exclusivity(unchecked) private var capacity: Int
 
-    package init(capacity: Int = 4096) {
+    init(capacity: Int = 4096) {
         self.capacity = max(capacity, 64)
         base = malloc(self.capacity)!
     }
 
     deinit { free(base) }
 
-    package var count: Int { used }
+    var count: Int { used }
 
     /// Empties the buffer, and lets its memory go past `keptCapacity`.
-    package func removeAll(keepingAtMost keptCapacity: Int) {
+    func removeAll(keepingAtMost keptCapacity: Int) {
         used = 0
         if capacity > keptCapacity {
             capacity = max(keptCapacity, 64)
@@ -88,7 +89,7 @@ package final class PendingRecords {
     }
 
     /// Appends `other`'s bytes `range`: whole entries.
-    package func append(_ other: PendingRecords, _ range: Range<Int>) {
+    func append(_ other: PendingRecords, _ range: Range<Int>) {
         reserve(range.count)
         (base + used).copyMemory(from: other.base + range.lowerBound, byteCount: range.count)
         used &+= range.count
@@ -105,7 +106,7 @@ package final class PendingRecords {
     // MARK: Loop side
 
     /// Appends an event's entry: its latency is not known yet (`settle` sets it).
-    package func appendEvent(seq: Int, t: UInt64, readNs: UInt64, client: Int, line: UnsafeRawBufferPointer, digest: UInt64) {
+    func appendEvent(seq: Int, t: UInt64, readNs: UInt64, client: Int, line: UnsafeRawBufferPointer, digest: UInt64) {
         let bytes = line.bindMemory(to: UInt8.self)
         let (lo, hi) = TraceEncoding.trimmed(bytes)
         let n = hi - lo
@@ -119,7 +120,7 @@ package final class PendingRecords {
     }
 
     /// Appends the layout record of the event whose entry opens at `entry`, the last one.
-    package func appendLayout(seq: Int, layout: UnsafeRawBufferPointer, toEntryAt entry: Int) {
+    func appendLayout(seq: Int, layout: UnsafeRawBufferPointer, toEntryAt entry: Int) {
         var record: [UInt8] = []
         TraceEncoding.appendLayout(seq: seq, layout: layout, to: &record)
         record.withUnsafeBytes { appendPadded($0.baseAddress!, $0.count) }
@@ -130,7 +131,7 @@ package final class PendingRecords {
 
     /// Appends an encoded record, which `encode` appends to the array it is given; returns its length.
     @discardableResult
-    package func appendEncoded(_ encode: (inout [UInt8]) -> Void) -> Int {
+    func appendEncoded(_ encode: (inout [UInt8]) -> Void) -> Int {
         var record: [UInt8] = []
         encode(&record)
         withUnsafeBytes(of: EncodedHeader(count: UInt32(record.count))) { appendPadded($0.baseAddress!, $0.count) }
@@ -141,7 +142,7 @@ package final class PendingRecords {
     /// The events' layouts were queued at `queuedNs`: the latency of each entry from `start`
     /// on (events' entries only) goes where its read time waited, with the length its record
     /// will have. Returns the records' length in the file, all together.
-    package func settle(from start: Int, queuedNs: UInt64) -> UInt64 {
+    func settle(from start: Int, queuedNs: UInt64) -> UInt64 {
         var total: UInt64 = 0
         var at = start
         while at < used {
@@ -160,7 +161,7 @@ package final class PendingRecords {
 
     /// The entry at `at`: its size in the buffer, its record's length in the file, and its
     /// event's `t` (nil for another record).
-    package func entry(at: Int) -> (size: Int, fileBytes: Int, t: UInt64?) {
+    func entry(at: Int) -> (size: Int, fileBytes: Int, t: UInt64?) {
         if (base + at).load(as: UInt32.self) == Kind.event.rawValue {
             let e = (base + at).load(as: EventHeader.self)
             return (PendingRecords.size(of: e), Int(e.fileBytes), e.t)
@@ -178,13 +179,13 @@ package final class PendingRecords {
 
     /// The length in the file of the record whose entry opens at `at`: what `encode` needs
     /// room for to write it.
-    package func fileBytes(at: Int) -> Int { entry(at: at).fileBytes }
+    func fileBytes(at: Int) -> Int { entry(at: at).fileBytes }
 
     /// Writes the records as they go to the file into `out`, from the entry at `start` on,
     /// as many whole ones as fit (the first must: `fileBytes(at: start)`). Returns where the
     /// next entry opens (`count` when done) and the bytes written. Each record's length is
     /// known from its entry, so the writer thread encodes straight into its write buffer.
-    package func encode(from start: Int, into out: UnsafeMutableRawBufferPointer) -> (next: Int, bytes: Int) {
+    func encode(from start: Int, into out: UnsafeMutableRawBufferPointer) -> (next: Int, bytes: Int) {
         let begin = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var p = begin
         var at = start
