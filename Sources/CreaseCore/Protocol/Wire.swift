@@ -11,16 +11,27 @@ public enum Inbound: Sendable {
 }
 
 public enum Wire {
+    /// What a line is, in the one order every reader tries: the high-rate events on their
+    /// fast paths (their fields apart, without a `JSONValue`, nor an `Inbound`, which is as
+    /// large as any command), else `other` (the full parser, `decodeParsing`). The daemon
+    /// acts on each case in place; `decode` makes them an `Inbound`.
+    @inlinable @inline(__always)
+    public static func dispatch<R>(_ line: UnsafeRawBufferPointer, hinge: (WireFastPath.Hinge) -> R,
+                                   motion: (WireFastPath.Motion) -> R, other: () -> R) -> R {
+        let bytes = line.bindMemory(to: UInt8.self)
+        if let h = WireFastPath.hingeFields(bytes) { return hinge(h) }
+        if let m = WireFastPath.motionFields(bytes) { return motion(m) }
+        return other()
+    }
+
     /// Decodes one line (without its newline). Errors carry the message's id when it could be read.
     public static func decode(line: UnsafeRawBufferPointer) throws(InputError) -> Inbound {
-        // The high-rate events, without a JSONValue.
-        if let hinge = WireFastPath.hinge(line.bindMemory(to: UInt8.self)) { return .event(hinge) }
-        if let motion = WireFastPath.motion(line.bindMemory(to: UInt8.self)) { return .event(motion) }
+        let fast: EventEnvelope? = dispatch(line, hinge: { $0.envelope }, motion: { $0.envelope }, other: { nil })
+        if let fast { return .event(fast) }
         return try decodeParsing(line: line)
     }
 
-    /// What `decode` does with a line the fast paths leave to the full parser: for a
-    /// caller that tried `WireFastPath` itself.
+    /// What the full parser makes of a line the fast paths leave to it.
     public static func decodeParsing(line: UnsafeRawBufferPointer) throws(InputError) -> Inbound {
         let bytes = line.bindMemory(to: UInt8.self)
         var start = 0

@@ -17,10 +17,11 @@ public enum WireFastPath {
         public var angle: Double
         public var ts: Int64?
         public var id: JSONValue?
+        public var envelope: EventEnvelope { EventEnvelope(event: .hinge(angle: angle), ts: ts, id: id) }
     }
 
     public static func hinge(_ b: UnsafeBufferPointer<UInt8>) -> EventEnvelope? {
-        hingeFields(b).map { EventEnvelope(event: .hinge(angle: $0.angle), ts: $0.ts, id: $0.id) }
+        hingeFields(b)?.envelope
     }
 
     public static func hingeFields(_ b: UnsafeBufferPointer<UInt8>) -> Hinge? {
@@ -37,10 +38,11 @@ public enum WireFastPath {
         public var gravity: Gravity
         public var ts: Int64?
         public var id: JSONValue?
+        public var envelope: EventEnvelope { EventEnvelope(event: .motion(gravity), ts: ts, id: id) }
     }
 
     public static func motion(_ b: UnsafeBufferPointer<UInt8>) -> EventEnvelope? {
-        motionFields(b).map { EventEnvelope(event: .motion($0.gravity), ts: $0.ts, id: $0.id) }
+        motionFields(b)?.envelope
     }
 
     public static func motionFields(_ b: UnsafeBufferPointer<UInt8>) -> Motion? {

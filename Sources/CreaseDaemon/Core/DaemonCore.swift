@@ -256,6 +256,13 @@ public struct DaemonCore {
 
     // MARK: - Lines
 
+    /// What `Wire.dispatch` found a line to be, as `receive` acts on it.
+    private enum Received {
+        case hinge(WireFastPath.Hinge)
+        case motion(WireFastPath.Motion)
+        case other
+    }
+
     /// One line from a client (without its newline), read at `readNs`.
     public mutating func receive(line: UnsafeRawBufferPointer, from client: Int, readAt readNs: UInt64, now: UInt64,
                                  into out: inout DaemonActions) {
@@ -271,17 +278,16 @@ public struct DaemonCore {
             lastSender = (client, found, access)
         }
         clients.values[slot].lines += 1
-        // The high-rate event goes straight to `apply`: wrapping it in an `Inbound` (as large as
-        // any command) and taking it out again cost more than decoding it.
-        if let hinge = WireFastPath.hingeFields(line.bindMemory(to: UInt8.self)) {
-            event(.hinge(angle: hinge.angle), id: hinge.id, ts: hinge.ts, access: access, line: line, from: client, readNs: readNs,
-                  now: now, into: &out)
+        // The high-rate events go straight to `event`, their fields apart.
+        switch Wire.dispatch(line, hinge: { Received.hinge($0) }, motion: { .motion($0) }, other: { .other }) {
+        case .hinge(let h):
+            event(.hinge(angle: h.angle), id: h.id, ts: h.ts, access: access, line: line, from: client, readNs: readNs, now: now, into: &out)
             return
-        }
-        if let motion = WireFastPath.motionFields(line.bindMemory(to: UInt8.self)) {
-            event(.motion(motion.gravity), id: motion.id, ts: motion.ts, access: access, line: line, from: client, readNs: readNs,
-                  now: now, into: &out)
+        case .motion(let m):
+            event(.motion(m.gravity), id: m.id, ts: m.ts, access: access, line: line, from: client, readNs: readNs, now: now, into: &out)
             return
+        case .other:
+            break
         }
         let inbound: Inbound
         do {
