@@ -46,6 +46,8 @@ public final class Daemon {
     /// The connection the last write went to, while it is in `connections`: a client's replies
     /// mostly follow one another, and hashing its number per write cost ~130 instructions.
     @exclusivity(unchecked) private var lastWritten: Connection?
+    /// Clients dropped during a write, not yet told to the core (read after every write).
+    @exclusivity(unchecked) private var drops: [(client: Int, reason: String)] = []
     private var nextClientID = 1
     private var lastStatus = ""
 
@@ -158,9 +160,8 @@ public final class Daemon {
                                                     labels: options.labels, log: log, originNs: core.startNs, resumedFrom: resumedFrom,
                                                     wake: { wake.send() }))
                 trace.sink = sink
-                core.tracing = true
-                core.acksWaitForDisk = sink.durableSeq != nil
-                core.traceLayouts = sink.recordsLayouts
+                core.handle(.traceMode(.recording(layouts: sink.recordsLayouts, repliesWaitForDisk: sink.durableSeq != nil)), at: uv_hrtime(),
+                            into: &actions)
             } catch {
                 log.error("cannot open the trace: \(error); running without one (give --trace-dir a directory creased can create and write, or --no-trace to mean it)")
             }
@@ -173,9 +174,8 @@ public final class Daemon {
                 switch response {
                 case .shutdown: self.shutdown(reason: name)
                 case .reopenTrace:
-                    // Events read in this iteration are published first, so their records go into the old file.
-                    self.endIteration()
-                    self.reopenTrace(reason: name)
+                    self.core.handle(.rotateTrace(reason: name), at: uv_hrtime(), into: &self.actions)
+                    self.perform()
                 case .logAndIgnore: self.log.notice("\(name) received; creased handles it by going on (docs/daemon.md)")
                 }
             })
@@ -188,7 +188,7 @@ public final class Daemon {
             log.info("watchdog ping every \(ms) ms")
         }
         ticks.append(try UVPeriodic(loop: loop, firstAfterMs: options.statsIntervalMs, everyMs: options.statsIntervalMs) { [unowned self] in
-            self.core.statsTick(at: uv_hrtime(), into: &self.actions)
+            self.core.handle(.statsTick, at: uv_hrtime(), into: &self.actions)
             self.perform()
             self.updateStatus()
         })
@@ -210,15 +210,18 @@ public final class Daemon {
 
     private lazy var connectionCallbacks = ConnectionCallbacks(
         didRead: { [unowned self] c, nread, bytes in self.didRead(c, nread: nread, bytes: bytes) },
-        wrote: { [unowned self] n in self.core.count(bytesOut: n) },
+        wrote: { [unowned self] n in self.core.handle(.bytesWritten(n), at: 0, into: &self.actions) },
         dropped: { [unowned self] c, reason in
-            let subscriber = !self.core.subscribers.topics(of: c.id).isEmpty
-            self.log.warning("dropping client \(c.id)\(subscriber ? " (subscriber)" : ""): \(reason)")
-            self.core.dropped(client: c.id, reason: reason)
+            // Called from a write, while the action bytes are borrowed: the core hears of it
+            // once the write is done (`perform`).
+            self.drops.append((c.id, reason))
         },
         leaving: { [unowned self] c in
             self.forget(c)
-            self.core.closed(client: c.id)
+            // A dropped client leaves from inside the write that dropped it: the core hears
+            // of the drop (which closes it there too) once the write is done.
+            guard !self.drops.contains(where: { $0.client == c.id }) else { return }
+            self.core.handle(.closed(client: c.id), at: uv_hrtime(), into: &self.actions)
         },
         readBuffer: readBuffer, log: log)
 
@@ -239,19 +242,9 @@ public final class Daemon {
         // Who connected (SO_PEERCRED), read once; the core decides what it may do.
         var fd: uv_os_fd_t = -1
         let peer = uv_fileno(asHandle(c.handle), &fd) == 0 ? AccessLookup.peer(fd: fd, groups: policy.needsGroups) : nil
-        let access = core.connected(client: c.id, peer: peer, into: &actions)
         connections[c.id] = c
+        core.handle(.connected(client: c.id, peer: peer), at: uv_hrtime(), into: &actions)
         perform()
-        guard access > .none else {
-            forget(c)
-            c.refuse(lingering: refusedPeers)
-            return
-        }
-        let r = c.startReading()
-        if r != 0 {
-            log.warning("client \(c.id): cannot read: \(uvErrorName(r))")
-            c.close()
-        }
     }
 
     /// The open connection numbered `id`, if any.
@@ -276,12 +269,12 @@ public final class Daemon {
                 log.debug("client \(c.id): read failed: \(uvErrorName(Int32(nread)))")
             }
             // Answer what it sent before it hung up, then close.
-            core.endOfInput(client: c.id, unterminatedBytes: c.framer.partial.count, at: uv_hrtime(), into: &actions)
+            core.handle(.endOfInput(client: c.id, unterminatedBytes: c.framer.partial.count), at: uv_hrtime(), into: &actions)
             perform()
             return
         }
         guard nread > 0, let bytes else { return }
-        core.count(bytesIn: nread)
+        core.handle(.bytesRead(nread), at: 0, into: &actions)
         let readNs = uv_hrtime()
         let turnEnds = readNs &+ clientTurnNs
         let outcome = c.framer.feed(UnsafeRawBufferPointer(start: bytes, count: nread)) { line in
@@ -298,9 +291,9 @@ public final class Daemon {
     /// One line of `c`'s, read at `readNs`; false when `c` is gone or its turn is over.
     @inline(__always)
     private func handle(_ line: UnsafeRawBufferPointer, from c: Connection, readAt readNs: UInt64, turnEnds: UInt64) -> Bool {
-        core.receive(line: line, from: c.id, readAt: readNs, now: uv_hrtime(), into: &actions)
+        core.handle(.line(line, client: c.id, readNs: readNs), at: uv_hrtime(), into: &actions)
         let now = uv_hrtime()
-        core.lineHandled(at: now, into: &actions)
+        core.handle(.lineHandled, at: now, into: &actions)
         if !actions.isEmpty { perform() }
         return c.state == .open && now < turnEnds
     }
@@ -309,7 +302,7 @@ public final class Daemon {
     /// ran out wait in the backlog, with its reading paused, for the next loop turn.
     private func settle(_ outcome: LineFramer.Outcome, of c: Connection, readAt readNs: UInt64) {
         if case .lineTooLong(let length) = outcome {
-            core.lineTooLong(client: c.id, length: length, at: uv_hrtime(), into: &actions)
+            core.handle(.lineTooLong(client: c.id, length: length), at: uv_hrtime(), into: &actions)
             perform()
             return
         }
@@ -352,9 +345,9 @@ public final class Daemon {
     /// evicted is freed, after the replies. One method, so the check handle's closure
     /// touches its unowned `self` once (each touch is a strong retain).
     private func endIteration() {
-        core.endOfIteration(at: uv_hrtime(), into: &actions)
+        core.handle(.endOfIteration, at: uv_hrtime(), into: &actions)
         perform()
-        core.repliesSent()
+        core.handle(.repliesSent, at: 0, into: &actions)
     }
 
     /// Performs what the core decided, in order, and empties the list.
@@ -367,6 +360,7 @@ public final class Daemon {
                 case .write(let client, let range):
                     if let c = connection(client) {
                         actions.bytes.withUnsafeBytes { c.send(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                        if !drops.isEmpty { handleDrops() }
                     }
                 case .event(let event): record(event)
                 case .queued(let tNs): trace.sink?.eventsQueued(atNs: tNs) { core.engine }
@@ -380,11 +374,22 @@ public final class Daemon {
                 break   // performed above, as `frequent`
             case .closeAfterWrites(let client):
                 connections[client]?.closeAfterWrites()
+            case .startReading(let client):
+                guard let c = connections[client] else { break }
+                let r = c.startReading()
+                if r != 0 {
+                    log.warning("client \(client): cannot read: \(uvErrorName(r))")
+                    c.close()
+                }
+            case .refuse(let client):
+                guard let c = connections[client] else { break }
+                forget(c)
+                c.refuse(lingering: refusedPeers)
             case .record(let entry):
                 record(entry)
-            case .reopenTrace(let client, let id):
-                let path = reopenTrace(reason: "trace rotate")
-                core.traceReopened(path: path, client: client, id: id, into: &actions)
+            case .reopenTrace(let reason, let client, let id):
+                let path = reopenTrace(reason: reason)
+                if let client { core.handle(.traceReopened(path: path, client: client, id: id), at: uv_hrtime(), into: &actions) }
             case .log(let level, let message):
                 log.log(level, message)
             }
@@ -392,9 +397,15 @@ public final class Daemon {
         }
         actions.removeAll()
         if core.holdsAcks, let sink = trace.sink, let durable = sink.durableSeq {
-            core.durable(upTo: durable, awaitedRecords: sink.durableAwaitedRecords ?? .max, at: uv_hrtime(), into: &actions)
+            core.handle(.durable(seq: durable, awaitedRecords: sink.durableAwaitedRecords ?? .max), at: uv_hrtime(), into: &actions)
             if !actions.isEmpty { perform() }
         }
+    }
+
+    /// Clients the last write dropped (their queue passed its limit), told to the core.
+    private func handleDrops() {
+        for (client, reason) in drops { core.handle(.dropped(client: client, reason: reason), at: uv_hrtime(), into: &actions) }
+        drops.removeAll()
     }
 
     private func record(_ entry: DaemonActions.TraceEntry) {
@@ -428,8 +439,8 @@ public final class Daemon {
 
     /// The trace writer moved its durable seq (or the trace is gone): held replies may go.
     private func traceMovedOn() {
-        core.durable(upTo: trace.sink?.durableSeq ?? .max, awaitedRecords: trace.sink?.durableAwaitedRecords ?? .max, at: uv_hrtime(),
-                     into: &actions)
+        core.handle(.durable(seq: trace.sink?.durableSeq ?? .max, awaitedRecords: trace.sink?.durableAwaitedRecords ?? .max), at: uv_hrtime(),
+                    into: &actions)
         perform()
     }
 
@@ -534,7 +545,7 @@ public final class Daemon {
             unlink(p)
             boundPath = nil
         }
-        core.shutdown(at: uv_hrtime(), into: &actions)
+        core.handle(.shutdown, at: uv_hrtime(), into: &actions)
         perform()
         // The trace is flushed before the last replies go out, so none is held back.
         trace.sink?.close()
@@ -543,7 +554,7 @@ public final class Daemon {
         metrics?.close()
         metrics = nil
         trace.sink = nil
-        core.tracing = false
+        core.handle(.traceMode(.off), at: uv_hrtime(), into: &actions)
         traceMovedOn()
         traceWake?.close()
         traceWake = nil

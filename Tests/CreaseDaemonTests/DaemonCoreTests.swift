@@ -2,9 +2,52 @@ import CreaseCore
 @testable import CreaseDaemon
 import Testing
 
-/// Drives `DaemonCore` in-process with a clock the test moves: no socket, no loop.
-/// It performs the core's actions the way the shell does, into per-client lines.
-private struct CoreDriver {
+/// An input as a test keeps it: `DaemonInput` with its line's bytes owned, so a run's
+/// inputs can be fed again to a fresh core.
+enum RecordedInput: Equatable {
+    case connected(client: Int, peer: PeerCredentials?)
+    case line([UInt8], client: Int, readNs: UInt64)
+    case lineHandled
+    case endOfInput(client: Int, unterminatedBytes: Int)
+    case lineTooLong(client: Int, length: Int)
+    case dropped(client: Int, reason: String)
+    case closed(client: Int)
+    case endOfIteration
+    case repliesSent
+    case durable(seq: Int, awaitedRecords: Int)
+    case statsTick
+    case rotateTrace(reason: String)
+    case traceReopened(path: String?, client: Int, id: JSONValue?)
+    case traceMode(DaemonCore.TraceMode)
+    case shutdown
+
+    /// Hands the input to `body` as the core takes it.
+    func withInput<R>(_ body: (DaemonInput) -> R) -> R {
+        switch self {
+        case .connected(let c, let peer): body(.connected(client: c, peer: peer))
+        case .line(let bytes, let c, let readNs): bytes.withUnsafeBytes { body(.line($0, client: c, readNs: readNs)) }
+        case .lineHandled: body(.lineHandled)
+        case .endOfInput(let c, let n): body(.endOfInput(client: c, unterminatedBytes: n))
+        case .lineTooLong(let c, let n): body(.lineTooLong(client: c, length: n))
+        case .dropped(let c, let reason): body(.dropped(client: c, reason: reason))
+        case .closed(let c): body(.closed(client: c))
+        case .endOfIteration: body(.endOfIteration)
+        case .repliesSent: body(.repliesSent)
+        case .durable(let seq, let n): body(.durable(seq: seq, awaitedRecords: n))
+        case .statsTick: body(.statsTick)
+        case .rotateTrace(let reason): body(.rotateTrace(reason: reason))
+        case .traceReopened(let path, let c, let id): body(.traceReopened(path: path, client: c, id: id))
+        case .traceMode(let mode): body(.traceMode(mode))
+        case .shutdown: body(.shutdown)
+        }
+    }
+}
+
+/// Drives `DaemonCore` in-process with a clock the test moves: no socket, no loop. Every
+/// input goes through `DaemonCore.handle`, as the shell's do, and is recorded with its time;
+/// the actions are performed the way the shell does, into per-client lines, and kept as
+/// text, so a run's inputs fed to a fresh core can be checked for the same actions.
+struct CoreDriver {
     var core: DaemonCore
     var actions = DaemonActions(logThreshold: .debug)
     var now: UInt64 = 1_000_000
@@ -19,17 +62,33 @@ private struct CoreDriver {
     /// The layout line each recorded event handed the sink (nil: none).
     var recordedLayouts: [String?] = []
     var traceFlushes = 0
-    var reopenRequests: [(client: Int, id: JSONValue?)] = []
+    var reopenRequests: [(reason: String, client: Int?, id: JSONValue?)] = []
     var logs: [String] = []
+    /// Every input with the time it was handled at, in order.
+    private(set) var inputs: [(input: RecordedInput, at: UInt64)] = []
+    /// Every action performed, as text (a write's bytes included).
+    private(set) var performed: [String] = []
+    private let setup: (budgetUs: UInt64, policy: AccessPolicy)
 
-    init(budgetUs: UInt64 = 1000, policy: AccessPolicy = .open, tracing: Bool = false) {
+    init(budgetUs: UInt64 = 1000, policy: AccessPolicy = .open, tracing: Bool = false, acksWaitForDisk: Bool = false) {
+        setup = (budgetUs, policy)
         core = DaemonCore(engine: Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "tabs")!),
                           config: .init(daemonName: "creased test", budgetUs: budgetUs, socketActivated: false,
                                         policy: policy, lineLimit: LineFramer.defaultLimit),
                           probes: .init(residentKiB: { 1234 }, logDroppedLines: { 0 },
                                         traceStats: { w in w.beginObject(); w.key("file"); w.string("t.jsonl"); w.endObject() }),
                           startNs: 0)
-        core.tracing = tracing
+        if tracing || acksWaitForDisk { input(.traceMode(.recording(layouts: false, repliesWaitForDisk: acksWaitForDisk))) }
+    }
+
+    /// A fresh core set up as this one was, fed this one's inputs at their times.
+    func replayed() -> CoreDriver {
+        var fresh = CoreDriver(budgetUs: setup.budgetUs, policy: setup.policy)
+        for (input, at) in inputs {
+            fresh.now = at
+            fresh.input(input)
+        }
+        return fresh
     }
 
     /// Client 1 publishes; client 2 is subscribed to `topics` and has read what subscribing sent it.
@@ -42,33 +101,37 @@ private struct CoreDriver {
         return d
     }
 
+    /// One input at the current time, its actions performed.
+    mutating func input(_ input: RecordedInput) {
+        inputs.append((input, now))
+        input.withInput { core.handle($0, at: now, into: &actions) }
+        perform()
+    }
+
+    /// The client's access: what the core told the shell to do with it.
     @discardableResult
     mutating func connect(_ client: Int, peer: PeerCredentials? = nil) -> AccessLevel {
-        let level = core.connected(client: client, peer: peer, into: &actions)
-        perform()
-        return level
+        input(.connected(client: client, peer: peer))
+        return core.clients[client]?.access ?? .none
     }
 
     /// One read holding `lines`, read at the current time.
     mutating func read(_ lines: [String], from client: Int) {
         let readNs = now
         for line in lines {
-            Array(line.utf8).withUnsafeBytes { core.receive(line: $0, from: client, readAt: readNs, now: now, into: &actions) }
-            core.lineHandled(at: now, into: &actions)
+            input(.line(Array(line.utf8), client: client, readNs: readNs))
+            input(.lineHandled)
         }
-        perform()
     }
 
     /// As the daemon's loop ends an iteration: publish, perform, then free what was evicted.
     mutating func endOfIteration() {
-        core.endOfIteration(at: now, into: &actions)
-        perform()
-        core.repliesSent()
+        input(.endOfIteration)
+        input(.repliesSent)
     }
 
     mutating func durable(upTo seq: Int, awaitedRecords: Int = .max) {
-        core.durable(upTo: seq, awaitedRecords: awaitedRecords, at: now, into: &actions)
-        perform()
+        input(.durable(seq: seq, awaitedRecords: awaitedRecords))
     }
 
     mutating func perform() {
@@ -79,7 +142,10 @@ private struct CoreDriver {
                 #expect(text.hasSuffix("\n"), "a write ends with a whole line")
                 received[client, default: []].append(contentsOf: text.split(separator: "\n").map(String.init))
                 writes[client, default: 0] += 1
+                performed.append("write \(client): \(text)")
+                continue
             case .closeAfterWrites(let client): closed.append(client)
+            case .startReading, .refuse: break
             case .record(let entry):
                 records.append(entry)
                 if case .event(_, _, _, let line, let layout, _) = entry {
@@ -87,9 +153,10 @@ private struct CoreDriver {
                     recordedLayouts.append(layout.map { String(decoding: actions.bytes[$0], as: UTF8.self) })
                 }
             case .flushTrace: traceFlushes += 1
-            case .reopenTrace(let client, let id): reopenRequests.append((client, id))
+            case .reopenTrace(let reason, let client, let id): reopenRequests.append((reason, client, id))
             case .log(_, let message): logs.append(message)
             }
+            performed.append("\(action)")
         }
         actions.removeAll()
     }
@@ -189,8 +256,10 @@ private func orientation(_ value: String, id: Int) -> String {
     @Test func aBudgetCutCountsTheApplyOfTheLineThatCausedIt() {
         var d = CoreDriver(budgetUs: 1000)
         d.connect(1)
-        Array(hinge(90, id: 1).utf8).withUnsafeBytes { d.core.receive(line: $0, from: 1, readAt: 0, now: 0, into: &d.actions) }
-        d.core.lineHandled(at: 400_000, into: &d.actions)   // the apply took 400 µs
+        d.now = 0
+        d.input(.line(Array(hinge(90, id: 1).utf8), client: 1, readNs: 0))
+        d.now = 400_000   // the apply took 400 µs
+        d.input(.lineHandled)
         d.perform()
         let reply = d.take(1)
         #expect(reply.map { $0["id"] } == [.number(1)], "cut: 400 µs is past a quarter of the 1 ms budget")
@@ -200,7 +269,7 @@ private func orientation(_ value: String, id: Int) -> String {
 
     @Test func underFsyncAlwaysRepliesWaitForTheirRecordsToReachTheDisk() {
         var d = CoreDriver(tracing: true)
-        d.core.acksWaitForDisk = true
+        d.input(.traceMode(.recording(layouts: false, repliesWaitForDisk: true)))
         d.connect(1)
         d.read([hinge(90, id: 1), hinge(100, id: 2), hinge(110, id: 3)], from: 1)
         d.endOfIteration()
@@ -232,7 +301,7 @@ private func orientation(_ value: String, id: Int) -> String {
     @Test func aClientClosingMidBatchGetsNothingAndOthersAreServed() {
         var d = CoreDriver.publisherAndSubscriber(["layout"])
         d.read([orientation("landscapeLeft", id: 1)], from: 1)
-        d.core.closed(client: 1)
+        d.input(.closed(client: 1))
         d.endOfIteration()
         #expect(d.received[1] == nil)
         #expect(d.take(2).count == 1)
@@ -244,7 +313,7 @@ private func orientation(_ value: String, id: Int) -> String {
         var d = CoreDriver()
         d.connect(1)
         d.read([hinge(90, id: 1)], from: 1)
-        d.core.endOfInput(client: 1, at: d.now, into: &d.actions)
+        d.input(.endOfInput(client: 1, unterminatedBytes: 0))
         d.perform()
         #expect(d.take(1).map { $0["id"] } == [.number(1)])
         #expect(d.closed == [1])
@@ -252,7 +321,7 @@ private func orientation(_ value: String, id: Int) -> String {
 
     @Test func aDroppedSubscriberIsCountedAndGetsNoMorePushes() {
         var d = CoreDriver.publisherAndSubscriber(["layout", "diagnostics"])
-        d.core.dropped(client: 2, reason: "queue over 1048576 bytes")
+        d.input(.dropped(client: 2, reason: "queue over 1048576 bytes"))
         d.read([orientation("landscapeLeft", id: 1)], from: 1)
         d.endOfIteration()
         #expect(d.received[2] == nil)
@@ -263,7 +332,7 @@ private func orientation(_ value: String, id: Int) -> String {
     @Test func aLineTooLongIsAnsweredThenTheClientCloses() {
         var d = CoreDriver()
         d.connect(1)
-        d.core.lineTooLong(client: 1, length: 2_000_000, at: d.now, into: &d.actions)
+        d.input(.lineTooLong(client: 1, length: 2_000_000))
         d.perform()
         #expect(d.take(1).first?["error"]?["code"] == .string("lineTooLong"))
         #expect(d.closed == [1])
@@ -321,8 +390,8 @@ private func orientation(_ value: String, id: Int) -> String {
         #expect(d.records == [.mark(seq: 0, tNs: d.now, label: "here")])
         #expect(d.take(1).first?["traced"] == .bool(true))
         #expect(d.reopenRequests.count == 1 && d.reopenRequests.first?.id == .string("r"))
-        d.core.traceReopened(path: "/t/new.jsonl", client: 1, id: .string("r"), into: &d.actions)
-        d.core.traceReopened(path: nil, client: 1, id: .string("r"), into: &d.actions)
+        d.input(.traceReopened(path: "/t/new.jsonl", client: 1, id: .string("r")))
+        d.input(.traceReopened(path: nil, client: 1, id: .string("r")))
         d.perform()
         let replies = d.take(1)
         #expect(replies.first?["trace"] == .string("/t/new.jsonl"))
@@ -395,7 +464,7 @@ private func orientation(_ value: String, id: Int) -> String {
     @Test func shutdownPublishesTheOpenBatchAndTellsEverySubscriber() {
         var d = CoreDriver.publisherAndSubscriber(["stats"])
         d.read([hinge(90, id: 1)], from: 1)
-        d.core.shutdown(at: d.now, into: &d.actions)
+        d.input(.shutdown)
         d.perform()
         #expect(d.take(1).map { $0["id"] } == [.number(1)])
         #expect(d.take(2).map { $0["push"] } == [.string("shutdown")])
@@ -416,7 +485,7 @@ private func orientation(_ value: String, id: Int) -> String {
 
     @Test func everyLayoutOfABatchCountsAndTheWindowRunsOnTheReadTimes() {
         var d = CoreDriver.publisherAndSubscriber(["conformance"])
-        d.core.tracing = true
+        d.input(.traceMode(.recording(layouts: false, repliesWaitForDisk: false)))
         var mirror = Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "tabs")!)
         // Three events read together, published as one layout: the device may still show the middle one.
         d.read([hinge(180, id: 1), orientation("landscapeLeft", id: 2), orientation("portrait", id: 3)], from: 1)
@@ -455,7 +524,7 @@ private func orientation(_ value: String, id: Int) -> String {
     /// and a kill -9 lost 3 loads and 5 marks of 15.
     @Test func underFsyncAlwaysMarkAndLoadRepliesWaitForTheirRecords() {
         var d = CoreDriver(tracing: true)
-        d.core.acksWaitForDisk = true
+        d.input(.traceMode(.recording(layouts: false, repliesWaitForDisk: true)))
         d.connect(1)
         d.read([#"{"cmd":"mark","id":1,"label":"phase 1"}"#], from: 1)
         d.endOfIteration()
@@ -483,7 +552,7 @@ private func orientation(_ value: String, id: Int) -> String {
     /// the event's seq on disk is not enough, the observation's own record must be.
     @Test func underFsyncAlwaysAnObserveReplyWaitsForItsRecord() {
         var d = CoreDriver(tracing: true)
-        d.core.acksWaitForDisk = true
+        d.input(.traceMode(.recording(layouts: false, repliesWaitForDisk: true)))
         d.connect(1)
         d.connect(2)
         var mirror = Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "tabs")!)
@@ -515,7 +584,7 @@ private func orientation(_ value: String, id: Int) -> String {
         #expect(reply.map { $0["id"] } == [.number(2), .number(3)] && reply.first?["verdict"] == .string("match"))
         #expect(!d.core.holdsAcks)
         // Without --fsync always the reply goes at once.
-        d.core.acksWaitForDisk = false
+        d.input(.traceMode(.recording(layouts: false, repliesWaitForDisk: false)))
         d.read([Self.observe(mirror, id: 4)], from: 1)
         #expect(d.take(1).map { $0["id"] } == [.number(4)])
     }
@@ -586,7 +655,7 @@ private func orientation(_ value: String, id: Int) -> String {
         var d = CoreDriver()
         d.connect(1)
         d.read([hinge(10, id: 1)], from: 1)
-        d.core.endOfInput(client: 1, unterminatedBytes: 17, at: d.now, into: &d.actions)
+        d.input(.endOfInput(client: 1, unterminatedBytes: 17))
         d.perform()
         let replies = d.take(1)
         #expect(replies.count == 2 && replies[0]["id"] == .number(1))
@@ -613,7 +682,7 @@ private func orientation(_ value: String, id: Int) -> String {
 
     @Test func aLoadPublishesIsRecordedAndAnswersItsSeq() throws {
         var d = CoreDriver.publisherAndSubscriber(["layout"])
-        d.core.tracing = true
+        d.input(.traceMode(.recording(layouts: false, repliesWaitForDisk: false)))
         var target = Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "split")!)
         try target.apply(.hinge(angle: 170))
         var w = JSONWriter()
@@ -658,7 +727,7 @@ private func orientation(_ value: String, id: Int) -> String {
         let afterHinge = String(decoding: d.core.engine.layoutJSON(), as: UTF8.self)
         d.read([hinge(91)], from: 1)   // the same pose: the layout stays
         #expect(d.recordedLayouts == [nil, nil], "without --trace-layouts no event carries a layout")
-        d.core.traceLayouts = true
+        d.input(.traceMode(.recording(layouts: true, repliesWaitForDisk: false)))
         d.read([orientation("landscapeLeft", id: 1)], from: 1)
         let afterTurn = String(decoding: d.core.engine.layoutJSON(), as: UTF8.self)
         d.read([hinge(92)], from: 1)

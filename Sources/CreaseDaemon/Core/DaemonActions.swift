@@ -13,11 +13,17 @@ public struct DaemonActions {
         case write(client: Int, range: Range<Int>)
         /// Stop reading from the client and close it once its writes are done.
         case closeAfterWrites(client: Int)
+        /// A client just connected may send: start reading it.
+        case startReading(client: Int)
+        /// A client just connected may not: close it once its refusal is written (it was told why).
+        case refuse(client: Int)
         case record(TraceEntry)
         /// A batch was published: the trace may go to the disk.
         case flushTrace
-        /// `trace rotate`: reopen the trace, then answer with `DaemonCore.traceReopened`.
-        case reopenTrace(client: Int, id: JSONValue?)
+        /// Reopen the trace (`reason` for the log): for a client's `trace rotate`, then
+        /// answer with the `traceReopened` input; for a signal, nobody to answer.
+        /// Boxed: rare, and inline it made every action larger.
+        indirect case reopenTrace(reason: String, client: Int?, id: JSONValue?)
         case log(LogLevel, String)
     }
 

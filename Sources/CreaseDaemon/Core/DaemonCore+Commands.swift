@@ -112,7 +112,7 @@ extension DaemonCore {
                 Reply.appendError(InputError(.traceDisabled, "this daemon records no trace", id: id), to: &out.bytes)
                 break
             }
-            out.append(.reopenTrace(client: client, id: id))
+            out.append(.reopenTrace(reason: "trace rotate", client: client, id: id))
         case .observe(let request):
             // Answered here: the reply, then the record and the push, whose bytes follow it.
             answered = true
@@ -178,7 +178,7 @@ extension DaemonCore {
     }
 
     /// The shell reopened the trace for `trace rotate`: the new file's path, or nil when it failed.
-    public mutating func traceReopened(path: String?, client: Int, id: JSONValue?, into out: inout DaemonActions) {
+    mutating func traceReopened(path: String?, client: Int, id: JSONValue?, into out: inout DaemonActions) {
         guard clients[client] != nil else { return }
         let start = out.bytes.count
         if let path {

@@ -109,12 +109,23 @@ public struct DaemonCore {
     /// The layouts of the settle window, for observations.
     public internal(set) var conformance: ConformanceTracker
 
+    /// What the daemon's trace is: set by the shell when the trace opens, and `.off` when it
+    /// closes at shutdown.
+    public enum TraceMode: Equatable, Sendable {
+        /// Nothing is recorded and no reply waits (`--no-trace`, or a trace that would not open).
+        case off
+        /// Every event, load, mark, batch and observation is recorded. `layouts`
+        /// (`--trace-layouts`): an event that changes the layout hands the trace its layout
+        /// line. `repliesWaitForDisk` (`--fsync always`): a reply waits until its record is on disk.
+        case recording(layouts: Bool, repliesWaitForDisk: Bool)
+    }
+
+    public internal(set) var trace: TraceMode = .off
+
     /// Whether a trace is being recorded (`mark` says so; `trace rotate` needs one).
-    public var tracing = false
-    /// `--fsync always`: an event's reply waits until its trace record is on disk.
-    public var acksWaitForDisk = false
-    /// `--trace-layouts`: an event that changes the layout hands the trace its layout line.
-    public var traceLayouts = false
+    var tracing: Bool { trace != .off }
+    var acksWaitForDisk: Bool { if case .recording(_, true) = trace { true } else { false } }
+    var traceLayouts: Bool { if case .recording(true, _) = trace { true } else { false } }
 
     /// Events of the open batch as the glitch checker takes them (their latency is set when
     /// the batch ends); each one's `t` is when it was read, less `startNs`.
@@ -157,13 +168,13 @@ public struct DaemonCore {
 
     // MARK: - Clients
 
-    /// A client connected as `peer` (nil when the kernel would not say). Returns its
-    /// access level; a client with none was told so and must be refused.
-    public mutating func connected(client: Int, peer: PeerCredentials?, into out: inout DaemonActions) -> AccessLevel {
+    /// A client connected as `peer` (nil when the kernel would not say): it may read from
+    /// it, or it is told why not and refused.
+    mutating func connected(client: Int, peer: PeerCredentials?, into out: inout DaemonActions) {
         stats.accepted += 1
         let policy = config.policy
         // Without credentials only the open policy can let a peer in.
-        var access = peer.map(policy.level(for:)) ?? (policy.isOpen ? .publish : .none)
+        let access = peer.map(policy.level(for:)) ?? (policy.isOpen ? .publish : .none)
         let who = peer.map(\.description) ?? "unknown peer (no SO_PEERCRED)"
         if access == .read, let full = readerLimitReached(uid: peer?.uid) {
             out.log(.warning, "client \(client) connected: \(who); refused: \(full)")
@@ -171,8 +182,8 @@ public struct DaemonCore {
             let start = out.bytes.count
             Reply.appendError(InputError(.forbidden, "\(full); close another read-only connection first"), to: &out.bytes)
             out.write(client: client, from: start)
-            access = .none
-            return access
+            out.append(.refuse(client: client))
+            return
         }
         switch access {
         case .publish: out.log(.info, "client \(client) connected: \(who); may publish (\(clients.count + 1) open)")
@@ -183,11 +194,12 @@ public struct DaemonCore {
             let start = out.bytes.count
             Reply.appendError(InputError(.forbidden, policy.refusal(.none, peer: peer, wanted: "")), to: &out.bytes)
             out.write(client: client, from: start)
-            return .none
+            out.append(.refuse(client: client))
+            return
         }
         lastSender = nil
         clients[client] = Client(access: access, peer: peer)
-        return access
+        out.append(.startReading(client: client))
     }
 
     /// Why one more read-only connection (from `uid`) is one too many, if it is: publishers
@@ -210,7 +222,7 @@ public struct DaemonCore {
     /// The client hung up or its read failed: what it sent before is answered, then it
     /// closes. `unterminatedBytes` followed its last newline: they are not applied, but the
     /// client is told (it may still read), the log says so and `stats` counts it.
-    public mutating func endOfInput(client: Int, unterminatedBytes: Int = 0, at now: UInt64, into out: inout DaemonActions) {
+    mutating func endOfInput(client: Int, unterminatedBytes: Int = 0, at now: UInt64, into out: inout DaemonActions) {
         flush(at: now, into: &out)
         if unterminatedBytes > 0, let lines = clients[client]?.lines {
             stats.unterminatedLines += 1
@@ -226,7 +238,7 @@ public struct DaemonCore {
     }
 
     /// The client sent a line longer than the limit: told so, then closed.
-    public mutating func lineTooLong(client: Int, length: Int, at now: UInt64, into out: inout DaemonActions) {
+    mutating func lineTooLong(client: Int, length: Int, at now: UInt64, into out: inout DaemonActions) {
         stats.oversizedLines += 1
         flush(at: now, into: &out)
         let start = out.bytes.count
@@ -238,21 +250,21 @@ public struct DaemonCore {
     }
 
     /// The client is gone (or going): it gets no more replies or pushes.
-    public mutating func closed(client: Int) {
+    mutating func closed(client: Int) {
         lastSender = nil
         clients[client] = nil
         subscribers.remove([], for: client)
     }
 
     /// The shell dropped a client whose queue passed its limit.
-    public mutating func dropped(client: Int, reason: String) {
+    mutating func dropped(client: Int, reason: String, into out: inout DaemonActions) {
+        let subscriber = !subscribers.topics(of: client).isEmpty
+        out.log(.warning, "dropping client \(client)\(subscriber ? " (subscriber)" : ""): \(reason)")
         stats.dropped += 1
         stats.lastDropReason = reason
         closed(client: client)
     }
 
-    public mutating func count(bytesIn n: Int) { stats.bytesIn &+= UInt64(n) }
-    public mutating func count(bytesOut n: Int) { stats.bytesOut &+= UInt64(n) }
 
     // MARK: - Lines
 
@@ -264,7 +276,7 @@ public struct DaemonCore {
     }
 
     /// One line from a client (without its newline), read at `readNs`.
-    public mutating func receive(line: UnsafeRawBufferPointer, from client: Int, readAt readNs: UInt64, now: UInt64,
+    mutating func receive(line: UnsafeRawBufferPointer, from client: Int, readAt readNs: UInt64, now: UInt64,
                                  into out: inout DaemonActions) {
         let slot: Dictionary<Int, Client>.Index
         let access: AccessLevel
@@ -405,20 +417,20 @@ public struct DaemonCore {
 
     /// A line was handled; `now` is read after it, so a batch the budget cuts here counts
     /// the time its last event took to apply (the `now` given to `receive` is from before).
-    public mutating func lineHandled(at now: UInt64, into out: inout DaemonActions) {
+    mutating func lineHandled(at now: UInt64, into out: inout DaemonActions) {
         if let batch = scheduler.due(nowNs: now) { finish(batch, at: now, into: &out) }
     }
 
     // MARK: - Publishing
 
     /// The loop finished an iteration: the open batch publishes.
-    public mutating func endOfIteration(at now: UInt64, into out: inout DaemonActions) {
+    mutating func endOfIteration(at now: UInt64, into out: inout DaemonActions) {
         flush(at: now, into: &out)
     }
 
     /// The replies of the iteration are out: frees what its relayouts evicted from the
     /// engine's recent cache (see `Engine.releaseRetired`), off the way to the replies.
-    public mutating func repliesSent() { engine.releaseRetired() }
+    mutating func repliesSent() { engine.releaseRetired() }
 
     /// A flush point: publishes the open batch and sends its replies.
     mutating func flush(at now: UInt64, into out: inout DaemonActions) {
@@ -469,7 +481,7 @@ public struct DaemonCore {
 
     /// The trace's records up to `seq` are on disk (or counted lost): their replies go out.
     /// `observations`: how many observation records are on disk (or counted lost).
-    public mutating func durable(upTo seq: Int, awaitedRecords: Int = .max, at now: UInt64, into out: inout DaemonActions) {
+    mutating func durable(upTo seq: Int, awaitedRecords: Int = .max, at now: UInt64, into out: inout DaemonActions) {
         durableSeq = max(durableSeq, seq)
         durableAwaitedRecords = max(durableAwaitedRecords, awaitedRecords)
         guard !heldAcks.isEmpty else { return }
@@ -571,7 +583,7 @@ public struct DaemonCore {
     }
 
     /// The stats timer fired: stats subscribers get the counters when events came in since.
-    public mutating func statsTick(at now: UInt64, into out: inout DaemonActions) {
+    mutating func statsTick(at now: UInt64, into out: inout DaemonActions) {
         guard stats.events != lastStatsPushEvents, subscribers.any(.stats) else { return }
         lastStatsPushEvents = stats.events
         let start = out.bytes.count
@@ -588,7 +600,7 @@ public struct DaemonCore {
     }
 
     /// Stopping: the open batch publishes and every subscriber is told `shutdown`.
-    public mutating func shutdown(at now: UInt64, into out: inout DaemonActions) {
+    mutating func shutdown(at now: UInt64, into out: inout DaemonActions) {
         flush(at: now, into: &out)
         let start = out.bytes.count
         Reply.appendPush("shutdown", seq: engine.seq, to: &out.bytes) { _ in }

@@ -1,0 +1,72 @@
+import CreaseCore
+
+/// Everything that happens to the daemon, as its core takes it: the shell turns each libuv
+/// callback (and each signal) into one input and hands it to `DaemonCore.handle`, with the
+/// time it read. The core answers with actions only.
+public enum DaemonInput {
+    /// A client connected as `peer` (nil when the kernel would not say). The core answers
+    /// `.startReading` or `.refuse` (after telling it why).
+    case connected(client: Int, peer: PeerCredentials?)
+    /// One line of a client's (without its newline) read at `readNs`. The bytes are the
+    /// caller's, valid for the call.
+    case line(UnsafeRawBufferPointer, client: Int, readNs: UInt64)
+    /// The line before was handled: the time is read after it (a batch the budget cuts here
+    /// counts the time its last event took).
+    case lineHandled
+    /// The client hung up or its read failed, `unterminatedBytes` after its last newline.
+    case endOfInput(client: Int, unterminatedBytes: Int)
+    /// The client sent a line of `length`+ bytes, past the limit.
+    case lineTooLong(client: Int, length: Int)
+    /// The shell dropped a client whose queue passed its limit.
+    case dropped(client: Int, reason: String)
+    /// The client is gone (or going).
+    case closed(client: Int)
+    case bytesRead(Int)
+    case bytesWritten(Int)
+    /// The loop finished an iteration.
+    case endOfIteration
+    /// The iteration's replies are out.
+    case repliesSent
+    /// The trace's records up to `seq`, and `awaitedRecords` observation and mark records,
+    /// are on disk (or counted lost).
+    case durable(seq: Int, awaitedRecords: Int)
+    /// The stats timer fired.
+    case statsTick
+    /// A signal asked for a new trace file (`reason`: its name).
+    case rotateTrace(reason: String)
+    /// The shell reopened the trace for `client`'s `trace rotate` (`path` nil: it failed).
+    case traceReopened(path: String?, client: Int, id: JSONValue?)
+    /// The trace opened (at start) or closed (at shutdown).
+    case traceMode(DaemonCore.TraceMode)
+    /// Stopping.
+    case shutdown
+}
+
+extension DaemonCore {
+    /// The one way in: every input, at `now` (the shell's clock, read once for it).
+    @inline(__always)
+    public mutating func handle(_ input: DaemonInput, at now: UInt64, into out: inout DaemonActions) {
+        switch input {
+        case .line(let line, let client, let readNs): receive(line: line, from: client, readAt: readNs, now: now, into: &out)
+        case .lineHandled: lineHandled(at: now, into: &out)
+        case .endOfIteration: endOfIteration(at: now, into: &out)
+        case .repliesSent: repliesSent()
+        case .bytesRead(let n): stats.bytesIn &+= UInt64(n)
+        case .bytesWritten(let n): stats.bytesOut &+= UInt64(n)
+        case .durable(let seq, let awaited): durable(upTo: seq, awaitedRecords: awaited, at: now, into: &out)
+        case .connected(let client, let peer): connected(client: client, peer: peer, into: &out)
+        case .endOfInput(let client, let bytes): endOfInput(client: client, unterminatedBytes: bytes, at: now, into: &out)
+        case .lineTooLong(let client, let length): lineTooLong(client: client, length: length, at: now, into: &out)
+        case .dropped(let client, let reason): dropped(client: client, reason: reason, into: &out)
+        case .closed(let client): closed(client: client)
+        case .statsTick: statsTick(at: now, into: &out)
+        case .rotateTrace(let reason):
+            // Events read before the signal are published first, so their records go into the old file.
+            flush(at: now, into: &out)
+            out.append(.reopenTrace(reason: reason, client: nil, id: nil))
+        case .traceReopened(let path, let client, let id): traceReopened(path: path, client: client, id: id, into: &out)
+        case .traceMode(let mode): trace = mode
+        case .shutdown: shutdown(at: now, into: &out)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import CreaseCore
+@testable import CreaseDaemon
+import Testing
+
+/// `DaemonCore` takes one input type through one method: a run's inputs, recorded with
+/// their times and fed to a fresh core, give the same actions, byte for byte. Daemon
+/// behaviour can so be written as input sequences with every action expected, no socket.
+@Suite struct DaemonInputReplayTests {
+    /// Lines a rig, a reader and a careless client send: events, commands, bad JSON,
+    /// forbidden ones, a line too long for its own good.
+    static let pool: [String] = [
+        #"{"event":"hinge","angle":90,"id":1}"#, #"{"event":"hinge","angle":170}"#, #"{"event":"hinge","angle":5,"id":"h"}"#,
+        #"{"event":"hinge","angle":400,"id":2}"#,
+        #"{"event":"motion","gravity":[1,0,0],"id":3}"#, #"{"event":"motion","gravity":[0,-1,0]}"#,
+        #"{"event":"orientation","value":"landscapeLeft","id":4}"#, #"{"event":"keyboard","visible":true,"id":5}"#,
+        #"{"event":"keyboard","visible":false}"#, #"{"event":"liveActivities","count":2,"id":6}"#,
+        #"{"event":"push","screen":"trailDetail","id":7}"#, #"{"event":"pop","id":8}"#,
+        #"{"cmd":"subscribe","topics":["layout","diagnostics","glitches","stats"],"id":"s"}"#,
+        #"{"cmd":"unsubscribe","id":"u"}"#, #"{"cmd":"sync","id":"y"}"#, #"{"cmd":"stats","id":"t"}"#,
+        #"{"cmd":"mark","label":"fold","id":"m"}"#, #"{"cmd":"hello","id":"o"}"#, #"{"cmd":"layout","id":"l"}"#,
+        #"{"cmd":"observe","observed":{"barAxis":"vertical"},"id":"v"}"#,
+        #"{"cmd":"observe","observed":{"barAxis":"horizontal"},"capturedAt":[1,2],"id":"w"}"#,
+        #"{"cmd":"trace","action":"rotate","id":"r"}"#,
+        #"{"event":"hinge","angle":"wide","id":9}"#, "{not json", "", "# a comment", #"{"cmd":"nope","id":"n"}"#,
+    ]
+
+    struct Rng {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    }
+
+    /// A random run: clients come (one only reads) and go, lines arrive in reads, the clock
+    /// moves by microseconds to milliseconds, iterations end, the disk catches up, the stats
+    /// timer fires, a client is dropped or sends a line too long; then the daemon stops.
+    static func randomRun(seed: UInt64, steps: Int) -> CoreDriver {
+        var rng = Rng(state: seed)
+        let policy = AccessPolicy(publish: [.uid(1)], read: [.uid(2)])
+        var d = CoreDriver(budgetUs: 1000, policy: policy)
+        switch rng.below(3) {
+        case 0: break
+        case 1: d.input(.traceMode(.recording(layouts: rng.below(2) == 0, repliesWaitForDisk: false)))
+        default: d.input(.traceMode(.recording(layouts: false, repliesWaitForDisk: true)))
+        }
+        var open: [Int] = []
+        var next = 1
+        for _ in 0..<steps {
+            d.now += UInt64(rng.below(2_000_000))
+            switch rng.below(20) {
+            case 0, 1:
+                let uid: UInt32 = [1, 2, 3][rng.below(3)]
+                d.connect(next, peer: PeerCredentials(pid: 100, uid: uid, gid: uid))
+                if d.core.clients[next] != nil { open.append(next) }
+                next += 1
+            case 2 where !open.isEmpty:
+                let c = open.remove(at: rng.below(open.count))
+                switch rng.below(4) {
+                case 0: d.input(.dropped(client: c, reason: "queue over 1048576 bytes"))
+                case 1: d.input(.lineTooLong(client: c, length: 2_000_000)); d.input(.closed(client: c))
+                case 2: d.input(.endOfInput(client: c, unterminatedBytes: rng.below(2) * 17)); d.input(.closed(client: c))
+                default: d.input(.closed(client: c))
+                }
+            case 3: d.endOfIteration()
+            case 4: d.durable(upTo: d.core.engine.seq - rng.below(3), awaitedRecords: rng.below(4))
+            case 5: d.input(.statsTick)
+            case 6: d.input(.traceReopened(path: rng.below(2) == 0 ? "/t/new.jsonl" : nil, client: open.first ?? 1, id: .string("r")))
+            default:
+                guard !open.isEmpty else { continue }
+                let c = open[rng.below(open.count)]
+                let lines = (0...rng.below(4)).map { _ in pool[rng.below(pool.count)] }
+                d.read(lines, from: c)
+            }
+        }
+        d.input(.shutdown)
+        return d
+    }
+
+    @Test("random runs replay from their recorded inputs to the same actions, byte for byte", arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    func randomRunsReplay(seed: UInt64) {
+        let run = Self.randomRun(seed: seed, steps: 300)
+        #expect(run.inputs.count > 300)
+        #expect(run.performed.count > 100, "the run did something: \(run.performed.count) actions")
+        let again = run.replayed()
+        #expect(again.performed.count == run.performed.count)
+        if let i = run.performed.indices.first(where: { $0 < again.performed.count && run.performed[$0] != again.performed[$0] }) {
+            Issue.record("action \(i) differs:\n  run:    \(run.performed[i])\n  replay: \(again.performed[i])")
+        }
+        #expect(again.core.engine.digest == run.core.engine.digest && again.core.engine.seq == run.core.engine.seq)
+    }
+
+    /// A daemon test written as inputs and every action they give.
+    @Test func aReaderIsRefusedAnEventAndAnUnknownPeerIsRefusedAtTheDoor() {
+        var d = CoreDriver(policy: AccessPolicy(publish: [.uid(1)], read: [.uid(2)]))
+        d.connect(1, peer: PeerCredentials(pid: 10, uid: 2, gid: 2))
+        d.read([#"{"event":"hinge","angle":90,"id":1}"#], from: 1)
+        d.connect(2, peer: PeerCredentials(pid: 11, uid: 3, gid: 3))
+        let expected: [String] = [
+            #"log(CreaseDaemon.LogLevel.info, "client 1 connected: pid 10 uid 2 gid 2; may read (1 open)")"#,
+            "startReading(client: 1)",
+            #"write 1: {"id":1,"line":1,"ok":false,"error":{"code":"forbidden","message":"uid 2 (gid 2) may only read; the \"hinge\" event needs a peer named by --allow-publish","field":"event"}}"# + "\n",
+            #"log(CreaseDaemon.LogLevel.debug, "client 1: forbidden: the \"hinge\" event")"#,
+            #"log(CreaseDaemon.LogLevel.warning, "client 2 connected: pid 11 uid 3 gid 3; refused: no --allow-read or --allow-publish rule names it")"#,
+            #"write 2: {"ok":false,"error":{"code":"forbidden","message":"uid 3 (gid 3) may not use this daemon; see --allow-read and --allow-publish"}}"# + "\n",
+            "refuse(client: 2)",
+        ]
+        #expect(d.performed == expected)
+        #expect(d.core.clients[2] == nil && d.core.engine.seq == 0)
+    }
+}
