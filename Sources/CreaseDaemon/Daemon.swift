@@ -411,8 +411,8 @@ public final class Daemon {
     private func record(_ entry: DaemonActions.TraceEntry) {
         guard let sink = trace.sink else { return }
         switch entry {
-        case .event(let seq, let tNs, let client, let line, let layout, let digest):
-            record(DaemonActions.EventRecord(seq: seq, tNs: tNs, client: client, line: line, layout: layout, digest: digest))
+        case .event(let e):
+            record(e)
         case .queued(let tNs):
             sink.eventsQueued(atNs: tNs) { core.engine }
         case .load(let tNs, let load):
@@ -429,12 +429,9 @@ public final class Daemon {
         }
     }
 
-    private func record(_ e: DaemonActions.EventRecord) {
+    private func record(_ e: EventRecord) {
         guard let sink = trace.sink else { return }
-        actions.bytes.withUnsafeBytes { bytes in
-            sink.recordEvent(seq: e.seq, tNs: e.tNs, client: e.client, eventLine: UnsafeRawBufferPointer(rebasing: bytes[e.line]),
-                             layoutLine: e.layout.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }, digest: e.digest)
-        }
+        actions.bytes.withUnsafeBytes { sink.recordEvent(e, in: $0) }
     }
 
     /// The trace writer moved its durable seq (or the trace is gone): held replies may go.

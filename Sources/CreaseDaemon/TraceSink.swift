@@ -4,14 +4,11 @@ import CreaseCore
 /// (contract section 6). The trace writer implements it; the daemon runs without
 /// one (`--no-trace`). All calls come from the loop thread.
 public protocol TraceSink: AnyObject {
-    /// One applied event: `tNs` is the monotonic time its line was read, `client`
-    /// the connection's number, `eventLine` the line as received (the sender's `ts`
-    /// included; valid only during the call), `digest` the layout digest after it. An
-    /// `app` event's line holds the new manifest, so a replay follows the replacement.
-    /// `layoutLine` is the layout line after the event when the event changed the layout
-    /// and the sink `recordsLayouts` (valid only during the call), else nil.
-    func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, layoutLine: UnsafeRawBufferPointer?,
-                     digest: UInt64)
+    /// One applied event (`EventRecord`), its line and layout line ranges of `bytes` (valid
+    /// only during the call). The line is as received, the sender's `ts` included; an `app`
+    /// event's line holds the new manifest, so a replay follows the replacement. The layout
+    /// line comes when the event changed the layout and the sink `recordsLayouts`.
+    func recordEvent(_ record: EventRecord, in bytes: UnsafeRawBufferPointer)
     /// Whether event records carry their layout lines (`--trace-layouts`).
     var recordsLayouts: Bool { get }
     /// The layouts of every event recorded since the last call were queued to every

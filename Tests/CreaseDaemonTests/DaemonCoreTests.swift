@@ -148,9 +148,9 @@ struct CoreDriver {
             case .startReading, .refuse: break
             case .record(let entry):
                 records.append(entry)
-                if case .event(_, _, _, let line, let layout, _) = entry {
-                    recordedLines.append(String(decoding: actions.bytes[line], as: UTF8.self))
-                    recordedLayouts.append(layout.map { String(decoding: actions.bytes[$0], as: UTF8.self) })
+                if case .event(let e) = entry {
+                    recordedLines.append(String(decoding: actions.bytes[e.line], as: UTF8.self))
+                    recordedLayouts.append(e.layout.map { String(decoding: actions.bytes[$0], as: UTF8.self) })
                 }
             case .flushTrace: traceFlushes += 1
             case .reopenTrace(let reason, let client, let id): reopenRequests.append((reason, client, id))
@@ -275,7 +275,7 @@ private func orientation(_ value: String, id: Int) -> String {
         d.endOfIteration()
         #expect(d.received[1] == nil)
         #expect(d.traceFlushes == 1)
-        let seqs = d.records.compactMap { if case .event(let seq, _, 1, _, _, _) = $0 { seq } else { nil } }
+        let seqs = d.records.compactMap { if case .event(let e) = $0, e.client == 1 { e.seq } else { nil } }
         #expect(seqs == [1, 2, 3])
         d.durable(upTo: 2)
         #expect(d.take(1).map { $0["seq"] } == [.number(1), .number(2)])

@@ -111,13 +111,10 @@ final class FakeDaemon {
             var w = JSONWriter()
             event.write(to: &w, ts: Int64(now))
             let layout = sink.recordsLayouts && changed ? engine.layoutJSON() : nil
-            w.bytes.withUnsafeBytes { line in
-                if let layout {
-                    layout.withUnsafeBytes { sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: $0, digest: engine.digest) }
-                } else {
-                    sink.recordEvent(seq: engine.seq, tNs: now, client: 1, eventLine: line, layoutLine: nil, digest: engine.digest)
-                }
-            }
+            let bytes = w.bytes + (layout ?? [])
+            let record = EventRecord(seq: engine.seq, tNs: now, client: 1, line: 0..<w.bytes.count,
+                                     layout: layout.map { w.bytes.count..<(w.bytes.count + $0.count) }, digest: engine.digest)
+            bytes.withUnsafeBytes { sink.recordEvent(record, in: $0) }
         }
         sink.eventsQueued(atNs: now + 1000) { engine }
         sink.flush()

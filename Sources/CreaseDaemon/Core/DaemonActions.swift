@@ -27,10 +27,9 @@ public struct DaemonActions {
         case log(LogLevel, String)
     }
 
-    /// What the trace sink records; an event's line is `bytes[line]`, and its layout line
-    /// `bytes[layout]` when the sink records layouts and the event changed the layout.
+    /// What the trace sink records.
     public enum TraceEntry: Equatable {
-        case event(seq: Int, tNs: UInt64, client: Int, line: Range<Int>, layout: Range<Int>?, digest: UInt64)
+        case event(EventRecord)
         /// The layouts of the events recorded since the last `queued` were queued to every
         /// subscriber at `tNs` (each event's record carries its latency).
         case queued(tNs: UInt64)
@@ -58,16 +57,6 @@ public struct DaemonActions {
 
     public var isEmpty: Bool { list.isEmpty }
 
-    /// An event's trace record, the one action every traced event adds, in plain values.
-    public struct EventRecord {
-        public var seq: Int
-        public var tNs: UInt64
-        public var client: Int
-        public var line: Range<Int>
-        public var layout: Range<Int>?
-        public var digest: UInt64
-    }
-
     /// The actions every round trip performs, in plain values.
     public enum Frequent {
         case write(client: Int, range: Range<Int>)
@@ -82,8 +71,7 @@ public struct DaemonActions {
         list.withUnsafeBufferPointer { actions in
             switch actions[i] {
             case .write(let client, let range): .write(client: client, range: range)
-            case .record(.event(let seq, let tNs, let client, let line, let layout, let digest)):
-                .event(EventRecord(seq: seq, tNs: tNs, client: client, line: line, layout: layout, digest: digest))
+            case .record(.event(let record)): .event(record)
             case .record(.queued(let tNs)): .queued(tNs: tNs)
             case .flushTrace: .flushTrace
             default: nil
@@ -145,5 +133,28 @@ extension Array {
         } else {
             removeAll(keepingCapacity: true)
         }
+    }
+}
+
+/// An applied event's trace record, the one form it has from the core's decision to the
+/// sink (which stages it for the writer thread in the binary form of `PendingRecords`):
+/// `line` is the event's line as received and `layout` its layout line (`--trace-layouts`,
+/// when the event changed the layout), ranges of the bytes they travel with
+/// (`DaemonActions.bytes`). `tNs` is when its line was read.
+public struct EventRecord: Equatable, Sendable {
+    public var seq: Int
+    public var tNs: UInt64
+    public var client: Int
+    public var line: Range<Int>
+    public var layout: Range<Int>?
+    public var digest: UInt64
+
+    public init(seq: Int, tNs: UInt64, client: Int, line: Range<Int>, layout: Range<Int>?, digest: UInt64) {
+        self.seq = seq
+        self.tNs = tNs
+        self.client = client
+        self.line = line
+        self.layout = layout
+        self.digest = digest
     }
 }

@@ -402,7 +402,7 @@ public struct DaemonCore {
                 engine.appendLayoutJSON(to: &out.bytes)
                 layout = start..<out.bytes.count
             }
-            out.append(.record(.event(seq: seq, tNs: readNs, client: client, line: kept, layout: layout, digest: digest)))
+            out.append(.record(.event(EventRecord(seq: seq, tNs: readNs, client: client, line: kept, layout: layout, digest: digest))))
         }
         if case .app = event {
             out.log(.notice, "client \(client) replaced the app with \"\(engine.appName)\" at seq \(seq)")

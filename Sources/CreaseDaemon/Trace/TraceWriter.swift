@@ -137,16 +137,15 @@ public final class TraceWriter: TraceSink {
 
     /// Stages the event, and its layout line with `--trace-layouts`, until its layout is
     /// queued (`eventsQueued`).
-    public func recordEvent(seq: Int, tNs: UInt64, client: Int, eventLine: UnsafeRawBufferPointer, layoutLine: UnsafeRawBufferPointer?,
-                            digest: UInt64) {
-        let t = time(tNs)
+    public func recordEvent(_ e: EventRecord, in bytes: UnsafeRawBufferPointer) {
+        let t = time(e.tNs)
         let entry = staged.count
-        staged.appendEvent(seq: seq, t: t, readNs: tNs, client: client, line: eventLine, digest: digest)
-        if let layoutLine { staged.appendLayout(seq: seq, layout: layoutLine, toEntryAt: entry) }
+        staged.appendEvent(seq: e.seq, t: t, readNs: e.tNs, client: e.client, line: UnsafeRawBufferPointer(rebasing: bytes[e.line]), digest: e.digest)
+        if let layout = e.layout { staged.appendLayout(seq: e.seq, layout: UnsafeRawBufferPointer(rebasing: bytes[layout]), toEntryAt: entry) }
         if stagedEvents.count == 0 { stagedEvents.firstT = t }
         stagedEvents.count += 1
         stagedEvents.lastT = t
-        stagedEvents.lastSeq = seq
+        stagedEvents.lastSeq = e.seq
     }
 
     public var recordsLayouts: Bool { options.layouts }
