@@ -69,7 +69,6 @@ public final class Daemon {
     /// of the latency budget, as a batch is cut at.
     private lazy var clientTurnNs: UInt64 = options.budgetUs * 250
     private var check: UVCheck?
-    private var shuttingDown = false
     /// With `--resume`, the file this run continues (its first trace file names it).
     private var resumedFrom: TraceHeader.ResumedFrom?
 
@@ -392,6 +391,12 @@ public final class Daemon {
                 if let client { core.handle(.traceReopened(path: path, client: client, id: id), at: uv_hrtime(), into: &actions) }
             case .log(let level, let message):
                 log.log(level, message)
+            case .stopAccepting(let status):
+                stopAccepting(status: status)
+            case .closeTrace:
+                closeTrace()
+            case .closeConnections(let graceMs):
+                closeConnections(graceMs: graceMs)
             }
             i += 1
         }
@@ -526,14 +531,14 @@ public final class Daemon {
 
     // MARK: - Stopping
 
-    /// Stops accepting, flushes, pushes `shutdown` to subscribers, closes every
-    /// connection once its queue drains (or after a grace period), unlinks the
-    /// socket; the loop then ends.
+    /// Stopping: the core says in which order (`DaemonCore.shutdown`); the loop then ends.
     func shutdown(reason: String) {
-        guard !shuttingDown else { return }
-        shuttingDown = true
-        log.notice("\(reason): shutting down")
-        notifier.send(NotifyMessage.stopping(status: "shutting down (\(reason))"))
+        core.handle(.shutdown(reason: reason), at: uv_hrtime(), into: &actions)
+        perform()
+    }
+
+    private func stopAccepting(status: String) {
+        notifier.send(NotifyMessage.stopping(status: status))
         if serverOpen {
             serverOpen = false
             uv_close(asHandle(server), nil)
@@ -542,17 +547,25 @@ public final class Daemon {
             unlink(p)
             boundPath = nil
         }
-        core.handle(.shutdown, at: uv_hrtime(), into: &actions)
-        perform()
-        // The trace is flushed before the last replies go out, so none is held back.
+    }
+
+    /// Performed inside `perform`: what the core answers joins the list being performed.
+    private func closeTrace() {
         trace.sink?.close()
         // The last figures, the trace's final counts among them, stay in the metrics file.
         writeMetrics()
         metrics?.close()
         metrics = nil
         trace.sink = nil
-        core.handle(.traceMode(.off), at: uv_hrtime(), into: &actions)
-        traceMovedOn()
+        core.handle(.traceClosed, at: uv_hrtime(), into: &actions)
+    }
+
+    private func closeConnections(graceMs: Int) {
+        if metrics != nil {
+            writeMetrics()
+            metrics?.close()
+            metrics = nil
+        }
         traceWake?.close()
         traceWake = nil
         for id in connections.keys.sorted() { connections[id]?.closeAfterWrites() }
@@ -567,7 +580,7 @@ public final class Daemon {
         ticks.removeAll()
         // Peers that do not read would hold their connection open: give them a moment.
         let grace = UVTimer(loop: loop) { [unowned self] in self.forceClose() }
-        grace.start(afterMs: 1000)
+        grace.start(afterMs: UInt64(graceMs))
         grace.unref()
         self.grace = grace
     }

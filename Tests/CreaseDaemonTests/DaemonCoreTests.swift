@@ -19,7 +19,8 @@ enum RecordedInput: Equatable {
     case rotateTrace(reason: String)
     case traceReopened(path: String?, client: Int, id: JSONValue?)
     case traceMode(DaemonCore.TraceMode)
-    case shutdown
+    case traceClosed
+    case shutdown(reason: String)
 
     /// Hands the input to `body` as the core takes it.
     func withInput<R>(_ body: (DaemonInput) -> R) -> R {
@@ -38,7 +39,8 @@ enum RecordedInput: Equatable {
         case .rotateTrace(let reason): body(.rotateTrace(reason: reason))
         case .traceReopened(let path, let c, let id): body(.traceReopened(path: path, client: c, id: id))
         case .traceMode(let mode): body(.traceMode(mode))
-        case .shutdown: body(.shutdown)
+        case .traceClosed: body(.traceClosed)
+        case .shutdown(let reason): body(.shutdown(reason: reason))
         }
     }
 }
@@ -145,7 +147,7 @@ struct CoreDriver {
                 performed.append("write \(client): \(text)")
                 continue
             case .closeAfterWrites(let client): closed.append(client)
-            case .startReading, .refuse: break
+            case .startReading, .refuse, .stopAccepting, .closeTrace, .closeConnections: break
             case .record(let entry):
                 records.append(entry)
                 if case .event(let e) = entry {
@@ -464,7 +466,7 @@ private func orientation(_ value: String, id: Int) -> String {
     @Test func shutdownPublishesTheOpenBatchAndTellsEverySubscriber() {
         var d = CoreDriver.publisherAndSubscriber(["stats"])
         d.read([hinge(90, id: 1)], from: 1)
-        d.input(.shutdown)
+        d.input(.shutdown(reason: "SIGTERM"))
         d.perform()
         #expect(d.take(1).map { $0["id"] } == [.number(1)])
         #expect(d.take(2).map { $0["push"] } == [.string("shutdown")])

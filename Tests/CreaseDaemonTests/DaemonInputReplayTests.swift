@@ -77,7 +77,8 @@ import Testing
                 d.read(lines, from: c)
             }
         }
-        d.input(.shutdown)
+        d.input(.shutdown(reason: "SIGTERM"))
+        if d.core.tracing { d.input(.traceClosed) }
         return d
     }
 
@@ -111,5 +112,32 @@ import Testing
         ]
         #expect(d.performed == expected)
         #expect(d.core.clients[2] == nil && d.core.engine.seq == 0)
+    }
+
+    /// The shutdown's order is the core's: no new client, the subscribers told, the trace
+    /// closed, and only once it is on disk the replies it held and the connections closed.
+    @Test func shutdownStopsAcceptingTellsSubscribersClosesTheTraceThenTheConnections() {
+        var d = CoreDriver(acksWaitForDisk: true)
+        d.connect(1)
+        d.connect(2)
+        d.read([#"{"cmd":"subscribe","topics":["layout"],"id":"s"}"#], from: 2)
+        d.read([#"{"event":"hinge","angle":90,"id":7}"#], from: 1)
+        let before = d.performed.count
+        d.input(.shutdown(reason: "SIGTERM"))
+        let stopping = Array(d.performed[before...])
+        #expect(stopping.first == #"log(CreaseDaemon.LogLevel.notice, "SIGTERM: shutting down")"#)
+        #expect(stopping.dropFirst().first == #"stopAccepting(status: "shutting down (SIGTERM)")"#)
+        #expect(stopping.contains { $0.hasPrefix("write 2: ") && $0.contains(#""push":"shutdown""#) })
+        #expect(!stopping.contains { $0.hasPrefix("write 1: ") }, "the hinge's reply waits for the disk")
+        #expect(stopping.last == "closeTrace")
+        let closing = d.performed.count
+        d.input(.traceClosed)
+        let after = Array(d.performed[closing...])
+        #expect(after.count == 2 && after[0].hasPrefix("write 1: ") && after[0].contains(#""id":7"#), "\(after)")
+        #expect(after.last == "closeConnections(graceMs: 1000)")
+        // A second signal changes nothing.
+        d.input(.shutdown(reason: "SIGINT"))
+        #expect(d.performed.count == closing + 2)
+        #expect(d.replayed().performed == d.performed)
     }
 }

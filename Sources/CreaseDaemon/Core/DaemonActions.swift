@@ -25,6 +25,13 @@ public struct DaemonActions {
         /// Boxed: rare, and inline it made every action larger.
         indirect case reopenTrace(reason: String, client: Int?, id: JSONValue?)
         case log(LogLevel, String)
+        /// Stopping: accept no more clients, take the socket's name away, tell systemd `status`.
+        case stopAccepting(status: String)
+        /// Stopping: close the trace (its last records on disk), then the trace mode is `.off`.
+        case closeTrace
+        /// Stopping: close every connection once its writes are out; after `graceMs`, close
+        /// those still open; the loop then ends.
+        case closeConnections(graceMs: Int)
     }
 
     /// What the trace sink records.

@@ -121,6 +121,8 @@ public struct DaemonCore {
     }
 
     public internal(set) var trace: TraceMode = .off
+    /// Shutting down: asked once, whatever signals follow.
+    var stopping = false
 
     /// Whether a trace is being recorded (`mark` says so; `trace rotate` needs one).
     var tracing: Bool { trace != .off }
@@ -600,12 +602,36 @@ public struct DaemonCore {
     }
 
     /// Stopping: the open batch publishes and every subscriber is told `shutdown`.
-    mutating func shutdown(at now: UInt64, into out: inout DaemonActions) {
+    /// Stopping (`reason`: the signal's name), in this order: no new client; the open batch
+    /// published; every subscriber told `shutdown`; the trace closed, so it is on disk
+    /// before the last replies go (none is held back); every connection closed once its
+    /// writes are out, those that do not read within the grace period closed anyway.
+    mutating func shutdown(reason: String, at now: UInt64, into out: inout DaemonActions) {
+        guard !stopping else { return }
+        stopping = true
+        out.log(.notice, "\(reason): shutting down")
+        out.append(.stopAccepting(status: "shutting down (\(reason))"))
         flush(at: now, into: &out)
         let start = out.bytes.count
         Reply.appendPush("shutdown", seq: engine.seq, to: &out.bytes) { _ in }
         for s in subscribers.entries { out.write(client: s.client, range: start..<out.bytes.count) }
+        if tracing {
+            out.append(.closeTrace)   // then `traceClosed`, and the connections close
+        } else {
+            out.append(.closeConnections(graceMs: DaemonCore.shutdownGraceMs))
+        }
     }
+
+    /// The trace is closed, its records on disk: nothing waits for it any more. At shutdown
+    /// the connections close next.
+    mutating func traceClosed(at now: UInt64, into out: inout DaemonActions) {
+        trace = .off
+        durable(upTo: .max, awaitedRecords: .max, at: now, into: &out)
+        if stopping { out.append(.closeConnections(graceMs: DaemonCore.shutdownGraceMs)) }
+    }
+
+    /// How long a peer that does not read may hold its connection open at shutdown.
+    static let shutdownGraceMs = 1000
 
     func writeStats(at now: UInt64, to w: inout JSONWriter) {
         let gauges = DaemonStats.Gauges(uptimeNs: now &- startNs, periodNs: now &- periodStartNs, labels: config.labels,

@@ -36,10 +36,12 @@ public enum DaemonInput {
     case rotateTrace(reason: String)
     /// The shell reopened the trace for `client`'s `trace rotate` (`path` nil: it failed).
     case traceReopened(path: String?, client: Int, id: JSONValue?)
-    /// The trace opened (at start) or closed (at shutdown).
+    /// The trace opened, at start.
     case traceMode(DaemonCore.TraceMode)
-    /// Stopping.
-    case shutdown
+    /// The trace closed (`.closeTrace`), every record on disk.
+    case traceClosed
+    /// Stopping (`reason`: the signal's name).
+    case shutdown(reason: String)
 }
 
 extension DaemonCore {
@@ -66,7 +68,8 @@ extension DaemonCore {
             out.append(.reopenTrace(reason: reason, client: nil, id: nil))
         case .traceReopened(let path, let client, let id): traceReopened(path: path, client: client, id: id, into: &out)
         case .traceMode(let mode): trace = mode
-        case .shutdown: shutdown(at: now, into: &out)
+        case .traceClosed: traceClosed(at: now, into: &out)
+        case .shutdown(let reason): shutdown(reason: reason, at: now, into: &out)
         }
     }
 }
