@@ -46,6 +46,9 @@ public final class Daemon {
     /// The connection the last write went to, while it is in `connections`: a client's replies
     /// mostly follow one another, and hashing its number per write cost ~130 instructions.
     @exclusivity(unchecked) private var lastWritten: Connection?
+    /// The actions of the inputs that decide nothing (bytes written, a client gone), which
+    /// arrive while `actions` is being performed: always empty.
+    @exclusivity(unchecked) private var quiet = DaemonActions(logThreshold: .error)
     /// Clients dropped during a write, not yet told to the core (read after every write).
     @exclusivity(unchecked) private var drops: [(client: Int, reason: String)] = []
     private var nextClientID = 1
@@ -69,6 +72,8 @@ public final class Daemon {
     /// of the latency budget, as a batch is cut at.
     private lazy var clientTurnNs: UInt64 = options.budgetUs * 250
     private var check: UVCheck?
+    /// `--record-inputs`: what the core is told and decides.
+    private let recorder: InputRecorder?
     /// With `--resume`, the file this run continues (its first trace file names it).
     private var resumedFrom: TraceHeader.ResumedFrom?
 
@@ -107,12 +112,15 @@ public final class Daemon {
             }
         }
         let trace = self.trace
+        let recorder = options.recordInputs.map(InputRecorder.init(path:))
+        self.recorder = recorder
+        let probes = DaemonCore.Probes(residentKiB: Daemon.residentKiB, logDroppedLines: { log.droppedLines },
+                                       traceStats: { w in trace.sink?.writeStats(to: &w) }, clock: { uv_hrtime() })
         core = DaemonCore(engine: engine,
                           config: .init(daemonName: "creased \(DaemonInfo.version)", budgetUs: options.budgetUs,
                                         socketActivated: false, policy: policy, lineLimit: options.maxLineBytes,
                                         labels: options.labels, settleNs: options.settleMs * 1_000_000, resume: resume),
-                          probes: .init(residentKiB: Daemon.residentKiB, logDroppedLines: { log.droppedLines },
-                                        traceStats: { w in trace.sink?.writeStats(to: &w) }, clock: { uv_hrtime() }),
+                          probes: recorder.map { $0.recording(probes) } ?? probes,
                           startNs: uv_hrtime())
         actions = DaemonActions(logThreshold: options.logLevel)
     }
@@ -149,6 +157,7 @@ public final class Daemon {
         core.config.socketActivated = activated
         core.config.readersPerUid = options.maxReadersPerUid
         core.config.readersTotal = Daemon.readerRoom()
+        recorder?.append(DaemonRecording.header(core: core, logLevel: options.logLevel))
 
         if options.trace, let factory = traceFactory {
             let wake = UVAsync(loop: loop) { [unowned self] in self.traceMovedOn() }
@@ -159,7 +168,7 @@ public final class Daemon {
                                                     labels: options.labels, log: log, originNs: core.startNs, resumedFrom: resumedFrom,
                                                     wake: { wake.send() }))
                 trace.sink = sink
-                core.handle(.traceMode(.recording(layouts: sink.recordsLayouts, repliesWaitForDisk: sink.durableSeq != nil)), at: uv_hrtime(),
+                feed(.traceMode(.recording(layouts: sink.recordsLayouts, repliesWaitForDisk: sink.durableSeq != nil)), at: uv_hrtime(),
                             into: &actions)
             } catch {
                 log.error("cannot open the trace: \(error); running without one (give --trace-dir a directory creased can create and write, or --no-trace to mean it)")
@@ -173,7 +182,7 @@ public final class Daemon {
                 switch response {
                 case .shutdown: self.shutdown(reason: name)
                 case .reopenTrace:
-                    self.core.handle(.rotateTrace(reason: name), at: uv_hrtime(), into: &self.actions)
+                    self.feed(.rotateTrace(reason: name), at: uv_hrtime(), into: &self.actions)
                     self.perform()
                 case .logAndIgnore: self.log.notice("\(name) received; creased handles it by going on (docs/daemon.md)")
                 }
@@ -187,7 +196,7 @@ public final class Daemon {
             log.info("watchdog ping every \(ms) ms")
         }
         ticks.append(try UVPeriodic(loop: loop, firstAfterMs: options.statsIntervalMs, everyMs: options.statsIntervalMs) { [unowned self] in
-            self.core.handle(.statsTick, at: uv_hrtime(), into: &self.actions)
+            self.feed(.statsTick, at: uv_hrtime(), into: &self.actions)
             self.perform()
             self.updateStatus()
         })
@@ -202,6 +211,9 @@ public final class Daemon {
 
         uv_run(loop, UV_RUN_DEFAULT)
         log.notice("stopped after \(core.stats.events) events")
+        if let recorder {
+            do { try recorder.write() } catch { log.error("--record-inputs: \(error)") }
+        }
     }
 
 
@@ -209,7 +221,9 @@ public final class Daemon {
 
     private lazy var connectionCallbacks = ConnectionCallbacks(
         didRead: { [unowned self] c, nread, bytes in self.didRead(c, nread: nread, bytes: bytes) },
-        wrote: { [unowned self] n in self.core.handle(.bytesWritten(n), at: 0, into: &self.actions) },
+        // Called from a write while the action bytes are borrowed: inputs that decide nothing,
+        // given an action list of their own.
+        wrote: { [unowned self] n in self.feed(.bytesWritten(n), at: 0, into: &self.quiet) },
         dropped: { [unowned self] c, reason in
             // Called from a write, while the action bytes are borrowed: the core hears of it
             // once the write is done (`perform`).
@@ -220,7 +234,7 @@ public final class Daemon {
             // A dropped client leaves from inside the write that dropped it: the core hears
             // of the drop (which closes it there too) once the write is done.
             guard !self.drops.contains(where: { $0.client == c.id }) else { return }
-            self.core.handle(.closed(client: c.id), at: uv_hrtime(), into: &self.actions)
+            self.feed(.closed(client: c.id), at: uv_hrtime(), into: &self.quiet)
         },
         readBuffer: readBuffer, log: log)
 
@@ -242,7 +256,7 @@ public final class Daemon {
         var fd: uv_os_fd_t = -1
         let peer = uv_fileno(asHandle(c.handle), &fd) == 0 ? AccessLookup.peer(fd: fd, groups: policy.needsGroups) : nil
         connections[c.id] = c
-        core.handle(.connected(client: c.id, peer: peer), at: uv_hrtime(), into: &actions)
+        feed(.connected(client: c.id, peer: peer), at: uv_hrtime(), into: &actions)
         perform()
     }
 
@@ -268,12 +282,12 @@ public final class Daemon {
                 log.debug("client \(c.id): read failed: \(uvErrorName(Int32(nread)))")
             }
             // Answer what it sent before it hung up, then close.
-            core.handle(.endOfInput(client: c.id, unterminatedBytes: c.framer.partial.count), at: uv_hrtime(), into: &actions)
+            feed(.endOfInput(client: c.id, unterminatedBytes: c.framer.partial.count), at: uv_hrtime(), into: &actions)
             perform()
             return
         }
         guard nread > 0, let bytes else { return }
-        core.handle(.bytesRead(nread), at: 0, into: &actions)
+        feed(.bytesRead(nread), at: 0, into: &actions)
         let readNs = uv_hrtime()
         let turnEnds = readNs &+ clientTurnNs
         let outcome = c.framer.feed(UnsafeRawBufferPointer(start: bytes, count: nread)) { line in
@@ -290,9 +304,9 @@ public final class Daemon {
     /// One line of `c`'s, read at `readNs`; false when `c` is gone or its turn is over.
     @inline(__always)
     private func handle(_ line: UnsafeRawBufferPointer, from c: Connection, readAt readNs: UInt64, turnEnds: UInt64) -> Bool {
-        core.handle(.line(line, client: c.id, readNs: readNs), at: uv_hrtime(), into: &actions)
+        feed(.line(line, client: c.id, readNs: readNs), at: uv_hrtime(), into: &actions)
         let now = uv_hrtime()
-        core.handle(.lineHandled, at: now, into: &actions)
+        feed(.lineHandled, at: now, into: &actions)
         if !actions.isEmpty { perform() }
         return c.state == .open && now < turnEnds
     }
@@ -301,7 +315,7 @@ public final class Daemon {
     /// ran out wait in the backlog, with its reading paused, for the next loop turn.
     private func settle(_ outcome: LineFramer.Outcome, of c: Connection, readAt readNs: UInt64) {
         if case .lineTooLong(let length) = outcome {
-            core.handle(.lineTooLong(client: c.id, length: length), at: uv_hrtime(), into: &actions)
+            feed(.lineTooLong(client: c.id, length: length), at: uv_hrtime(), into: &actions)
             perform()
             return
         }
@@ -340,13 +354,20 @@ public final class Daemon {
 
     // MARK: - Performing
 
+    /// An input for the core (recorded first, under `--record-inputs`).
+    @inline(__always)
+    private func feed(_ input: DaemonInput, at now: UInt64, into out: inout DaemonActions) {
+        if let recorder { recorder.append(DaemonRecording.input(input, at: now)) }
+        core.handle(input, at: now, into: &out)
+    }
+
     /// The loop finished an iteration: the open batch publishes, then what its relayouts
     /// evicted is freed, after the replies. One method, so the check handle's closure
     /// touches its unowned `self` once (each touch is a strong retain).
     private func endIteration() {
-        core.handle(.endOfIteration, at: uv_hrtime(), into: &actions)
+        feed(.endOfIteration, at: uv_hrtime(), into: &actions)
         perform()
-        core.handle(.repliesSent, at: 0, into: &actions)
+        feed(.repliesSent, at: 0, into: &actions)
     }
 
     /// Performs what the core decided, in order, and empties the list.
@@ -388,7 +409,7 @@ public final class Daemon {
                 record(entry)
             case .reopenTrace(let reason, let client, let id):
                 let path = reopenTrace(reason: reason)
-                if let client { core.handle(.traceReopened(path: path, client: client, id: id), at: uv_hrtime(), into: &actions) }
+                if let client { feed(.traceReopened(path: path, client: client, id: id), at: uv_hrtime(), into: &actions) }
             case .log(let level, let message):
                 log.log(level, message)
             case .stopAccepting(let status):
@@ -400,16 +421,17 @@ public final class Daemon {
             }
             i += 1
         }
+        if let recorder, !actions.isEmpty { recorder.append(DaemonRecording.actions(actions)) }
         actions.removeAll()
         if core.holdsAcks, let sink = trace.sink, let durable = sink.durableSeq {
-            core.handle(.durable(seq: durable, awaitedRecords: sink.durableAwaitedRecords ?? .max), at: uv_hrtime(), into: &actions)
+            feed(.durable(seq: durable, awaitedRecords: sink.durableAwaitedRecords ?? .max), at: uv_hrtime(), into: &actions)
             if !actions.isEmpty { perform() }
         }
     }
 
     /// Clients the last write dropped (their queue passed its limit), told to the core.
     private func handleDrops() {
-        for (client, reason) in drops { core.handle(.dropped(client: client, reason: reason), at: uv_hrtime(), into: &actions) }
+        for (client, reason) in drops { feed(.dropped(client: client, reason: reason), at: uv_hrtime(), into: &actions) }
         drops.removeAll()
     }
 
@@ -441,7 +463,7 @@ public final class Daemon {
 
     /// The trace writer moved its durable seq (or the trace is gone): held replies may go.
     private func traceMovedOn() {
-        core.handle(.durable(seq: trace.sink?.durableSeq ?? .max, awaitedRecords: trace.sink?.durableAwaitedRecords ?? .max), at: uv_hrtime(),
+        feed(.durable(seq: trace.sink?.durableSeq ?? .max, awaitedRecords: trace.sink?.durableAwaitedRecords ?? .max), at: uv_hrtime(),
                     into: &actions)
         perform()
     }
@@ -533,7 +555,7 @@ public final class Daemon {
 
     /// Stopping: the core says in which order (`DaemonCore.shutdown`); the loop then ends.
     func shutdown(reason: String) {
-        core.handle(.shutdown(reason: reason), at: uv_hrtime(), into: &actions)
+        feed(.shutdown(reason: reason), at: uv_hrtime(), into: &actions)
         perform()
     }
 
@@ -557,7 +579,7 @@ public final class Daemon {
         metrics?.close()
         metrics = nil
         trace.sink = nil
-        core.handle(.traceClosed, at: uv_hrtime(), into: &actions)
+        feed(.traceClosed, at: uv_hrtime(), into: &actions)
     }
 
     private func closeConnections(graceMs: Int) {

@@ -28,6 +28,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var statsIntervalMs: UInt64 = 1000
     /// `--metrics-textfile`: where the stats go as Prometheus text, and how often.
     public var metricsTextfile: String?
+    /// `--record-inputs PATH`: the core's inputs, readings and actions, written at the end (`DaemonRecording`).
+    public var recordInputs: String?
     public var metricsIntervalMs: UInt64 = 5000
     /// How long a replaced layout still makes an observation stale rather than a mismatch.
     public var settleMs: UInt64 = 500
@@ -72,6 +74,9 @@ public struct DaemonOptions: Sendable, Equatable {
                                  (a cut tail truncated first); the new file names the one it continues
         \(TraceWriterOptions.usage)
           --log-level LEVEL      debug, info, notice, warning or error (default info)
+          --record-inputs PATH   write every input the daemon's decision core took, what it read of
+                                 its surroundings and the actions it decided to PATH when it stops
+                                 (debugging the daemon itself; docs/architecture.md)
         \(AccessOptions.usage)
           --version, --help
         A socket-activated start (LISTEN_FDS/LISTEN_PID) uses the passed socket instead.
@@ -145,6 +150,10 @@ public struct DaemonOptions: Sendable, Equatable {
                 guard !p.isEmpty else { throw UsageError(description: "--metrics-textfile needs a path") }
                 o.metricsTextfile = p
             case "--metrics-interval-ms": o.metricsIntervalMs = try number(arg, min: 100)
+            case "--record-inputs":
+                let p = try value(arg)
+                guard !p.isEmpty else { throw UsageError(description: "--record-inputs needs a path") }
+                o.recordInputs = p
             case "--settle-ms":
                 o.settleMs = try number(arg, min: 0)
                 guard o.settleMs <= 3_600_000 else { throw UsageError(description: "--settle-ms takes 0 to 3600000 milliseconds") }

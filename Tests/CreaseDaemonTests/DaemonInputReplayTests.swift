@@ -1,5 +1,7 @@
 import CreaseCore
 @testable import CreaseDaemon
+import CreaseTestSupport
+import Foundation
 import Testing
 
 /// `DaemonCore` takes one input type through one method: a run's inputs, recorded with
@@ -139,5 +141,45 @@ import Testing
         d.input(.shutdown(reason: "SIGINT"))
         #expect(d.performed.count == closing + 2)
         #expect(d.replayed().performed == d.performed)
+    }
+}
+
+/// A real creased's run, recorded with `--record-inputs`, replays into a fresh core with the
+/// same actions at every perform: the decisions of the daemon are a function of its inputs
+/// and of the readings it recorded.
+@Suite struct RecordedDaemonRunTests {
+    @Test func aRealRunRecordedWithRecordInputsReplaysToTheSameActions() throws {
+        let dir = try makeTempDir()
+        let recording = "\(dir)/inputs.jsonl"
+        let d = try DaemonProcess(arguments: ["--record-inputs", recording, "--trace-dir", "\(dir)/traces", "--fsync", "always",
+                                              "--stats-interval-ms", "20"])
+        let rig = try Client(d.socketPath)
+        let watcher = try Client(d.socketPath)
+        #expect(try watcher.request(#"{"cmd":"subscribe","topics":["layout","glitches","stats","conformance"],"id":"s"}"#)["ok"] == .bool(true))
+        for i in 0..<200 {
+            let angle = 10 + Double(i % 170)
+            #expect(try rig.request(#"{"event":"hinge","angle":\#(angle),"id":\#(i)}"#)["ok"] == .bool(true))
+        }
+        rig.sendLine(#"{"event":"keyboard","visible":true}"#)
+        rig.sendLine(#"{"event":"keyboard","visible":false}"#)
+        #expect(try rig.request(#"{"cmd":"observe","observed":{"barAxis":"vertical"},"id":"o"}"#)["verdict"] != nil)
+        #expect(try rig.request(#"{"cmd":"mark","label":"half way","id":"m"}"#)["ok"] == .bool(true))
+        #expect(try rig.request("{not json")["ok"] == .bool(false))
+        #expect(try rig.request(#"{"cmd":"stats","id":"t"}"#)["stats"] != nil)
+        #expect(try rig.request(#"{"cmd":"trace","action":"rotate","id":"r"}"#)["ok"] == .bool(true))
+        rig.close()
+        d.signal(SIGTERM)
+        #expect(d.waitForExit() == 0, "\(d.log())")
+        let bytes = try #require(FileManager.default.contents(atPath: recording), "\(d.log())")
+        let outcome = try DaemonRecording.replay(Array(bytes), policy: .open)
+        #expect(outcome.difference == nil, "\(outcome.difference ?? "")")
+        #expect(outcome.inputs > 400 && outcome.performs > 200 && outcome.probes > 200, "\(outcome)")
+        // A recording whose actions were not the core's is caught.
+        let text = String(decoding: bytes, as: UTF8.self)
+        let forged = text.replacingOccurrences(of: #"\"verdict\":\"mismatch\""#, with: #"\"verdict\":\"match\""#)
+            .replacingOccurrences(of: #"\"verdict\":\"stale\""#, with: #"\"verdict\":\"match\""#)
+        #expect(forged != text, "the observation's verdict is in the recorded actions")
+        let caught = try DaemonRecording.replay(Array(forged.utf8), policy: .open)
+        #expect(caught.difference?.contains("verdict") == true, "\(caught)")
     }
 }

@@ -86,6 +86,19 @@ public struct DaemonActions {
         }
     }
 
+    /// The action at `i` as text, what it writes or records included (a recording's, a test's).
+    public func text(at i: Int) -> String {
+        switch list[i] {
+        case .write(let client, let range): "write \(client): " + String(decoding: bytes[range], as: UTF8.self)
+        case .record(.event(let e)):
+            "record event \(e.seq) t \(e.tNs) client \(e.client) digest \(Digest.hex(e.digest)): "
+                + String(decoding: bytes[e.line], as: UTF8.self) + (e.layout.map { " layout " + String(decoding: bytes[$0], as: UTF8.self) } ?? "")
+        case .record(.observation(let tNs, let client, let line, let result, let captured)):
+            "record observation t \(tNs) client \(client) \(result) \(captured.map { "\($0)" } ?? "-"): " + String(decoding: bytes[line], as: UTF8.self)
+        case let other: "\(other)"
+        }
+    }
+
     /// Empties the list. The bytes stay until they pass `bytesKept`: every action names its
     /// bytes by range, and emptying the buffer per call cost ~80 instructions per round trip.
     public mutating func removeAll() {
