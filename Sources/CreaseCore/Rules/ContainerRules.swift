@@ -89,3 +89,14 @@ public enum OptOutRule {
         g.verticalPossible && behavior != .disabled && SplitColumnRule.detailTouchesBarSide(area, window: g.window, side: g.appSide)
     }
 }
+
+extension OptOutRule {
+    /// The opt-out a container's root resolves to: a stack's root screen, a split view's detail.
+    static func rootBehavior(_ c: Container, app: App) -> VerticalBehavior {
+        switch c {
+        case .navigationStack(let s): app.screens[s.screens[0]].verticalBehavior
+        case .splitView(let s): app.screens[s.detail].verticalBehavior
+        case .tabView: .automatic
+        }
+    }
+}

@@ -141,3 +141,21 @@ public enum CompressionRule {
         behavior == .prefersToolbarItems
     }
 }
+
+/// Horizontal navigation bars: back, close and navigation items lead; the rest trail.
+enum NavigationBarRule {
+    static func isTrailing(_ placement: ItemPlacement) -> Bool {
+        switch placement {
+        case .cancellationAction, .navigation, .topBarLeading, .principal: false
+        default: true
+        }
+    }
+}
+
+/// Seed 003: "Keep the ellipsis (three dots) for that menu, and give any other menu a symbol of its own."
+enum SymbolRule {
+    static func isReservedEllipsis(_ symbol: String) -> Bool {
+        // The first byte settles most symbols without a string comparison.
+        symbol.utf8.first == UInt8(ascii: "e") && (symbol == "ellipsis" || symbol.hasPrefix("ellipsis."))
+    }
+}
