@@ -89,7 +89,7 @@ extension DaemonCore {
         case .mark(let label):
             if tracing {
                 out.append(.record(.mark(seq: engine.seq, tNs: now, label: label)))
-                awaitedRecordsQueued += 1
+                held.recordQueued()
             }
             out.log(.info, "mark at seq \(engine.seq): \(label)")
             Reply.appendOK(id: id, to: &out.bytes) { w in
@@ -123,7 +123,7 @@ extension DaemonCore {
             stats.observations[Verdict.allCases.firstIndex(of: result.verdict)!] += 1
             Reply.appendOK(id: id, to: &out.bytes) { w in result.writeMembers(to: &w) }
             // Under --fsync always the reply waits for the record, as an event's does.
-            if tracing { awaitedRecordsQueued += 1 }
+            if tracing { held.recordQueued() }
             reply(from: start, to: client, mustWait: tracing, into: &out)
             if tracing {
                 out.append(.record(.observation(tNs: readNs, client: client, line: out.keep(line), result: result, captured: captured)))

@@ -137,13 +137,8 @@ public struct DaemonCore {
     var glitches: GlitchChecker
     /// Replies owed for events of the open batch.
     var batchAcks: [Ack] = []
-    /// Replies waiting for the disk (`acksWaitForDisk`), in seq order.
-    var heldAcks: [Ack] = []
-    var durableSeq = Int.min
-    /// Observation and mark records sent to the trace, and how many of them are on disk:
-    /// their replies wait for them under --fsync always (records with a seq wait by seq).
-    var awaitedRecordsQueued = 0
-    var durableAwaitedRecords = 0
+    /// Replies waiting for the disk (`acksWaitForDisk`).
+    var held = HeldReplies()
     public internal(set) var lastPublishedDigest: UInt64
     /// The diagnostics subscribers last saw: compared as values, encoded only when they change.
     var lastDiagnostics: [Diagnostic]
@@ -474,7 +469,7 @@ public struct DaemonCore {
         // The replies are the batch's last writes: on one core, the client they wake finds
         // the loop with nothing left to do but wait (work after the write measured no faster).
         if acksWaitForDisk {
-            heldAcks.append(contentsOf: batchAcks)
+            held.hold(batchAcks)
         } else {
             DaemonCore.sendAcks(batchAcks[...], clients: clients, lastSender: lastSender?.client, at: now, into: &out)
         }
@@ -484,27 +479,23 @@ public struct DaemonCore {
     /// The trace's records up to `seq` are on disk (or counted lost): their replies go out.
     /// `observations`: how many observation records are on disk (or counted lost).
     mutating func durable(upTo seq: Int, awaitedRecords: Int = .max, at now: UInt64, into out: inout DaemonActions) {
-        durableSeq = max(durableSeq, seq)
-        durableAwaitedRecords = max(durableAwaitedRecords, awaitedRecords)
-        guard !heldAcks.isEmpty else { return }
-        let ready = heldAcks.prefix { $0.seq <= durableSeq && ($0.held?.awaitedRecords ?? 0) <= durableAwaitedRecords }
-        guard !ready.isEmpty else { return }
-        DaemonCore.sendAcks(ready, clients: clients, lastSender: lastSender?.client, at: now, into: &out)
-        heldAcks.removeFirst(ready.count)
+        let clients = clients, lastSender = lastSender?.client
+        held.release(upTo: seq, records: awaitedRecords) { ready in
+            DaemonCore.sendAcks(ready, clients: clients, lastSender: lastSender, at: now, into: &out)
+        }
     }
 
-    public var holdsAcks: Bool { !heldAcks.isEmpty }
+    public var holdsAcks: Bool { !held.isEmpty }
 
     /// Sends the reply encoded from `start`, or, under --fsync always, holds it until every
     /// record so far is on disk when it must wait (`mustWait`: an observation's own) or
     /// the client has replies waiting (so a client's replies keep their order).
     mutating func reply(from start: Int, to client: Int, mustWait: Bool = false, into out: inout DaemonActions) {
-        guard acksWaitForDisk, mustWait || heldAcks.contains(where: { $0.client == client }) else {
+        guard acksWaitForDisk, mustWait || held.holds(client: client) else {
             out.write(client: client, from: start)
             return
         }
-        heldAcks.append(Ack(client: client, id: .null, seq: engine.seq, changed: false, digest: engine.digest, readNs: 0,
-                            held: (awaitedRecordsQueued, Array(out.bytes[start...]))))
+        held.hold(client: client, seq: engine.seq, digest: engine.digest, reply: Array(out.bytes[start...]))
         out.bytes.removeSubrange(start...)
     }
 
