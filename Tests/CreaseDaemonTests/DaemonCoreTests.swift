@@ -2,53 +2,11 @@ import CreaseCore
 @testable import CreaseDaemon
 import Testing
 
-/// An input as a test keeps it: `DaemonInput` with its line's bytes owned, so a run's
-/// inputs can be fed again to a fresh core.
-enum RecordedInput: Equatable {
-    case connected(client: Int, peer: PeerCredentials?)
-    case line([UInt8], client: Int, readNs: UInt64)
-    case lineHandled
-    case endOfInput(client: Int, unterminatedBytes: Int)
-    case lineTooLong(client: Int, length: Int)
-    case dropped(client: Int, reason: String)
-    case closed(client: Int)
-    case endOfIteration
-    case repliesSent
-    case durable(seq: Int, awaitedRecords: Int)
-    case statsTick
-    case rotateTrace(reason: String)
-    case traceReopened(path: String?, client: Int, id: JSONValue?)
-    case traceMode(DaemonCore.TraceMode)
-    case traceClosed
-    case shutdown(reason: String)
-
-    /// Hands the input to `body` as the core takes it.
-    func withInput<R>(_ body: (DaemonInput) -> R) -> R {
-        switch self {
-        case .connected(let c, let peer): body(.connected(client: c, peer: peer))
-        case .line(let bytes, let c, let readNs): bytes.withUnsafeBytes { body(.line($0, client: c, readNs: readNs)) }
-        case .lineHandled: body(.lineHandled)
-        case .endOfInput(let c, let n): body(.endOfInput(client: c, unterminatedBytes: n))
-        case .lineTooLong(let c, let n): body(.lineTooLong(client: c, length: n))
-        case .dropped(let c, let reason): body(.dropped(client: c, reason: reason))
-        case .closed(let c): body(.closed(client: c))
-        case .endOfIteration: body(.endOfIteration)
-        case .repliesSent: body(.repliesSent)
-        case .durable(let seq, let n): body(.durable(seq: seq, awaitedRecords: n))
-        case .statsTick: body(.statsTick)
-        case .rotateTrace(let reason): body(.rotateTrace(reason: reason))
-        case .traceReopened(let path, let c, let id): body(.traceReopened(path: path, client: c, id: id))
-        case .traceMode(let mode): body(.traceMode(mode))
-        case .traceClosed: body(.traceClosed)
-        case .shutdown(let reason): body(.shutdown(reason: reason))
-        }
-    }
-}
-
 /// Drives `DaemonCore` in-process with a clock the test moves: no socket, no loop. Every
-/// input goes through `DaemonCore.handle`, as the shell's do, and is recorded with its time;
-/// the actions are performed the way the shell does, into per-client lines, and kept as
-/// text, so a run's inputs fed to a fresh core can be checked for the same actions.
+/// input goes through `DaemonCore.handle`, as the shell's do, and the actions are performed
+/// the way the shell does, into per-client lines. The run is recorded as `creased
+/// --record-inputs` records one (`DaemonRecording`: inputs, probe readings, actions), so
+/// `replay()` checks that a fresh core fed the same inputs decides the same actions.
 struct CoreDriver {
     var core: DaemonCore
     var actions = DaemonActions(logThreshold: .debug)
@@ -66,31 +24,36 @@ struct CoreDriver {
     var traceFlushes = 0
     var reopenRequests: [(reason: String, client: Int?, id: JSONValue?)] = []
     var logs: [String] = []
-    /// Every input with the time it was handled at, in order.
-    private(set) var inputs: [(input: RecordedInput, at: UInt64)] = []
-    /// Every action performed, as text (a write's bytes included).
+    /// Every action performed, as text (`DaemonActions.text`: a write's bytes included).
     private(set) var performed: [String] = []
-    private let setup: (budgetUs: UInt64, policy: AccessPolicy)
+    /// The run as `DaemonRecording` writes it.
+    private let recording = RecordingBuffer()
+    private let policy: AccessPolicy
+
+    /// Where the driver's recording (and the readings its probes make) goes.
+    final class RecordingBuffer {
+        var bytes: [UInt8] = []
+        func append(_ line: [UInt8]) { bytes += line; bytes.append(0x0A) }
+    }
 
     init(budgetUs: UInt64 = 1000, policy: AccessPolicy = .open, tracing: Bool = false, acksWaitForDisk: Bool = false) {
-        setup = (budgetUs, policy)
+        self.policy = policy
+        let recording = recording
+        let traceStats: [UInt8] = Array(#"{"file":"t.jsonl"}"#.utf8)
         core = DaemonCore(engine: Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "tabs")!),
                           config: .init(daemonName: "creased test", budgetUs: budgetUs, socketActivated: false,
                                         policy: policy, lineLimit: LineFramer.defaultLimit),
-                          probes: .init(residentKiB: { 1234 }, logDroppedLines: { 0 },
-                                        traceStats: { w in w.beginObject(); w.key("file"); w.string("t.jsonl"); w.endObject() }),
+                          probes: .init(residentKiB: { recording.append(DaemonRecording.probe("residentKiB", value: 1234)); return 1234 },
+                                        logDroppedLines: { recording.append(DaemonRecording.probe("logDroppedLines", value: 0)); return 0 },
+                                        traceStats: { w in recording.append(DaemonRecording.probe("traceStats", json: traceStats)); w.raw(traceStats) }),
                           startNs: 0)
+        recording.append(DaemonRecording.header(core: core, logLevel: actions.logThreshold))
         if tracing || acksWaitForDisk { input(.traceMode(.recording(layouts: false, repliesWaitForDisk: acksWaitForDisk))) }
     }
 
-    /// A fresh core set up as this one was, fed this one's inputs at their times.
-    func replayed() -> CoreDriver {
-        var fresh = CoreDriver(budgetUs: setup.budgetUs, policy: setup.policy)
-        for (input, at) in inputs {
-            fresh.now = at
-            fresh.input(input)
-        }
-        return fresh
+    /// The run so far fed to a fresh core: where its actions differ, if they do.
+    func replay() throws -> DaemonRecording.Outcome {
+        try DaemonRecording.replay(recording.bytes, policy: policy)
     }
 
     /// Client 1 publishes; client 2 is subscribed to `topics` and has read what subscribing sent it.
@@ -104,10 +67,16 @@ struct CoreDriver {
     }
 
     /// One input at the current time, its actions performed.
-    mutating func input(_ input: RecordedInput) {
-        inputs.append((input, now))
-        input.withInput { core.handle($0, at: now, into: &actions) }
+    mutating func input(_ input: DaemonInput) {
+        recording.append(DaemonRecording.input(input, at: now))
+        core.handle(input, at: now, into: &actions)
         perform()
+    }
+
+    /// One line of `client`'s, read at `readNs`, then the line handled.
+    mutating func line(_ text: String, from client: Int, readAt readNs: UInt64) {
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { input(.line($0, client: client, readNs: readNs)) }
     }
 
     /// The client's access: what the core told the shell to do with it.
@@ -120,8 +89,8 @@ struct CoreDriver {
     /// One read holding `lines`, read at the current time.
     mutating func read(_ lines: [String], from client: Int) {
         let readNs = now
-        for line in lines {
-            input(.line(Array(line.utf8), client: client, readNs: readNs))
+        for text in lines {
+            line(text, from: client, readAt: readNs)
             input(.lineHandled)
         }
     }
@@ -137,15 +106,16 @@ struct CoreDriver {
     }
 
     mutating func perform() {
-        for action in actions.list {
-            switch action {
+        guard !actions.isEmpty else { return }
+        recording.append(DaemonRecording.actions(actions))
+        for i in actions.list.indices {
+            performed.append(actions.text(at: i))
+            switch actions.list[i] {
             case .write(let client, let range):
                 let text = String(decoding: actions.bytes[range], as: UTF8.self)
                 #expect(text.hasSuffix("\n"), "a write ends with a whole line")
                 received[client, default: []].append(contentsOf: text.split(separator: "\n").map(String.init))
                 writes[client, default: 0] += 1
-                performed.append("write \(client): \(text)")
-                continue
             case .closeAfterWrites(let client): closed.append(client)
             case .startReading, .refuse, .stopAccepting, .closeTrace, .closeConnections: break
             case .record(let entry):
@@ -158,7 +128,6 @@ struct CoreDriver {
             case .reopenTrace(let reason, let client, let id): reopenRequests.append((reason, client, id))
             case .log(_, let message): logs.append(message)
             }
-            performed.append("\(action)")
         }
         actions.removeAll()
     }
@@ -259,7 +228,7 @@ private func orientation(_ value: String, id: Int) -> String {
         var d = CoreDriver(budgetUs: 1000)
         d.connect(1)
         d.now = 0
-        d.input(.line(Array(hinge(90, id: 1).utf8), client: 1, readNs: 0))
+        d.line(hinge(90, id: 1), from: 1, readAt: 0)
         d.now = 400_000   // the apply took 400 µs
         d.input(.lineHandled)
         d.perform()

@@ -15,19 +15,6 @@ private func crease(_ args: [String]) throws -> (status: Int32, text: String) {
     return (r.status, r.out + r.err)
 }
 
-/// SplitMix64: the kill moments and the events are the same on every run.
-private struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
-
 /// Whether this process may mount a tmpfs (root, or CAP_SYS_ADMIN): tried once.
 let canMountTmpfs: Bool = {
     guard let dir = try? makeTempDir() else { return false }
@@ -138,7 +125,7 @@ private func rigStream(_ rng: inout SplitMix64, count: Int) -> String {
     /// Returns how many events were acknowledged, how many of those the trace lacks,
     /// the files and the cut tails fixed.
     private func killDuringRecording(seed: UInt64, fsync: String) throws -> (acked: Int, lost: Int, files: Int, fixed: Int) {
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)  // the kill moments and the events are the same on every run
         let scratch = try Scratch()
         let traces = "\(scratch.path)/traces"
         let d = try DaemonProcess(arguments: ["--trace-dir", traces, "--fsync", fsync, "--log-level", "warning"])

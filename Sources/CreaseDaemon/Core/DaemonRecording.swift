@@ -306,28 +306,39 @@ public enum DaemonRecording {
     }
 }
 
-/// The readings a recording holds, handed back in order through `DaemonCore.Probes`.
+/// The readings a recording holds, handed back in order through `DaemonCore.Probes`
+/// (a cursor per kind: a long recording holds millions of clock readings).
 final class ProbeReadings {
-    private var values: [String: [Int]] = [:]
-    private var json: [String: [[UInt8]]] = [:]
+    private var values: [String: (list: [Int], next: Int)] = [:]
+    private var json: [String: (list: [[UInt8]], next: Int)] = [:]
 
     func add(_ name: String, _ record: JSONValue) {
         if case .number(let n)? = record["value"] {
-            values[name, default: []].append(Int(n))
+            values[name, default: ([], 0)].list.append(Int(n))
         } else if let j = record["json"] {
             var w = JSONWriter(capacity: 256)
             w.value(j)
-            json[name, default: []].append(w.bytes)
+            json[name, default: ([], 0)].list.append(w.bytes)
         }
     }
 
-    private func next(_ name: String) -> Int { values[name]?.isEmpty == false ? values[name]!.removeFirst() : 0 }
+    /// The next reading of `name`; 0 when the recording holds no more (a core asking more
+    /// often than the recorded one did then differs in its actions, which the replay reports).
+    private func next(_ name: String) -> Int {
+        guard let v = values[name], v.next < v.list.count else { return 0 }
+        values[name]!.next += 1
+        return v.list[v.next]
+    }
+
+    private func nextJSON(_ name: String) -> [UInt8]? {
+        guard let v = json[name], v.next < v.list.count else { return nil }
+        json[name]!.next += 1
+        return v.list[v.next]
+    }
 
     var probes: DaemonCore.Probes {
         DaemonCore.Probes(residentKiB: { self.next("residentKiB") }, logDroppedLines: { UInt64(self.next("logDroppedLines")) },
-                          traceStats: { w in
-                              if self.json["traceStats"]?.isEmpty == false { w.raw(self.json["traceStats"]!.removeFirst()) } else { w.null() }
-                          },
+                          traceStats: { w in if let j = self.nextJSON("traceStats") { w.raw(j) } else { w.null() } },
                           clock: { UInt64(truncatingIfNeeded: self.next("clock")) })
     }
 }
