@@ -574,20 +574,21 @@ public final class Daemon {
     /// Performed inside `perform`: what the core answers joins the list being performed.
     private func closeTrace() {
         trace.sink?.close()
-        // The last figures, the trace's final counts among them, stay in the metrics file.
-        writeMetrics()
-        metrics?.close()
-        metrics = nil
+        closeMetrics()   // after the trace: its final counts stay in the file
         trace.sink = nil
         feed(.traceClosed, at: uv_hrtime(), into: &actions)
     }
 
+    /// The last figures written, then the metrics file's thread stopped (once).
+    private func closeMetrics() {
+        guard let metrics else { return }
+        writeMetrics()
+        metrics.close()
+        self.metrics = nil
+    }
+
     private func closeConnections(graceMs: Int) {
-        if metrics != nil {
-            writeMetrics()
-            metrics?.close()
-            metrics = nil
-        }
+        closeMetrics()
         traceWake?.close()
         traceWake = nil
         for id in connections.keys.sorted() { connections[id]?.closeAfterWrites() }
