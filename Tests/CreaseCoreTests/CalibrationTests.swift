@@ -37,6 +37,33 @@ import Testing
         #expect(tab.fitted == DeviceProfile.builtin.tabLength)
     }
 
+    /// Issue 37: before, a look that was only `stale` counted as explained, so a sweep too
+    /// fast for the settle window "explained" the wrong threshold as well as the right one and
+    /// the tie kept the start. Now matches come first: the right threshold wins, the counts say
+    /// how each fit is explained, and the fit is the middle of its interval.
+    @Test("a fast sweep: looks the start profile explains only as stale do not tie with the threshold that matches them")
+    func staleLooksDoNotExplainAThreshold() throws {
+        var device = DeviceProfile.builtin
+        device.partialOpenThreshold = 26
+        var d = RecordingDaemon()
+        var phone = Engine(profile: device, app: builtin("tabs"))
+        var t: UInt64 = 0
+        for angle in stride(from: 0.0, through: 40, by: 1) {   // 200°/s, a look 1 ms after each step
+            t += 5 * Self.ms
+            try d.event(.hinge(angle: angle), at: t)
+            try phone.apply(.hinge(angle: angle))
+            d.observe(Observation(describing: phone.layout), at: t + Self.ms)
+        }
+        let trace = try d.file()
+        #expect(d.results.contains { $0.verdict == .stale }, "the start profile sees some looks as stale")
+        let r = ProfileCalibration.calibrate([.init(name: "fast", file: trace)], start: .builtin, fields: ["partialOpenThreshold"])
+        let f = try #require(r.fields.first)
+        #expect(r.before.staleOnly > 0 && r.after.matched == r.observations && r.after.staleOnly == 0, "\(r.before) -> \(r.after)")
+        #expect(f.interval.contains(26) && !f.keptStart && f.exercised, "\(f)")
+        #expect(f.fitted == f.interval.lowerBound + ((f.interval.upperBound - f.interval.lowerBound) / 2 / 0.5).rounded(.down) * 0.5)
+        #expect(f.resolvedByMatch > 0 && !f.restsOnStale)
+    }
+
     @Test("traces whose observations match already leave the profile as it is")
     func matchingTracesChangeNothing() throws {
         let trace = try Self.session(device: .builtin)
@@ -84,6 +111,6 @@ import Testing
         let r = ProfileCalibration.calibrate([.init(name: "imu", file: try d.file())], start: .builtin, fields: ["orientationSettleMs"])
         let settle = try #require(r.fields.first)
         #expect(r.matchedAfter == r.observations && r.matchedBefore < r.observations, "\(r.matchedBefore) -> \(r.matchedAfter)")
-        #expect(settle.interval.contains(300) && settle.exercised, "\(settle.interval)")
+        #expect(settle.interval.contains(300) && settle.exercised, "\(settle)")
     }
 }

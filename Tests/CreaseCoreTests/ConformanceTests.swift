@@ -407,14 +407,19 @@ struct RecordingDaemon {
         #expect(try TraceReplay.run(try TraceFile(bytes: Array(tampered.utf8)), verify: false).divergence == nil)
     }
 
-    @Test func everyNonMatchIsAMismatchGlitch() throws {
+    /// Issue 37: each non-match is a glitch of its verdict's kind: a stale look is `stale`,
+    /// never counted as a `mismatch`.
+    @Test func everyNonMatchIsAGlitchOfItsVerdictsKind() throws {
         let d = try session()
         let report = try TraceGlitches.check(try d.file(), options: GlitchOptions())
-        let found = report.glitches.filter { $0.kind == .mismatch }
+        let found = report.glitches.filter { $0.kind == .mismatch || $0.kind == .stale }
         let nonMatches = d.results.filter { $0.verdict != .match }
         #expect(found.map(\.firstSeq) == nonMatches.map(\.seq))
+        #expect(found.map(\.kind.rawValue) == nonMatches.map(\.verdict.rawValue))
         #expect(found.map(\.subject) == nonMatches.map { $0.differences.first?.subject ?? "layout" })
-        #expect(found.first?.message.contains("stale against seq 1 (the device shows seq 0)") == true, "\(found.first?.message ?? "")")
+        #expect(found.first?.kind == .stale && found.first?.message.contains("stale against seq 1 (the device shows seq 0)") == true,
+                "\(found.first?.message ?? "")")
+        #expect(nonMatches.contains { $0.verdict == .stale } && nonMatches.contains { $0.verdict == .mismatch })
     }
 
     @Test func aSliceKeepsItsObservationsAndVerifies() throws {

@@ -191,7 +191,7 @@ import Testing
     @Test func aDeviceMismatchShrinksToTheObservationAndTheRoundAngleThatMakeIt() throws {
         let h = Self.header()
         let steps = Self.mismatchingRun()
-        var target = GlitchTarget(kind: .mismatch, subject: "barAxis")
+        let target = GlitchTarget(kind: .mismatch, subject: "barAxis")
         let shows = target.calibrate(header: h, steps: steps)
         #expect(shows)
         var phases: [TraceShrinker.Phase] = []
@@ -219,7 +219,7 @@ import Testing
 
     @Test func aMismatchDoesNotShrinkToAStaleVerdict() {
         let h = Self.header()
-        var target = GlitchTarget(kind: .mismatch, subject: nil)
+        let target = GlitchTarget(kind: .mismatch, subject: nil)
         let steps = Self.mismatchingRun()
         let shows = target.calibrate(header: h, steps: steps)
         #expect(shows)
@@ -232,5 +232,7 @@ import Testing
             run.steps.contains { if case .observation(let o) = $0 { o.result.verdict == .stale } else { false } }
         } == true)
         #expect(!target.holds(header: h, steps: [opened, soon]))
+        // A stale look is a target of its own kind.
+        #expect(GlitchTarget(kind: .stale, subject: "barAxis").holds(header: h, steps: [opened, soon]))
     }
 }

@@ -251,6 +251,41 @@ private func crease(_ args: [String]) throws -> (status: Int32, out: String, err
     }
 }
 
+extension ConformanceDaemonTests {
+    /// Issue 37: a `load` is a layout change for the judge like any other. Before, the judge
+    /// kept the layout from before the load, so the loaded layout (exactly what `layout`
+    /// returns) came back stale or mismatching, and the trace kept the false verdict.
+    @Test func anObservationOfTheLoadedLayoutRightAfterALoadMatchesLiveAndOnReplay() throws {
+        let s = try RigSession(arguments: ["--settle-ms", "0"])
+        try s.event(.hinge(angle: 180))
+        var target = Engine(profile: .builtin, app: BuiltinApps.app(named: "tabs")!)
+        try target.apply(.hinge(angle: 100))
+        try target.apply(.orientation(.landscapeLeft))
+        let request = LoadRequest(state: try JSON.parse(target.state.jsonBytes(app: target.app)), digest: target.digest)
+        var w = JSONWriter()
+        request.write(to: &w, id: .string("load"))
+        let loaded = try s.rig.request(String(decoding: w.bytes, as: UTF8.self))
+        #expect(loaded["ok"] == .bool(true) && loaded["seq"] == .number(2), "\(loaded)")
+        #expect(try s.rig.request(#"{"cmd":"sync","id":"y"}"#)["digest"]?.str == Digest.hex(target.digest))
+
+        let reply = try s.observe(Observation(describing: target.layout))
+        #expect(reply["verdict"] == .string("match") && reply["layoutSeq"] == .number(2) && reply["matchedSeq"] == .number(2), "\(reply)")
+        // The layout from before the load is no longer what the device should show.
+        let before = try s.observe(Observation(describing: s.mirror.layout))
+        #expect(before["verdict"] == .string("mismatch"), "\(before)")
+
+        s.daemon.stop()
+        let trace = try #require(s.traceFiles().first)
+        let file = try TraceFile(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: trace))))
+        let outcome = try TraceReplay.run(file, verify: true)
+        #expect(outcome.divergence == nil && outcome.observationsChecked == 2, "\(outcome.divergence?.summary ?? "")")
+        var verdicts: [String] = []
+        var cursor = file.cursor()
+        while let r = try cursor.next() { if case .observation(let o) = r.record { verdicts.append(o.result.verdict.rawValue) } }
+        #expect(verdicts == ["match", "mismatch"])
+    }
+}
+
 /// Issue 24: `creased --resume` continues a run killed mid-stream from its last
 /// acknowledged event, in a new file that names the one it continues.
 @Suite struct ResumeTests {

@@ -7,9 +7,12 @@
 /// holding the others, and again over all fields until nothing moves (at most `passes`): the
 /// hinge thresholds and their hysteresis act on the same angles, so a field fitted first is
 /// fitted again once the others moved. The cost is bounded: fields × grid points × passes
-/// replays of the traces. Ties keep the value nearest the start, so traces that already
-/// match leave the profile as it is, and a field no observation depends on is reported as
-/// not exercised rather than given an invented number.
+/// replays of the traces. A candidate with more `match` verdicts is better; among those with
+/// as many, more `stale` ones (the device catching up) break the tie, so a fast sweep whose
+/// looks are all stale cannot "explain" any threshold. The fit is the middle of the run of
+/// equally good values, unless that run holds the start (the data do not contradict it):
+/// then the start is kept. A field no observation depends on is reported as not exercised
+/// rather than given an invented number.
 public enum ProfileCalibration {
     /// What one field's grid is: `step` apart, `span` either side of the start, within the field's range.
     public struct Grid: Sendable {
@@ -46,16 +49,36 @@ public enum ProfileCalibration {
         }
     }
 
+    /// How well one candidate profile explains the observations: by `match` verdicts, and
+    /// only by `stale` ones. Ordered by matches first.
+    public struct Score: Sendable, Equatable, Comparable {
+        public var matched = 0
+        public var staleOnly = 0
+        public var explained: Int { matched + staleOnly }
+        public static func < (a: Score, b: Score) -> Bool { (a.matched, a.staleOnly) < (b.matched, b.staleOnly) }
+    }
+
     public struct FieldResult: Sendable {
         public var field: String
         public var start: Double
         public var fitted: Double
-        /// The values that explain the observations equally well (around `fitted`).
+        /// The values that explain the observations equally well (`fitted` is their middle,
+        /// or the start when they hold it).
         public var interval: ClosedRange<Double>
         /// No candidate changed how many observations match: the traces do not exercise it.
         public var exercised: Bool
-        /// Observations that matched with `fitted` and not with `start` (the others as fitted).
-        public var mismatchesResolved: Int
+        /// The observations explained at `fitted` (the others as fitted), by match and only by stale.
+        public var score: Score
+        /// Observations explained with `fitted` and not with `start`: by a match, and only by a stale look.
+        public var resolvedByMatch: Int
+        public var resolvedByStale: Int
+        public var mismatchesResolved: Int { resolvedByMatch + resolvedByStale }
+        /// The fit rests mostly on stale looks: a sweep too fast for the device to settle
+        /// cannot place a threshold, so the value is doubtful.
+        public var restsOnStale: Bool { resolvedByStale > resolvedByMatch }
+        /// `fitted` is the start, not the interval's middle: the interval holds the start (or
+        /// the field is not exercised), so the data give no reason to move it.
+        public var keptStart: Bool
     }
 
     public struct Unexplained: Sendable {
@@ -69,49 +92,34 @@ public enum ProfileCalibration {
         public var profile: DeviceProfile
         public var fields: [FieldResult]
         public var observations: Int
-        public var matchedBefore: Int
-        public var matchedAfter: Int
+        public var before: Score
+        public var after: Score
+        public var matchedBefore: Int { before.explained }
+        public var matchedAfter: Int { after.explained }
         /// Observations no candidate explains: the real bugs.
         public var unexplained: [Unexplained]
         public var replays: Int
     }
 
-    /// How many observations of `traces` match (or are stale: the device caught up) with `profile`.
-    static func score(_ traces: [Trace], profile: DeviceProfile, unexplained: inout [Unexplained]?) -> Int {
-        var good = 0
+    /// How the observations of `traces` are judged with `profile`: each trace replayed (its
+    /// loads with `profile` in place of their own) and every observation judged again.
+    static func score(_ traces: [Trace], profile: DeviceProfile, unexplained: inout [Unexplained]?) -> Score {
+        var score = Score()
         for trace in traces {
-            let header = trace.file.header
-            var engine = Engine(profile: profile, app: header.app, state: header.initialState, seq: header.initialSeq)
-            var tracker = ConformanceTracker(layout: engine.layout, digest: engine.digest, seq: engine.seq, t: header.initialT,
-                                             windowNs: ConformanceTracker.windowNs(config: header.config))
+            var replayer = TraceReplayer(header: trace.file.header, verify: false, profile: profile)
             var cursor = trace.file.cursor()
             while let traced = try? cursor.next() {
-                switch traced.record {
-                case .event(let e):
-                    if (try? engine.apply(e.envelope.event, at: Int64(e.t))) == true {
-                        tracker.publish(layout: engine.layout, digest: engine.digest, seq: engine.seq, t: e.t)
-                    }
-                case .load(let l):
-                    engine = Engine(profile: profile, app: l.app, state: l.state, seq: l.seq)
-                    tracker.publish(layout: engine.layout, digest: engine.digest, seq: engine.seq, t: l.t)
-                case .gap(let g):
-                    if let state = try? DeviceState.decode(g.state, app: engine.app) {
-                        engine = Engine(profile: profile, app: engine.app, state: state, seq: g.seq)
-                        tracker.restart(layout: engine.layout, digest: engine.digest, seq: g.seq, t: g.t)
-                    }
-                case .observation(let o):
-                    let r = tracker.observe(o.request, seq: o.seq, t: o.t, captured: o.captured).result
-                    if r.verdict != .mismatch {
-                        good += 1
-                    } else {
-                        unexplained?.append(Unexplained(trace: trace.name, seq: o.seq, t: o.t, differences: r.differences))
-                    }
-                case .mark, .batch, .layout:
-                    break
+                // A record this profile cannot apply leaves the replay where it was.
+                do { _ = try replayer.apply(traced) } catch { continue }
+                guard case .observation(let o) = traced.record, let r = replayer.lastJudged else { continue }
+                switch r.verdict {
+                case .match: score.matched += 1
+                case .stale: score.staleOnly += 1
+                case .mismatch: unexplained?.append(Unexplained(trace: trace.name, seq: o.seq, t: o.t, differences: r.differences))
                 }
             }
         }
-        return good
+        return score
     }
 
     public static func calibrate(_ traces: [Trace], start: DeviceProfile, fields: [String], passes: Int = 3) -> Result {
@@ -142,8 +150,8 @@ public enum ProfileCalibration {
                     v += g.step
                 }
                 if !candidates.contains(current) { candidates.append(current); candidates.sort() }
-                var scores: [Double: Int] = [:]
-                var top = -1
+                var scores: [Double: Score] = [:]
+                var top = Score(matched: -1)
                 for c in candidates {
                     var p = profile
                     p[keyPath: range.path] = c
@@ -153,15 +161,14 @@ public enum ProfileCalibration {
                     scores[c] = s
                     top = max(top, s)
                 }
-                // The best candidate nearest the current value; ties keep it.
+                // The run of equally good candidates around the best one nearest the current value.
                 let winners = candidates.filter { scores[$0] == top }
-                guard let fitted = winners.min(by: { abs($0 - current) < abs($1 - current) }) else { continue }
-                // The interval: the run of equally good candidates around the fitted value.
-                let i = candidates.firstIndex(of: fitted)!
+                guard let nearest = winners.min(by: { abs($0 - current) < abs($1 - current) }) else { continue }
+                let i = candidates.firstIndex(of: nearest)!
                 var lo = i, hi = i
                 while lo > 0, scores[candidates[lo - 1]] == top { lo -= 1 }
                 while hi < candidates.count - 1, scores[candidates[hi + 1]] == top { hi += 1 }
-                let exercised = Set(candidates.compactMap { scores[$0] }).count > 1
+                let exercised = candidates.contains { scores[$0] != nil && scores[$0] != top }
                 // An interval that reaches the grid's edge goes on past it, so it is the data's
                 // and not the grid's (at most three spans further, within the range).
                 var lower = candidates[lo], upper = candidates[hi]
@@ -184,23 +191,32 @@ public enum ProfileCalibration {
                     if hi == candidates.count - 1 { upper = extend(upper, by: g.step) }
                 }
                 let startValue = start[keyPath: range.path]
+                // A later pass whose grid lies inside what an earlier pass found tells nothing new.
+                if !exercised, let earlier = results[field], earlier.exercised { continue }
+                // The middle of the interval on the grid (every grid value in it scores `top`),
+                // unless the interval holds the value it started from: the data do not move it.
+                let keptStart = !exercised || (lower...upper).contains(startValue)
+                let fitted = !exercised ? current : keptStart ? startValue
+                    : ((lower + ((upper - lower) / 2 / g.step).rounded(.down) * g.step) * 1000).rounded() / 1000
                 if fitted != current { moved = true }
                 profile[keyPath: range.path] = fitted
                 best = top
                 var atStart = profile
                 atStart[keyPath: range.path] = startValue
-                let resolved = top - (valid(atStart) ? score(traces, profile: atStart, unexplained: &none) : top)
+                let was = valid(atStart) ? score(traces, profile: atStart, unexplained: &none) : top
                 replays += 1
-                results[field] = FieldResult(field: field, start: startValue, fitted: fitted, interval: lower...upper,
-                                             exercised: exercised, mismatchesResolved: max(0, resolved))
+                results[field] = FieldResult(field: field, start: startValue, fitted: fitted, interval: lower...upper, exercised: exercised,
+                                             score: top, resolvedByMatch: max(0, top.matched - was.matched),
+                                             resolvedByStale: max(0, top.staleOnly - was.staleOnly),
+                                             keptStart: keptStart)
             }
             if !moved { break }
         }
         var unexplained: [Unexplained]? = []
         _ = score(traces, profile: profile, unexplained: &unexplained)
         replays += 1
-        return Result(profile: profile, fields: fields.compactMap { results[$0] }, observations: observations, matchedBefore: before,
-                      matchedAfter: best, unexplained: unexplained ?? [], replays: replays)
+        return Result(profile: profile, fields: fields.compactMap { results[$0] }, observations: observations, before: before,
+                      after: best, unexplained: unexplained ?? [], replays: replays)
     }
 
     /// A candidate the profile decoder would take (the rules between fields hold).

@@ -196,13 +196,13 @@ public struct ConformanceTracker: Sendable {
 }
 
 extension NonMatchVerdict {
-    /// A stale or mismatching result as the glitch checker's `mismatch` check takes it: the
+    /// A stale or mismatching result as the glitch checker takes it (a `stale` or a `mismatch`): the
     /// subject is what differs first (`items[share]`), the message the verdict and its differences.
     public init(_ r: ConformanceResult, t: UInt64) {
         let first = r.differences.first
         var message = "\(r.verdict.rawValue) against seq \(r.layoutSeq)"
         if r.verdict == .stale, let m = r.matchedSeq { message += " (the device shows seq \(m))" }
         if let first { message += ": \(first)" + (r.differences.count > 1 ? " and \(r.differences.count - 1) more" : "") }
-        self.init(seq: r.seq, t: t, subject: first?.subject ?? "layout", message: message)
+        self.init(seq: r.seq, t: t, kind: GlitchKind(verdict: r.verdict) ?? .mismatch, subject: first?.subject ?? "layout", message: message)
     }
 }

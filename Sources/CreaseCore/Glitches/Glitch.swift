@@ -14,8 +14,21 @@ public enum GlitchKind: String, Sendable, CaseIterable, Equatable {
     case sideJump
     /// An event took longer than the latency budget.
     case overBudget
-    /// A conformance verdict that did not match.
+    /// A conformance verdict of `mismatch`: the device showed what no layout of the
+    /// settle window explains.
     case mismatch
+    /// A conformance verdict of `stale`: the device still showed a layout replaced within
+    /// the settle window (catching up). Reported apart, and not a failure unless asked.
+    case stale
+
+    /// The glitch a verdict other than `match` is (nil for a match).
+    public init?(verdict: Verdict) {
+        switch verdict {
+        case .match: return nil
+        case .stale: self = .stale
+        case .mismatch: self = .mismatch
+        }
+    }
 
     /// Its place in `allCases`, for counters kept in arrays.
     public var index: Int {
@@ -28,6 +41,7 @@ public enum GlitchKind: String, Sendable, CaseIterable, Equatable {
         case .sideJump: 5
         case .overBudget: 6
         case .mismatch: 7
+        case .stale: 8
         }
     }
 }
@@ -126,6 +140,8 @@ public struct GlitchOptions: Sendable, Equatable {
     /// Flapping: more than `flappingReturns` returns to a layout shown within the last `flappingWindowNs`.
     public var flappingReturns = 4
     public var flappingWindowNs: UInt64 = 1_000_000_000
+    /// Whether a `stale` glitch (the device catching up) counts as a failure.
+    public var staleFails = false
     /// Flash: shown (or gone) for less than this.
     public var flashNs: UInt64 = 50_000_000
     /// overBudget: an event's latency above this. Nil: the trace's own budget (`config.budgetUs`), else 1 ms.
@@ -137,19 +153,26 @@ public struct GlitchOptions: Sendable, Equatable {
     public init() {}
 
     public func ignores(_ g: Glitch) -> Bool { ignore.contains { $0.matches(g) } }
+
+    /// Whether `g` fails a check: every kind but `stale`, which fails only with `staleFails`.
+    public func fails(_ g: Glitch) -> Bool { g.kind != .stale || staleFails }
 }
 
-/// A conformance verdict that did not match (stale or mismatch), as the `mismatch` check takes it.
+/// A conformance verdict that did not match, as the checker takes it: a `mismatch` or a
+/// `stale` glitch.
 public struct NonMatchVerdict: Sendable, Equatable {
     public var seq: Int
     public var t: UInt64
+    /// `.mismatch` or `.stale`.
+    public var kind: GlitchKind
     /// What was compared: a field path, an item id, or `layout`.
     public var subject: String
     public var message: String
 
-    public init(seq: Int, t: UInt64, subject: String, message: String) {
+    public init(seq: Int, t: UInt64, kind: GlitchKind = .mismatch, subject: String, message: String) {
         self.seq = seq
         self.t = t
+        self.kind = kind
         self.subject = subject
         self.message = message
     }

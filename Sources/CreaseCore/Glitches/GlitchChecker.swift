@@ -104,10 +104,12 @@ public struct GlitchChecker: Sendable {
         return options.ignores(g) ? [] : [g]
     }
 
-    /// A conformance verdict that did not match.
+    /// A conformance verdict that did not match: a `mismatch`, or a `stale` look (the device
+    /// catching up), each its own kind.
     public mutating func check(verdict v: NonMatchVerdict) -> [Glitch] {
-        let g = Glitch(kind: .mismatch, subject: v.subject, firstSeq: v.seq, lastSeq: v.seq, firstT: v.t, lastT: v.t,
-                       message: "the device did not match the layout at seq \(v.seq): \(v.message)")
+        let what = v.kind == .stale ? "the device had not caught up with the layout at seq" : "the device did not match the layout at seq"
+        let g = Glitch(kind: v.kind, subject: v.subject, firstSeq: v.seq, lastSeq: v.seq, firstT: v.t, lastT: v.t,
+                       message: "\(what) \(v.seq): \(v.message)")
         return options.ignores(g) ? [] : [g]
     }
 

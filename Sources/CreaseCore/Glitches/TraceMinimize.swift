@@ -123,9 +123,6 @@ public struct GlitchTarget: Sendable {
     public var kind: GlitchKind
     public var subject: String?
     public var options: GlitchOptions
-    /// For `mismatch`: whether a `stale` verdict counts (only when the original has no mismatch).
-    public private(set) var staleCounts = true
-
     public init(kind: GlitchKind, subject: String?, options: GlitchOptions = GlitchOptions()) {
         self.kind = kind
         self.subject = subject
@@ -134,22 +131,17 @@ public struct GlitchTarget: Sendable {
 
     public var name: String { "a \(kind.rawValue) glitch" + (subject.map { " of \"\($0)\"" } ?? "") }
 
-    /// Whether observations are kept as steps: only the device's verdicts show a mismatch.
-    public var needsObservations: Bool { kind == .mismatch }
+    /// Whether observations are kept as steps: only the device's verdicts show a mismatch
+    /// or a stale look.
+    public var needsObservations: Bool { kind == .mismatch || kind == .stale }
 
-    /// Fixes how strong a mismatch must be from what `steps` show; false when they show none.
-    public mutating func calibrate(header: TraceHeader, steps: [TraceStep]) -> Bool {
-        staleCounts = true
-        guard holds(header: header, steps: steps) else { return false }
-        if kind == .mismatch {
-            staleCounts = false
-            if !holds(header: header, steps: steps) { staleCounts = true }
-        }
-        return true
+    /// Whether `steps` show the target at all (a run that does not is no starting point).
+    public func calibrate(header: TraceHeader, steps: [TraceStep]) -> Bool {
+        holds(header: header, steps: steps)
     }
 
     public func holds(header: TraceHeader, steps: [TraceStep]) -> Bool {
-        if kind == .mismatch {
+        if needsObservations {
             guard let run = TraceMinimize.run(header: header, steps: steps) else { return false }
             return run.steps.contains { step in
                 guard case .observation(let o) = step else { return false }
@@ -162,12 +154,10 @@ public struct GlitchTarget: Sendable {
 
     public func matches(_ g: Glitch) -> Bool { g.kind == kind && (subject == nil || g.subject == subject) }
 
+    /// A mismatch target holds on a mismatch verdict only, a stale one on a stale verdict
+    /// only: a reduction never turns a device that mismatched into one catching up.
     private func verdictShows(_ r: ConformanceResult, t: UInt64) -> Bool {
-        switch r.verdict {
-        case .match: return false
-        case .stale: guard staleCounts else { return false }
-        case .mismatch: break
-        }
+        guard GlitchKind(verdict: r.verdict) == kind else { return false }
         let v = NonMatchVerdict(r, t: t)
         return subject == nil || v.subject == subject
     }

@@ -74,8 +74,13 @@ public struct TraceReplayer: Sendable {
     /// The verdict the replay gave the last observation record (what a rebase records).
     public private(set) var lastJudged: ConformanceResult?
 
-    public init(header: TraceHeader, verify: Bool) {
-        engine = header.makeEngine()
+    /// Another profile in place of the trace's own (calibration's candidates), for its header and loads.
+    private let profileOverride: DeviceProfile?
+
+    public init(header: TraceHeader, verify: Bool, profile: DeviceProfile? = nil) {
+        profileOverride = profile
+        engine = profile.map { Engine(profile: $0, app: header.app, state: header.initialState, seq: header.initialSeq, digestAlgorithm: header.digestAlgorithm) }
+            ?? header.makeEngine()
         self.verify = verify
         lastT = header.initialT
         lastBatchEnd = header.initialSeq
@@ -133,7 +138,8 @@ public struct TraceReplayer: Sendable {
             }
         case .load(let l):
             try follow(seq: l.seq, t: l.t, traced)
-            engine = l.makeEngine()
+            engine = profileOverride.map { Engine(profile: $0, app: l.app, state: l.state, seq: l.seq) } ?? l.makeEngine()
+            conformance.publish(layout: engine.layout, digest: engine.digest, seq: l.seq, t: l.t)
             if verify, engine.digest != l.digest {
                 return Divergence(kind: .loadDigest, seq: l.seq, line: traced.line, event: nil, expected: l.digest,
                                   actual: engine.digest, differences: [])

@@ -157,6 +157,9 @@ extension DaemonCore {
         let changed = loaded.digest != engine.digest
         engine = loaded
         glitches.replaced(app: engine.app)
+        // A load changes what the device should show as an event does: the judge holds
+        // observations against the loaded layout from now on.
+        conformance.publish(layout: engine.layout, digest: engine.digest, seq: engine.seq, t: readNs)
         if tracing {
             out.append(.record(.load(tNs: readNs, TraceLoad(seq: engine.seq, t: 0, client: client, engine: engine))))
         }

@@ -1,4 +1,5 @@
 import CreaseCore
+import Foundation
 
 /// `crease calibrate TRACE...`: fits the profile's assumed numbers to what the device showed
 /// in a campaign's traces (docs/calibrate.md).
@@ -15,8 +16,9 @@ enum CalibrateCommand {
         guard !paths.isEmpty else { throw UsageError("at least one trace is needed") }
         let known = DeviceProfile.fieldRanges.map(\.name)
         let fields = fitList.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? ProfileCalibration.defaultFields
-        for f in fields where !known.contains(f) {
-            throw UsageError("--fit \(f): not a profile field; fields: \(known.joined(separator: ", "))")
+        for (i, f) in fields.enumerated() {
+            guard known.contains(f) else { throw UsageError("--fit \(f): not a profile field; fields: \(known.joined(separator: ", "))") }
+            guard !fields[..<i].contains(f) else { throw UsageError("--fit: \(f) is named twice") }
         }
         var traces: [ProfileCalibration.Trace] = []
         for path in paths {
@@ -28,6 +30,10 @@ enum CalibrateCommand {
         let start = try profilePath.map { try Inputs.profile($0) } ?? traces[0].file.header.profile
         let began = TraceIO.monotonicNs()
         let r = ProfileCalibration.calibrate(traces, start: start, fields: fields)
+        // Nothing the device showed: no fit, and no profile that would claim one.
+        guard r.observations > 0 else {
+            throw CheckFailed("no observation in \(paths.count == 1 ? paths[0] : "these \(paths.count) traces"): nothing to calibrate against (a rig records them with observe)")
+        }
         let seconds = Double(TraceIO.monotonicNs() - began) / 1e9
         if let output { try TraceIO.write(fittedProfile(r, traces: paths), to: output) }
         if json {
@@ -36,6 +42,8 @@ enum CalibrateCommand {
             w.key("observations"); w.int(r.observations)
             w.key("matchedBefore"); w.int(r.matchedBefore)
             w.key("matchedAfter"); w.int(r.matchedAfter)
+            w.key("before"); write(r.before, to: &w)
+            w.key("after"); write(r.after, to: &w)
             w.key("replays"); w.int(r.replays)
             w.key("fields"); w.beginArray()
             for f in r.fields {
@@ -46,6 +54,11 @@ enum CalibrateCommand {
                 w.key("interval"); w.beginArray(); w.number(f.interval.lowerBound); w.number(f.interval.upperBound); w.endArray()
                 w.key("exercised"); w.bool(f.exercised)
                 w.key("mismatchesResolved"); w.int(f.mismatchesResolved)
+                w.key("resolvedByMatch"); w.int(f.resolvedByMatch)
+                w.key("resolvedByStale"); w.int(f.resolvedByStale)
+                w.key("explained"); write(f.score, to: &w)
+                w.key("restsOnStale"); w.bool(f.restsOnStale)
+                w.key("keptStart"); w.bool(f.keptStart)
                 w.endObject()
             }
             w.endArray()
@@ -62,15 +75,23 @@ enum CalibrateCommand {
             return ExitStatus.success
         }
         Console.out("calibrate: \(traces.count) trace\(traces.count == 1 ? "" : "s"), \(r.observations) observations; "
-                    + "\(r.matchedBefore) explained before, \(r.matchedAfter) after (\(r.replays) replays in \(Format.fixed(seconds, 2)) s)")
+                    + "explained before \(r.matchedBefore) (\(r.before.matched) by match), after \(r.matchedAfter) (\(r.after.matched) by match)"
+                    + " (\(r.replays) replays in \(Format.fixed(seconds, 2)) s)")
         for f in r.fields {
             let interval = f.interval.lowerBound == f.interval.upperBound ? Format.fixed(f.fitted, 1)
                 : "\(Format.fixed(f.interval.lowerBound, 1))…\(Format.fixed(f.interval.upperBound, 1))"
+            let name = f.field.padding(toLength: 22, withPad: " ", startingAt: 0)
             let line = f.exercised
-                ? "\(f.field.padding(toLength: 22, withPad: " ", startingAt: 0)) \(Format.fixed(f.start, 1)) -> \(Format.fixed(f.fitted, 1))   explains equally: \(interval)"
-                    + (f.mismatchesResolved > 0 ? "   \(f.mismatchesResolved) mismatches resolved" : "")
-                : "\(f.field.padding(toLength: 22, withPad: " ", startingAt: 0)) \(Format.fixed(f.start, 1))   not exercised by these traces: kept"
+                ? "\(name) \(Format.fixed(f.start, 1)) -> \(Format.fixed(f.fitted, 1))   explains equally: \(interval)"
+                    + (f.keptStart ? " (holds the start: kept)" : " (its middle)")
+                    + "   explained: \(f.score.matched) by match, \(f.score.staleOnly) only stale"
+                    + (f.mismatchesResolved > 0 ? "   resolved: \(f.resolvedByMatch) by match, \(f.resolvedByStale) only stale" : "")
+                : "\(name) \(Format.fixed(f.start, 1))   not exercised by these traces: kept"
             Console.out(line)
+            if f.exercised, f.restsOnStale {
+                Console.err("warning: \(f.field): the fit rests mostly on stale looks (\(f.resolvedByStale) of \(f.mismatchesResolved) resolved); "
+                            + "the device had not settled when it was read, so the value is doubtful: look after the device settles")
+            }
         }
         if !r.unexplained.isEmpty {
             Console.out("unexplained: \(r.unexplained.count) observations no candidate explains (the real bugs):")
@@ -82,10 +103,18 @@ enum CalibrateCommand {
         return ExitStatus.success
     }
 
-    /// The fitted profile, with a `calibration` member saying where each fitted value came from.
+    private static func write(_ s: ProfileCalibration.Score, to w: inout JSONWriter) {
+        w.beginObject(); w.key("matched"); w.int(s.matched); w.key("staleOnly"); w.int(s.staleOnly); w.endObject()
+    }
+
+    /// The fitted profile, named as calibrated (from which profile and traces), with a
+    /// `calibration` member saying where each fitted value came from.
     static func fittedProfile(_ r: ProfileCalibration.Result, traces: [String]) -> [UInt8] {
+        var fitted = r.profile
+        let base = (traces.first.map { ($0 as NSString).lastPathComponent } ?? "")
+        fitted.name = "\(r.profile.name), calibrated from " + (traces.count == 1 ? base : "\(traces.count) traces (\(base), …)")
         var profile = JSONWriter()
-        r.profile.write(to: &profile)
+        fitted.write(to: &profile)
         var bytes = profile.bytes
         var w = JSONWriter()
         w.key("calibration"); w.beginObject()
@@ -96,7 +125,10 @@ enum CalibrateCommand {
             w.key(f.field); w.beginObject()
             w.key("from"); w.number(f.start)
             w.key("interval"); w.beginArray(); w.number(f.interval.lowerBound); w.number(f.interval.upperBound); w.endArray()
+            w.key("fitted"); w.number(f.fitted)
             w.key("mismatchesResolved"); w.int(f.mismatchesResolved)
+            w.key("resolvedByMatch"); w.int(f.resolvedByMatch)
+            w.key("resolvedByStale"); w.int(f.resolvedByStale)
             w.endObject()
         }
         w.endObject()

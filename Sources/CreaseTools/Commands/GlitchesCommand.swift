@@ -32,7 +32,7 @@ enum GlitchesCommand {
             glitches += found
         }
         output.summary(glitches, of: "\(layouts) layouts\(app == nil ? " (no --app: lostItem not checked)" : "")")
-        return glitches.isEmpty ? ExitStatus.success : ExitStatus.checkFailed
+        return glitches.contains(where: output.options.fails) ? ExitStatus.checkFailed : ExitStatus.success
     }
 }
 
@@ -56,7 +56,7 @@ enum LayoutStream {
 /// What `crease glitches` and `crease trace glitches` share: threshold and ignore options,
 /// and printing glitches as lines or JSON.
 struct GlitchCLI {
-    static let thresholdUsage = "[--flap-returns N] [--flap-window-ms MS] [--flash-ms MS] [--budget-us US]"
+    static let thresholdUsage = "[--flap-returns N] [--flap-window-ms MS] [--flash-ms MS] [--budget-us US] [--stale-fails]"
 
     var options: GlitchOptions
     var json: Bool
@@ -73,6 +73,7 @@ struct GlitchCLI {
         for text in try args.options("--ignore") {
             do { o.ignore.append(try GlitchIgnore.parse(text)) } catch { throw UsageError("--ignore \(text): \(error)") }
         }
+        o.staleFails = args.flag("--stale-fails")
         return GlitchCLI(options: o, json: args.flag("--json"))
     }
 
@@ -100,12 +101,17 @@ struct GlitchCLI {
         if json { Console.err(text) } else { Console.out(text) }
     }
 
+    /// Stale looks (the device catching up) are counted apart from the glitches.
     static func summary(_ glitches: [Glitch], of what: String) -> String {
-        guard !glitches.isEmpty else { return "no glitches in \(what)" }
+        let stale = glitches.count { $0.kind == .stale }
+        let others = glitches.count - stale
+        let staleText = stale == 0 ? "" : "; \(stale) stale look\(stale == 1 ? "" : "s") (the device catching up)"
+        guard others > 0 else { return "no glitches in \(what)" + staleText }
         let counts = GlitchKind.allCases.compactMap { k -> String? in
+            guard k != .stale else { return nil }
             let n = glitches.filter { $0.kind == k }.count
             return n > 0 ? "\(k.rawValue) \(n)" : nil
         }
-        return "\(glitches.count) glitch\(glitches.count == 1 ? "" : "es") in \(what): \(counts.joined(separator: ", "))"
+        return "\(others) glitch\(others == 1 ? "" : "es") in \(what): \(counts.joined(separator: ", "))" + staleText
     }
 }

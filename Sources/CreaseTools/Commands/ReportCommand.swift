@@ -79,7 +79,7 @@ enum ReportCommand {
         guard let first = parts.first, let kind = GlitchKind(rawValue: first) else {
             throw UsageError("--minimize KIND[:SUBJECT], KIND one of \(GlitchKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        var target = GlitchTarget(kind: kind, subject: parts.count > 1 ? parts[1] : nil)
+        let target = GlitchTarget(kind: kind, subject: parts.count > 1 ? parts[1] : nil)
         let header = file.header
         let steps: [TraceStep]
         do { steps = try TraceMinimize.steps(file, observations: target.needsObservations) } catch { throw UsageError("--minimize: \(error)") }

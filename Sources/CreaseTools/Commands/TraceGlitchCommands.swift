@@ -14,7 +14,7 @@ extension TraceCommand {
         let report = try TraceGlitches.check(file, options: output.options)
         output.print(report.glitches)
         output.summary(report.glitches, of: "\(report.events) events (\(report.layouts) layouts published)")
-        return report.glitches.isEmpty ? ExitStatus.success : ExitStatus.checkFailed
+        return report.glitches.contains(where: output.options.fails) ? ExitStatus.checkFailed : ExitStatus.success
     }
 
     // MARK: minimize
@@ -116,10 +116,9 @@ extension TraceCommand {
             }
         }
 
-        /// Whether the whole trace shows it (and, for a mismatch, how strong it must stay).
-        mutating func calibrate(header: TraceHeader, steps: [TraceStep]) throws -> Bool {
-            guard case .glitch(var target) = self else { return try holds(header: header, steps: steps) }
-            defer { self = .glitch(target) }
+        /// Whether the whole trace shows it.
+        func calibrate(header: TraceHeader, steps: [TraceStep]) throws -> Bool {
+            guard case .glitch(let target) = self else { return try holds(header: header, steps: steps) }
             return target.calibrate(header: header, steps: steps)
         }
 

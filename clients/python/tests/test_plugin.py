@@ -121,3 +121,21 @@ def test_a_corpus_checked_for_glitches_fails_only_on_those_the_baseline_does_not
     bad = pytester.runpytest(f"--creased-bin={creased_bin}", f"--crease-corpus={corpus}", f"--crease-glitches={baseline}")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     bad.stderr.fnmatch_lines(["*accepted.jsonl:2: unknown member 'seq' (kind, subject, trace)*"])
+
+
+def test_stale_looks_are_reported_apart_and_fail_only_when_asked(pytester: pytest.Pytester, creased_bin: str) -> None:
+    """Issue 37: a stale look (the device catching up) is its own kind, never counted as a
+    mismatch: the baseline that accepts every mismatch of the trace passes it, and only
+    --crease-stale-fails makes the stale barAxis look fail the item."""
+    from pathlib import Path
+    traces = Path(__file__).resolve().parents[3] / "Traces"
+    corpus = pytester.path / "corpus"
+    corpus.mkdir()
+    (corpus / "rig-observations.jsonl").write_bytes((traces / "rig-observations.jsonl").read_bytes())
+    baseline = pytester.path / "accepted.jsonl"
+    baseline.write_text('{"kind": "occluded"}\n{"kind": "mismatch"}\n')
+    args = [f"--creased-bin={creased_bin}", f"--crease-corpus={corpus}", f"--crease-glitches={baseline}"]
+    pytester.runpytest(*args).assert_outcomes(passed=1)
+    strict = pytester.runpytest(*args, "--crease-stale-fails")
+    strict.assert_outcomes(failed=1)
+    strict.stdout.fnmatch_lines(["1 glitch not in the baseline:", "  stale       barAxis *"])

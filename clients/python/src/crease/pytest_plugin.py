@@ -21,7 +21,9 @@ JUnit report lists each trace.
 a glitch fails the item unless a line of BASELINE (JSON Lines) accepts it. A line is
 ``{"kind": K}``, optionally with ``"subject"`` and ``"trace"`` (the item's name); an empty
 file accepts nothing. A failure lists the new glitches and the baseline lines that would
-accept them, so a reviewer copies what is intended into the baseline.
+accept them, so a reviewer copies what is intended into the baseline. Stale looks (kind
+``stale``: the device still catching up with a layout changed within the settle window)
+never fail an item unless ``--crease-stale-fails`` is given.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="verify every trace under DIR, one test item each (repeatable)")
     group.addoption("--crease-glitches", default=None, metavar="BASELINE",
                     help="also check each corpus trace for glitches; BASELINE (JSON Lines) lists the accepted ones")
+    group.addoption("--crease-stale-fails", action="store_true", default=False,
+                    help="with --crease-glitches, stale looks (the device catching up) fail an item too")
 
 
 @dataclass(frozen=True)
@@ -109,11 +113,13 @@ class CorpusDivergence(Exception):
 class CorpusTrace(pytest.Item):
     """One trace of a ``--crease-corpus`` directory, verified by ``crease replay --verify``."""
 
-    def __init__(self, *, trace: Path, crease: Optional[str], baseline: Optional[List[AcceptedGlitch]], **kwargs: Any) -> None:
+    def __init__(self, *, trace: Path, crease: Optional[str], baseline: Optional[List[AcceptedGlitch]],
+                 stale_fails: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.trace = trace
         self.crease = crease
         self.baseline = baseline
+        self.stale_fails = stale_fails
         # No fixtures: said for plugins that read it of every item (labgrid's does).
         self.fixturenames: List[str] = []
 
@@ -132,7 +138,8 @@ class CorpusTrace(pytest.Item):
         if run.returncode not in (0, 1):
             raise CorpusDivergence(f"crease trace glitches: {run.stderr.strip()}")
         found = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
-        new = [g for g in found if not any(a.accepts(self.name, g) for a in baseline)]
+        failing = [g for g in found if self.stale_fails or g.get("kind") != "stale"]
+        new = [g for g in failing if not any(a.accepts(self.name, g) for a in baseline)]
         if new:
             lines = [f"{len(new)} glitch{'es' if len(new) > 1 else ''} not in the baseline:"]
             lines += [f"  {g['kind']:<11} {g['subject']:<18} seq {g['seq'][0]}…{g['seq'][1]}  {g['message']}" for g in new]
@@ -173,7 +180,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             raise pytest.UsageError(f"--crease-corpus {corpus}: not a directory")
         for trace in sorted(p for p in root.rglob("*.jsonl") if p.is_file() and not p.is_symlink()):
             name = trace.relative_to(root).as_posix()
-            items.append(CorpusTrace.from_parent(session, name=name, trace=trace, crease=crease, baseline=baseline))
+            items.append(CorpusTrace.from_parent(session, name=name, trace=trace, crease=crease, baseline=baseline,
+                                                 stale_fails=bool(config.getoption("--crease-stale-fails"))))
 
 
 def pytest_configure(config: pytest.Config) -> None:
