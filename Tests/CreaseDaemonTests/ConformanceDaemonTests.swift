@@ -128,9 +128,18 @@ private func crease(_ args: [String]) throws -> (status: Int32, out: String, err
         let reply = try s.rig.request(String(decoding: late.jsonBytes(), as: UTF8.self))
         #expect(reply["verdict"] == .string("match") && reply["matchedSeq"] == .number(0) && reply["layoutSeq"] == .number(0), "\(reply)")
         #expect(try s.observe(Observation(describing: before))["verdict"] == .string("mismatch"), "judged at arrival")
-        // A capture that ends after the daemon received it counts as received then.
-        let future = ObserveRequest(observed: Observation(describing: s.mirror.layout), id: .string("f"), capturedAt: UInt64(end)...UInt64(end) + 3_600_000_000_000)
+        // A capture that ends a little after the daemon received it (a clock offset) counts as received then.
+        let future = ObserveRequest(observed: Observation(describing: s.mirror.layout), id: .string("f"), capturedAt: UInt64(end)...UInt64(end) + 900_000_000)
         #expect(try s.rig.request(String(decoding: future.jsonBytes(), as: UTF8.self))["verdict"] == .string("match"))
+        // Issue 37: the wall clock in place of the daemon's is refused at the door, naming the clock,
+        // instead of being recorded as a time no reader can place (it used to corrupt the trace).
+        let wall = UInt64(Date().timeIntervalSince1970 * 1e9)
+        for captured in [wall...wall, UInt64(end)...UInt64(end) + 3_600_000_000_000, 1...2] {
+            let off = ObserveRequest(observed: Observation(describing: s.mirror.layout), id: .string("w"), capturedAt: captured)
+            let refused = try s.rig.request(String(decoding: off.jsonBytes(), as: UTF8.self))
+            #expect(refused["ok"] == .bool(false) && refused["error"]?["field"] == .string("capturedAt") && refused["id"] == .string("w"), "\(refused)")
+            #expect(refused["error"]?["message"]?.str?.contains("CLOCK_MONOTONIC") == true, "\(refused)")
+        }
         let bad = try s.rig.request(#"{"cmd":"observe","id":"b","observed":{},"capturedAt":[2,1]}"#)
         #expect(bad["ok"] == .bool(false) && bad["error"]?["field"] == .string("capturedAt"))
         s.daemon.stop()
@@ -138,6 +147,10 @@ private func crease(_ args: [String]) throws -> (status: Int32, out: String, err
         let verified = try crease(["replay", "--verify", trace])
         #expect(verified.status == 0 && verified.err.contains("and 3 observation verdicts"), "\(verified.err)")
         #expect(try String(contentsOfFile: trace, encoding: .utf8).contains(#""captured":["#))
+        for command in [["trace", "info", trace], ["trace", "glitches", trace], ["trace", "conformance", trace]] {
+            let r = try crease(command)
+            #expect(r.status <= 1 && !r.err.contains("captured must be"), "\(command): \(r.err)")
+        }
     }
 
     @Test func partialObservationsCompareOnlyWhatTheyGive() throws {

@@ -114,11 +114,17 @@ extension DaemonCore {
             }
             out.append(.reopenTrace(reason: "trace rotate", client: client, id: id))
         case .observe(let request):
+            if let error = DaemonCore.captureOffClock(request.capturedAt, readNs: readNs, startNs: startNs, id: id) {
+                reject(error, from: client, at: now, into: &out)
+                answered = true
+                break
+            }
             // Answered here: the reply, then the record and the push, whose bytes follow it.
             answered = true
-            // The tracker's clock is the read time's: `capturedAt` is on it already (the tracker
-            // takes a capture ending after `readNs` as ending then; replay does the same).
-            let captured = request.capturedAt
+            // The tracker's clock is the read time's: `capturedAt` is on it already. A capture
+            // ending after `readNs` (a small clock offset) is judged and recorded as ending then,
+            // so the record holds only times on the trace's axis.
+            let captured = request.capturedAt.map { min($0.lowerBound, readNs)...min($0.upperBound, readNs) }
             let result = conformance.observe(request, seq: engine.seq, t: readNs, captured: captured).result
             stats.observations[Verdict.allCases.firstIndex(of: result.verdict)!] += 1
             Reply.appendOK(id: id, to: &out.bytes) { w in result.writeMembers(to: &w) }
@@ -140,6 +146,26 @@ extension DaemonCore {
             }
             fanOut(.conformance, push..<out.bytes.count, into: &out)
         }
+    }
+
+    /// How far a capture may end after its line was read: a rig's clock offset, not another clock.
+    static let captureLeadNs: UInt64 = 1_000_000_000
+
+    /// An error for a `capturedAt` that is not on the daemon's clock (ending more than a
+    /// second after the line was read, or before the daemon started): a wall clock in place of
+    /// the daemon's is refused at the door, never recorded as a time no reader could place.
+    static func captureOffClock(_ captured: ClosedRange<UInt64>?, readNs: UInt64, startNs: UInt64, id: JSONValue?) -> InputError? {
+        guard let captured else { return nil }
+        let clockHint = "capturedAt is in ns on creased's clock (CLOCK_MONOTONIC, what the clock command replies), not the wall clock"
+        if captured.upperBound > readNs &+ captureLeadNs {
+            let ahead = Double(captured.upperBound - readNs) / 1e9
+            return InputError(.badValue, "field \"capturedAt\" ends \(ahead < 1e6 ? "\((ahead * 10).rounded() / 10) s" : "\((ahead / 86_400).rounded()) days") after creased read the line (now \(readNs)): \(clockHint)",
+                              field: "capturedAt", id: id)
+        }
+        if captured.lowerBound < startNs {
+            return InputError(.badValue, "field \"capturedAt\" starts before creased started (\(startNs)): \(clockHint)", field: "capturedAt", id: id)
+        }
+        return nil
     }
 
     /// Profile, app and state replaced at once, one seq on: published like an event's
