@@ -1,4 +1,5 @@
 import CreaseCore
+import CreaseDaemon
 
 /// The `crease` command table. Each subcommand lives in its own file under Commands/.
 public enum CLI {
@@ -22,12 +23,24 @@ public enum CLI {
         Command(name: "plan", usage: PlanCommand.usage, summary: "every layout the app can show, and the shortest events to each: what a rig should run", run: PlanCommand.run),
         Command(name: "coverage", usage: CoverageCommand.usage, summary: "which of a plan's layouts and transitions a campaign's traces showed", run: CoverageCommand.run),
         Command(name: "demo", usage: DemoCommand.usage, summary: "the built-in app through folding, rotating, keyboard and Live Activities", run: DemoCommand.run),
+        Command(name: "version", usage: "crease version (or crease --version)", summary: "print the version, as creased --version does", run: version),
     ] + clientCommands
+
+    /// `crease version` and `crease --version`: the same version as the creased built with it.
+    static func version(_ args: inout Arguments) throws -> Int32 {
+        try args.finish()
+        Console.out("crease \(DaemonInfo.version)")
+        return ExitStatus.success
+    }
 
     public static func main(_ argv: [String]) -> Int32 {
         guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
             Console.out(help())
             return argv.isEmpty ? ExitStatus.usage : ExitStatus.success
+        }
+        if name == "--version" {
+            var rest = Arguments(Array(argv.dropFirst()))
+            do { return try version(&rest) } catch { Console.err("crease: \(error)"); return ExitStatus.usage }
         }
         guard let command = commands.first(where: { $0.name == name }) else {
             Console.err("crease: unknown command \"\(name)\"\n\n" + help())

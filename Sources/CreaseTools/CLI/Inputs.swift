@@ -1,13 +1,21 @@
 import CreaseCore
 import CreaseDaemon
 import Foundation
+import Synchronization
 
 /// Loading what commands share: the app, the profile, event files.
 public enum Inputs {
     /// A regular file (or `-`, standard input) of at most `limit` bytes (docs/hardening.md).
     public static func readFile(_ path: String, what: String = "input file", limit: Int = InputFile.linesLimit) throws -> [UInt8] {
-        do { return try InputFile.read(path, what: what, limit: limit) } catch { throw UsageError(error.message) }
+        let bytes: [UInt8]
+        do { bytes = try InputFile.read(path, what: what, limit: limit) } catch { throw UsageError(error.message) }
+        if path != "-", let id = OutputFile.FileIdentity(path: path) { readFiles.withLock { _ = $0.insert(id) } }
+        return bytes
     }
+
+    /// The files this command read, which none of its outputs may replace (`TraceIO.write`).
+    static var read: Set<OutputFile.FileIdentity> { readFiles.withLock { $0 } }
+    private static let readFiles = Mutex<Set<OutputFile.FileIdentity>>([])
 
     /// `--app FILE` or `--app builtin:NAME` (default: the built-in `tabs` app).
     public static func app(_ spec: String?) throws -> App {

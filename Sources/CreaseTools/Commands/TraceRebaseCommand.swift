@@ -14,7 +14,8 @@ extension TraceCommand {
         guard [outDir != nil, inPlace, check].filter({ $0 }).count == 1 else {
             throw UsageError("give one of -o DIR (write the rebased traces there), --in-place or --check (write nothing; exit 1 when anything would change)")
         }
-        let inputs = try BatchVerify.collect(paths)
+        // Under -o DIR inside an argument, DIR's own files (an earlier run's output) are no inputs.
+        let inputs = try BatchVerify.collect(paths, excluding: outDir)
         let now = TraceFileName.now()
         let at = TraceFileName.iso8601(seconds: now.seconds, millis: now.millis)
         let build = "crease \(DaemonInfo.version)"
@@ -22,6 +23,11 @@ extension TraceCommand {
         // Which layout fields changed first, in how many traces (the reviewer's one page).
         var fieldCounts: [(field: String, traces: Int)] = []
         for input in inputs {
+            if let unlisted = input.unlisted {
+                Console.out("\(input.path): \(unlisted)")
+                unreadable += 1
+                continue
+            }
             let file: TraceFile
             do { file = try TraceIO.load(input.path) } catch {
                 Console.out("\(input.path): cannot be read: \(error)")
@@ -65,7 +71,7 @@ extension TraceCommand {
                 if let i = fieldCounts.firstIndex(where: { $0.field == field }) { fieldCounts[i].traces += 1 } else { fieldCounts.append((field, 1)) }
             }
             if check { continue }
-            if let outDir { try write(result.bytes, to: outDir, input) } else { try TraceIO.write(result.bytes, to: input.path) }
+            if let outDir { try write(result.bytes, to: outDir, input) } else { try TraceIO.write(result.bytes, to: input.path, replacingInput: true) }
         }
         let verb = check ? "would change" : "rebased"
         Console.err("\(inputs.count) traces: \(changedTraces) \(verb), \(inputs.count - changedTraces - unreadable) unchanged, \(unreadable) unreadable; \(flipsTotal) verdicts flipped")

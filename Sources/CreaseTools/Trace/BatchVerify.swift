@@ -1,4 +1,5 @@
 import CreaseCore
+import CreaseDaemon
 import Foundation
 import Synchronization
 
@@ -21,6 +22,8 @@ enum BatchVerify {
     struct Input: Sendable {
         var path: String
         var relative: String
+        /// Why a directory under an argument could not be listed: that entry fails, the rest go on.
+        var unlisted: String? = nil
     }
 
     enum Outcome: Sendable {
@@ -37,24 +40,38 @@ enum BatchVerify {
 
     // MARK: the files
 
-    /// The traces the arguments name, in order; an argument that is neither a regular file
-    /// nor a directory is an error.
-    static func collect(_ arguments: [String]) throws -> [Input] {
+    /// The traces the arguments name, in order, each file once (the same file named twice, or
+    /// reached through two arguments, is listed at its first place); `excluding`: a directory
+    /// whose files are not inputs (a command's own output directory). An argument that is
+    /// neither a regular file nor a directory is an error; a directory below an argument that
+    /// cannot be listed is an entry of its own that fails, so the rest is still verified.
+    static func collect(_ arguments: [String], excluding: String? = nil) throws -> [Input] {
         var out: [Input] = []
-        let fm = FileManager.default
+        var seen = Set<OutputFile.FileIdentity>()
+        let skip = excluding.flatMap { OutputFile.FileIdentity(path: $0) }
         for argument in arguments {
-            var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: argument, isDirectory: &isDirectory) else {
-                throw UsageError("\(argument): no such file or directory")
+            var st = stat()
+            guard stat(argument, &st) == 0 else {
+                throw UsageError("\(argument): \(errno == ENOENT ? "no such file or directory" : String(cString: strerror(errno)))")
             }
-            guard isDirectory.boolValue else {
-                out.append(Input(path: argument, relative: (argument as NSString).lastPathComponent))
+            guard st.st_mode & S_IFMT == S_IFDIR else {
+                if seen.insert(OutputFile.FileIdentity(st)).inserted {
+                    out.append(Input(path: argument, relative: (argument as NSString).lastPathComponent))
+                }
                 continue
             }
-            var found: [String] = []
-            try walk(argument, relative: "", into: &found)
-            found.sort(by: naturalOrder)
-            out += found.map { Input(path: (argument as NSString).appendingPathComponent($0), relative: $0) }
+            guard opendir(argument).map({ closedir($0); return true }) ?? false else {
+                throw UsageError("\(argument): cannot be listed: \(String(cString: strerror(errno)))")
+            }
+            var found: [Input] = []
+            walk(argument, relative: "", skipping: skip, into: &found)
+            found.sort { naturalOrder($0.relative, $1.relative) }
+            for input in found {
+                if input.unlisted == nil {
+                    guard let id = OutputFile.FileIdentity(path: input.path), seen.insert(id).inserted else { continue }
+                }
+                out.append(input)
+            }
         }
         return out
     }
@@ -63,10 +80,12 @@ enum BatchVerify {
     /// readdir's own file types (a stat only where the file system gives none): listing
     /// 23,000 files through FileManager's URLs took three seconds. Symbolic links are not
     /// followed (a link to a parent would never end); hidden entries (a writer's
-    /// .index.lock, editors' files) are skipped.
-    static func walk(_ directory: String, relative: String, into found: inout [String]) throws {
+    /// .index.lock, editors' files) are skipped; a directory that cannot be listed is an
+    /// entry with the reason.
+    static func walk(_ directory: String, relative: String, skipping skip: OutputFile.FileIdentity?, into found: inout [Input]) {
         guard let dir = opendir(directory) else {
-            throw UsageError("\(directory): cannot be listed: \(String(cString: strerror(errno)))")
+            found.append(Input(path: directory, relative: relative, unlisted: "cannot be listed: \(String(cString: strerror(errno)))"))
+            return
         }
         defer { closedir(dir) }
         var subdirectories: [String] = []
@@ -85,11 +104,13 @@ enum BatchVerify {
             if type == Int32(DT_DIR) {
                 subdirectories.append(name)
             } else if type == Int32(DT_REG), name.hasSuffix(".jsonl") {
-                found.append(path)
+                found.append(Input(path: (directory as NSString).appendingPathComponent(name), relative: path))
             }
         }
         for name in subdirectories {
-            try walk(directory + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name, into: &found)
+            let path = directory + "/" + name
+            if let skip, OutputFile.FileIdentity(path: path) == skip { continue }
+            walk(path, relative: relative.isEmpty ? name : relative + "/" + name, skipping: skip, into: &found)
         }
     }
 
@@ -133,6 +154,7 @@ enum BatchVerify {
     // MARK: verifying
 
     static func verify(_ input: Input) -> Outcome {
+        if let unlisted = input.unlisted { return .unreadable("\(input.path): \(unlisted)") }
         let file: TraceFile
         do { file = try TraceIO.load(input.path) } catch {
             return .unreadable("\(error)")

@@ -27,13 +27,15 @@ enum TraceIO {
         try Inputs.readFile(path, what: "trace", limit: InputFile.traceLimit)
     }
 
-    /// Writes to `path`, or to stdout when it is nil or `-`.
-    static func write(_ bytes: [UInt8], to path: String?) throws {
+    /// Writes to `path`, or to stdout when it is nil or `-`. A file this command read is
+    /// refused unless `replacingInput` (`trace rebase --in-place`): a trace written over by
+    /// its own report could never be recorded again.
+    static func write(_ bytes: [UInt8], to path: String?, replacingInput: Bool = false) throws {
         guard let path, path != "-" else {
             FileHandle.standardOutput.write(Data(bytes))
             return
         }
-        do { try OutputFile.write(bytes, to: path) } catch { throw UsageError(error.message) }
+        do { try OutputFile.write(bytes, to: path, inputs: replacingInput ? [] : Inputs.read) } catch { throw UsageError(error.message) }
     }
 
     /// Prints a cut tail's warning on stderr.

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CreaseCore
+import CreaseDaemon
+@testable import CreaseTools
+import Foundation
+import Testing
+
+/// Issue 37: what a rig campaign and an adversarial round broke in the command line, each
+/// with the command that showed it.
+@Suite struct HardeningCommandTests {
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Traces").path
+
+    static func scratch() throws -> String {
+        let dir = NSTemporaryDirectory() + "crease-hardening-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test("crease --version and crease version print the version creased --version prints")
+    func versionIsPrinted() throws {
+        let daemon = try CommandRunner.run(["--version"], executable: CommandRunner.productsDirectory.appendingPathComponent("creased"))
+        for args in [["--version"], ["version"]] {
+            let r = try CommandRunner.run(args)
+            #expect(r.status == 0 && r.stdout == "crease \(DaemonInfo.version)\n", "\(args): \(r.stdout)\(r.stderr)")
+            #expect(r.stdout.dropFirst("crease".count) == daemon.stdout.dropFirst("creased".count))
+        }
+    }
+
+    @Test("-o naming an input is refused and the input is left as it was")
+    func anOutputNamingAnInputIsRefused() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let trace = dir + "/rig.jsonl"
+        try FileManager.default.copyItem(atPath: Self.corpus + "/rig-observations.jsonl", toPath: trace)
+        let before = try Data(contentsOf: URL(fileURLWithPath: trace))
+        try FileManager.default.createSymbolicLink(atPath: dir + "/alias.jsonl", withDestinationPath: trace)
+        for args in [["calibrate", trace, "-o", trace], ["report", trace, "-o", trace], ["trace", "slice", trace, "--from", "1", "--to", "5", "-o", trace],
+                     ["report", trace, "-o", dir + "/alias.jsonl"]] {
+            let r = try CommandRunner.run(args)
+            #expect(r.status == 2 && r.stderr.contains("it is an input of this command"), "\(args): \(r.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: trace)) == before)
+        // Another output is written as before.
+        #expect(try CommandRunner.run(["trace", "slice", trace, "--from", "1", "--to", "5", "-o", dir + "/slice.jsonl"]).status == 0)
+    }
+
+    @Test("a file replaced by -o keeps its mode and owner; a symbolic link another user planted is not followed")
+    func replacedFilesKeepModeAndOwnerAndForeignLinksAreRefused() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = dir + "/theirs.html"
+        #expect(FileManager.default.createFile(atPath: out, contents: Data("old".utf8)))
+        #expect(chmod(out, 0o600) == 0 && chown(out, 65534, 65534) == 0)
+        let r = try CommandRunner.run(["report", Self.corpus + "/slow-unfold.jsonl", "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        var st = stat()
+        #expect(stat(out, &st) == 0)
+        #expect(st.st_mode & 0o7777 == 0o600 && st.st_uid == 65534 && st.st_gid == 65534, "mode \(String(st.st_mode & 0o7777, radix: 8)) uid \(st.st_uid)")
+        #expect(st.st_size > 3)
+
+        let target = dir + "/target"
+        #expect(FileManager.default.createFile(atPath: target, contents: Data("keep".utf8)))
+        let link = dir + "/planted.html"
+        #expect(symlink(target, link) == 0 && lchown(link, 65534, 65534) == 0)
+        let refused = try CommandRunner.run(["report", Self.corpus + "/slow-unfold.jsonl", "-o", link])
+        #expect(refused.status == 2 && refused.stderr.contains("symbolic link owned by uid 65534"), "\(refused.stderr)")
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep")
+    }
+
+    @Test("batch verify: a directory that cannot be listed fails its own entry; a file named twice is verified once")
+    func batchInputsFailAloneAndCountOnce() throws {
+        // As root every directory can be listed; one that vanished stands for one that cannot be.
+        var found: [BatchVerify.Input] = []
+        BatchVerify.walk("/nonexistent-crease-dir", relative: "rig-9", skipping: nil, into: &found)
+        #expect(found.count == 1 && found[0].unlisted?.contains("cannot be listed") == true)
+        guard case .unreadable(let why) = BatchVerify.verify(found[0]) else { Issue.record("not unreadable"); return }
+        #expect(why.contains("cannot be listed"))
+
+        let trace = Self.corpus + "/slow-unfold.jsonl"
+        let r = try CommandRunner.run(["replay", "--verify", trace, trace, Self.corpus + "/./slow-unfold.jsonl"])
+        #expect(r.status == 0 && r.stderr.contains("verified 1 files"), "\(r.stderr)")
+    }
+
+    @Test("trace rebase DIR -o DIR/rebased: a second run does not take the first run's output as input")
+    func rebaseLeavesItsOwnOutputOut() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.copyItem(atPath: Self.corpus + "/slow-unfold.jsonl", toPath: dir + "/a.jsonl")
+        for _ in 0..<2 {
+            let r = try CommandRunner.run(["trace", "rebase", dir, "-o", dir + "/rebased"])
+            #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/rebased/rebased"))
+        #expect(FileManager.default.fileExists(atPath: dir + "/rebased/a.jsonl"))
+    }
+}
