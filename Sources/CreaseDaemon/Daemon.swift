@@ -136,6 +136,7 @@ public final class Daemon {
     /// it. Returns when everything is closed.
     public func run() throws(StartupError) {
         for s in SignalPolicy.ignored { signal(s, SIG_IGN) }
+        CrashSignals.install()
         // The socket accepts clients before the loop's signal handlers are in: until they are,
         // these signals stay blocked (pending), so one sent by a client that has just connected
         // is handled by the loop instead of meeting its default action (ending the daemon).

@@ -44,3 +44,45 @@ enum SignalPolicy {
         return set
     }
 }
+
+/// The crash signals end the daemon whoever sends them. The Swift runtime's backtracer
+/// catches them to print a crash report, and for one sent by another process (`kill -ABRT`,
+/// systemd's watchdog) it then returned and the daemon kept serving. Ours runs first: a
+/// signal sent from outside takes its default action (the process ends, with a core where
+/// the system keeps them); a real fault goes on to the handler that was there before (the
+/// backtracer), so a crash still gets its report.
+enum CrashSignals {
+    static let signals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS]
+    /// The handler each signal had before ours, in `signals`' order; written once, before
+    /// the loop starts, and only read by the handler.
+    nonisolated(unsafe) private static let previous: UnsafeMutablePointer<sigaction> = .allocate(capacity: 7)
+
+    static func install() {
+        for (i, s) in signals.enumerated() {
+            var action = sigaction()
+            action.__sigaction_handler.sa_sigaction = { signum, info, _ in
+                guard let i = CrashSignals.signals.firstIndex(of: signum) else { return }
+                // SI_USER, SI_QUEUE, SI_TKILL (<= 0): sent, not a fault. One we raised ourselves
+                // (abort) still goes to the backtracer.
+                let sent = info.map { $0.pointee.si_code <= 0 && $0.pointee._sifields._kill.si_pid != getpid() } ?? false
+                if sent {
+                    signal(signum, SIG_DFL)
+                } else {
+                    var old = CrashSignals.previous[i]
+                    sigaction(signum, &old, nil)
+                }
+                // A fault re-runs its instruction and raises again by itself; a sent signal does not.
+                if sent || (info?.pointee.si_code ?? 0) <= 0 { raise(signum) }
+            }
+            action.sa_flags = SA_SIGINFO | SA_ONSTACK
+            sigemptyset(&action.sa_mask)
+            sigaction(s, &action, previous + i)
+        }
+        // A mask inherited from the parent (a test runner's thread, a supervisor) must not hold
+        // them back: a blocked SIGABRT would wait for ever.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in signals { sigaddset(&set, s) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+}

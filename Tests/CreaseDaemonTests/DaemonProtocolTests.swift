@@ -300,6 +300,17 @@ func readPushes(_ c: Client, topic: String = "layout", quiet: Double = 0.5) -> [
         }
     }
 
+    /// Issue 37: `kill -ABRT` (systemd's watchdog) or `-SEGV` from outside printed the
+    /// runtime's crash report and the daemon went on serving; docs/daemon.md says they end it.
+    @Test(arguments: [SIGABRT, SIGSEGV, SIGBUS])
+    func aCrashSignalSentFromOutsideEndsTheDaemon(signum: Int32) throws {
+        let d = try DaemonProcess(arguments: ["--no-trace"])
+        #expect(try Client(d.socketPath).request(#"{"cmd":"hello","id":1}"#)["ok"] == .bool(true))
+        d.signal(signum)
+        #expect(d.waitForExit(timeout: 30) != nil, "still running after signal \(signum)")
+        #expect(d.process.terminationReason == .uncaughtSignal && d.process.terminationStatus == signum)
+    }
+
     /// A layout larger than the queue bound once dropped a healthy subscriber as "not
     /// reading" and cut the `layout` reply off: one whole message always goes out.
     @Test func aLayoutLargerThanTheQueueBoundReachesReadersWhole() throws {
