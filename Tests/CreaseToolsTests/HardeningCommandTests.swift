@@ -96,4 +96,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/rebased/rebased"))
         #expect(FileManager.default.fileExists(atPath: dir + "/rebased/a.jsonl"))
     }
+
+    @Test("trace info escapes control characters from app names and mark labels instead of printing them to the terminal")
+    func traceInfoEscapesControlCharacters() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var text = try String(contentsOfFile: Self.corpus + "/slow-unfold.jsonl", encoding: .utf8)
+        text = text.replacingOccurrences(of: #""app":{"name":"Trailhead""#, with: #""app":{"name":"Trail\u001b]0;owned\u0007head""#)
+        let last = try #require(text.split(separator: "\n").last { $0.contains(#""event":"#) })
+        let record = try JSON.parse(Array(last.utf8))
+        guard case .number(let seq)? = record["seq"], case .number(let t)? = record["t"] else { Issue.record("no seq and t"); return }
+        text += #"{"seq":\#(Int(seq)),"t":\#(Int(t)),"mark":"\u001b[2Jcleared\u009b"}"# + "\n"
+        let trace = dir + "/escape.jsonl"
+        try text.write(toFile: trace, atomically: false, encoding: .utf8)
+        let r = try CommandRunner.run(["trace", "info", trace])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "raw control characters reached stdout")
+        #expect(r.stdout.contains(#"Trail\u{1B}]0;owned\u{7}head"#) && r.stdout.contains(#"\u{1B}[2Jcleared\u{9B}"#), "\(r.stdout)")
+    }
 }

@@ -105,6 +105,20 @@ public enum Console {
     }
     public static func err(_ s: String) { _ = line(Array(s.utf8), to: 2) }
 
+    /// `s` with every control character (C0, DEL, C1) written as `\u{1B}`: text from a file
+    /// (an app's name, a mark's label) printed to a terminal must not move its cursor or
+    /// retitle its window.
+    public static func printable(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: isControl) else { return s }
+        var out = ""
+        for u in s.unicodeScalars {
+            if isControl(u) { out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}" } else { out.unicodeScalars.append(u) }
+        }
+        return out
+    }
+
+    private static func isControl(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || (0x7F...0x9F).contains(u.value) }
+
     /// Writes `bytes` and a newline to `fd`; false when it cannot (the reader is gone).
     public static func line(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var b = bytes

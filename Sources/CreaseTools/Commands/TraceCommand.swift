@@ -148,56 +148,58 @@ enum TraceCommand {
         try args.finish()
         let file = try TraceIO.load(path)
         let s = try TraceInfo.summarize(file)
+        // Every line may hold text from the file (names, labels, marks): escaped for the terminal.
+        func show(_ line: String) { Console.out(Console.printable(line)) }
         let h = s.header
         func ms(_ ns: UInt64) -> String {
             let v = Double(ns) / 1e6
             return v >= 100 ? "\(Int(v.rounded())) ms" : "\((v * 1000).rounded() / 1000) ms"
         }
-        Console.out("trace      \(path)")
-        Console.out("recorded   \(h.daemon), started \(h.started), part \(h.part) (\(h.reason))")
+        show("trace      \(path)")
+        show("recorded   \(h.daemon), started \(h.started), part \(h.part) (\(h.reason))")
         if let r = h.resumedFrom {
-            Console.out("resumed    from \(r.file) at seq \(r.seq), digest \(Digest.hex(r.digest)): a restarted daemon continued that run here")
+            show("resumed    from \(r.file) at seq \(r.seq), digest \(Digest.hex(r.digest)): a restarted daemon continued that run here")
         }
-        if !h.labels.isEmpty { Console.out("labels     " + h.labels.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")) }
-        Console.out("app        \(h.app.name); profile \(h.profile.name) (hysteresis \(h.profile.hingeHysteresis)°)")
+        if !h.labels.isEmpty { show("labels     " + h.labels.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")) }
+        show("app        \(h.app.name); profile \(h.profile.name) (hysteresis \(h.profile.hingeHysteresis)°)")
         var config = JSONWriter()
         config.value(h.config)
-        Console.out("config     \(String(decoding: config.bytes, as: UTF8.self))\(h.layouts ? "; layouts recorded" : "")")
-        Console.out("seq        \(s.firstSeq.map { "\($0)…\(s.lastSeq!)" } ?? "none") (from \(h.initialSeq))")
-        Console.out("duration   \(ms(s.durationNs)) over \(s.records) records")
-        Console.out("events     \(s.events): " + s.eventsByType.map { "\($0.name) \($0.count)" }.joined(separator: ", "))
-        Console.out("batches    \(s.batches) (\(s.batchedEvents) events, largest \(s.largestBatch))")
-        for m in s.marks { Console.out("mark       seq \(m.seq) at \(ms(m.t - min(m.t, h.initialT))): \(m.label)") }
-        for a in s.appReplacements { Console.out("app        replaced by \(a.name) at seq \(a.seq)") }
-        for l in s.loads { Console.out("load       \(l.app) and a state loaded at seq \(l.seq)") }
-        for g in s.gaps { Console.out("gap        \(g.lost) records lost before seq \(g.seq): \(g.reason)") }
+        show("config     \(String(decoding: config.bytes, as: UTF8.self))\(h.layouts ? "; layouts recorded" : "")")
+        show("seq        \(s.firstSeq.map { "\($0)…\(s.lastSeq!)" } ?? "none") (from \(h.initialSeq))")
+        show("duration   \(ms(s.durationNs)) over \(s.records) records")
+        show("events     \(s.events): " + s.eventsByType.map { "\($0.name) \($0.count)" }.joined(separator: ", "))
+        show("batches    \(s.batches) (\(s.batchedEvents) events, largest \(s.largestBatch))")
+        for m in s.marks { show("mark       seq \(m.seq) at \(ms(m.t - min(m.t, h.initialT))): \(m.label)") }
+        for a in s.appReplacements { show("app        replaced by \(a.name) at seq \(a.seq)") }
+        for l in s.loads { show("load       \(l.app) and a state loaded at seq \(l.seq)") }
+        for g in s.gaps { show("gap        \(g.lost) records lost before seq \(g.seq): \(g.reason)") }
         if s.observations.reduce(0, +) > 0 {
-            Console.out("observed   " + zip(Verdict.allCases, s.observations).map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", "))
+            show("observed   " + zip(Verdict.allCases, s.observations).map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", "))
         }
-        Console.out("poses      \(s.poseTimeline.count) phases")
+        show("poses      \(s.poseTimeline.count) phases")
         let shown = s.poseTimeline.count > 24 ? Array(s.poseTimeline.prefix(12)) + Array(s.poseTimeline.suffix(12)) : s.poseTimeline
         for (i, p) in shown.enumerated() {
-            if s.poseTimeline.count > 24, i == 12 { Console.out("  … \(s.poseTimeline.count - 24) more") }
-            Console.out("  seq \(String(p.seq).padding(toLength: 7, withPad: " ", startingAt: 0)) \(ms(p.t - min(p.t, h.initialT)).padding(toLength: 12, withPad: " ", startingAt: 0)) \(p.pose.rawValue) (\(p.display.rawValue))")
+            if s.poseTimeline.count > 24, i == 12 { show("  … \(s.poseTimeline.count - 24) more") }
+            show("  seq \(String(p.seq).padding(toLength: 7, withPad: " ", startingAt: 0)) \(ms(p.t - min(p.t, h.initialT)).padding(toLength: 12, withPad: " ", startingAt: 0)) \(p.pose.rawValue) (\(p.display.rawValue))")
         }
-        Console.out("orientations \(s.orientationTimeline.count) phases (interface orientation; device orientation and lock as the state held them)")
+        show("orientations \(s.orientationTimeline.count) phases (interface orientation; device orientation and lock as the state held them)")
         let turns = s.orientationTimeline.count > 24 ? Array(s.orientationTimeline.prefix(12)) + Array(s.orientationTimeline.suffix(12)) : s.orientationTimeline
         for (i, o) in turns.enumerated() {
-            if s.orientationTimeline.count > 24, i == 12 { Console.out("  … \(s.orientationTimeline.count - 24) more") }
+            if s.orientationTimeline.count > 24, i == 12 { show("  … \(s.orientationTimeline.count - 24) more") }
             let device = o.device.map { "device \($0.rawValue)" } ?? "set directly"
-            Console.out("  seq \(String(o.seq).padding(toLength: 7, withPad: " ", startingAt: 0)) \(ms(o.t - min(o.t, h.initialT)).padding(toLength: 12, withPad: " ", startingAt: 0)) \(o.orientation.rawValue) (\(device)\(o.locked ? ", locked" : ""))")
+            show("  seq \(String(o.seq).padding(toLength: 7, withPad: " ", startingAt: 0)) \(ms(o.t - min(o.t, h.initialT)).padding(toLength: 12, withPad: " ", startingAt: 0)) \(o.orientation.rawValue) (\(device)\(o.locked ? ", locked" : ""))")
         }
         if let a = s.interArrival {
-            Console.out("interval   between events: p50 \(ms(a.p50)), p99 \(ms(a.p99)), max \(ms(a.max))")
+            show("interval   between events: p50 \(ms(a.p50)), p99 \(ms(a.p99)), max \(ms(a.max))")
         }
         func figures(_ p: Percentiles) -> String { "(\(p.count) events): min \(ms(p.min)), p50 \(ms(p.p50)), p99 \(ms(p.p99)), max \(ms(p.max))" }
-        Console.out("latency    sender ts → daemon read " + (s.transportLatency.map(figures) ?? "(no sender timestamps on the daemon's clock)"))
-        Console.out("           daemon read → layout queued " + (s.relayoutLatency.map(figures) ?? "(not recorded in this trace)"))
+        show("latency    sender ts → daemon read " + (s.transportLatency.map(figures) ?? "(no sender timestamps on the daemon's clock)"))
+        show("           daemon read → layout queued " + (s.relayoutLatency.map(figures) ?? "(not recorded in this trace)"))
         let glitches = try TraceGlitches.check(file, options: GlitchOptions()).glitches
-        Console.out("glitches   \(GlitchCLI.summary(glitches, of: "the published layouts and events"))")
-        for g in glitches.prefix(20) { Console.out("  \(GlitchCLI.line(g))") }
-        if glitches.count > 20 { Console.out("  … \(glitches.count - 20) more (crease trace glitches lists them all)") }
-        if let w = s.cutWarning { Console.out("warning    \(w)") }
+        show("glitches   \(GlitchCLI.summary(glitches, of: "the published layouts and events"))")
+        for g in glitches.prefix(20) { show("  \(GlitchCLI.line(g))") }
+        if glitches.count > 20 { show("  … \(glitches.count - 20) more (crease trace glitches lists them all)") }
+        if let w = s.cutWarning { show("warning    \(w)") }
         return ExitStatus.success
     }
 
