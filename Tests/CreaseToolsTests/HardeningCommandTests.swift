@@ -114,4 +114,45 @@ import Testing
         #expect(!r.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "raw control characters reached stdout")
         #expect(r.stdout.contains(#"Trail\u{1B}]0;owned\u{7}head"#) && r.stdout.contains(#"\u{1B}[2Jcleared\u{9B}"#), "\(r.stdout)")
     }
+
+    @Test("coverage refuses a plan of another version, an empty plan and a trace of another app; a plan listed thrice counts once")
+    func coverageChecksItsPlan() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let plan = dir + "/plan.json"
+        #expect(try CommandRunner.run(["plan", "--app", "builtin:tabs", "--max-depth", "2", "-o", plan]).status == 0)
+        let document = try JSON.parse(Array(try Data(contentsOf: URL(fileURLWithPath: plan))))
+        guard case .object(let members) = document, case .array(let sequences)? = document["sequences"] else { Issue.record("no plan"); return }
+        func variant(_ name: String, _ change: (inout [(String, JSONValue)]) -> Void) throws -> String {
+            var m = members
+            change(&m)
+            var w = JSONWriter()
+            w.value(.object(m))
+            try Data(w.bytes).write(to: URL(fileURLWithPath: dir + "/" + name))
+            return dir + "/" + name
+        }
+        func set(_ key: String, _ v: JSONValue) -> (inout [(String, JSONValue)]) -> Void {
+            { m in m = m.map { $0.0 == key ? (key, v) : $0 } }
+        }
+        let trace = Self.corpus + "/slow-unfold.jsonl"
+        let v99 = try CommandRunner.run(["coverage", "--plan", try variant("v99.json", set("version", .number(99))), trace])
+        #expect(v99.status == 2 && v99.stderr.contains("a plan of version 99"), "\(v99.stderr)")
+        let empty = try CommandRunner.run(["coverage", "--plan", try variant("empty.json", set("sequences", .array([]))), trace])
+        #expect(empty.status == 2 && empty.stderr.contains("no layouts"), "\(empty.stderr)")
+        let once = try CommandRunner.run(["coverage", "--plan", plan, trace, "--json"])
+        let thrice = try CommandRunner.run(["coverage", "--plan", try variant("x3.json", set("sequences", .array(sequences + sequences + sequences))), trace, "--json"])
+        #expect(once.status == 0 && thrice.status == 0 && once.stdout == thrice.stdout, "\(once.stdout) vs \(thrice.stdout)")
+        let split = dir + "/split.json"
+        #expect(try CommandRunner.run(["plan", "--app", "builtin:split", "--max-depth", "1", "-o", split]).status == 0)
+        let other = try CommandRunner.run(["coverage", "--plan", split, trace])
+        #expect(other.status == 2 && other.stderr.contains(#"a trace of app "Trailhead""#) && other.stderr.contains(#"is for app "Field Notes""#), "\(other.stderr)")
+    }
+
+    @Test("layout --events refuses an event whose ts goes back, naming both lines")
+    func layoutEventsTimesNeverGoBack() throws {
+        let events = [#"{"event":"motion","gravity":[0,-1,0],"ts":2000000}"#, #"{"event":"motion","gravity":[1,0,0],"ts":1000000}"#].joined(separator: "\n")
+        let r = try CommandRunner.run(["layout", "--events", "-"], stdin: events)
+        #expect(r.status == 2 && r.stderr.contains("stdin:2") && r.stderr.contains("goes back") && r.stderr.contains("line 1"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
 }

@@ -20,6 +20,13 @@ enum CoverageCommand {
         var events = 0
         for path in traces {
             let file = try TraceIO.load(path)
+            // A trace of another app or profile shows none of the plan's layouts: an error, not 0 %.
+            if file.header.app.name != plan.app {
+                throw UsageError("\(path) is a trace of app \"\(file.header.app.name)\"; the plan \(planPath) is for app \"\(plan.app)\"")
+            }
+            if let profile = plan.profile, file.header.profile.name != profile {
+                throw UsageError("\(path) was recorded with profile \"\(file.header.profile.name)\"; the plan \(planPath) is for profile \"\(profile)\"")
+            }
             var replayer = TraceReplayer(header: file.header, verify: false)
             var previous = DigestAlgorithm.crease64v.digest(replayer.engine.body)
             seen.insert(previous)

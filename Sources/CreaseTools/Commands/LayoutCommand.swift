@@ -16,7 +16,15 @@ enum LayoutCommand {
         var lines: [[UInt8]] = []
         if let eventsPath {
             let name = eventsPath == "-" ? "stdin" : eventsPath
+            // Each event's `ts` is the engine's clock, as a trace's `t` is: it never goes back.
+            var last: (ts: Int64, line: Int)?
             for (line, envelope) in try Inputs.events(try Inputs.readFile(eventsPath), name: name) {
+                if let ts = envelope.ts {
+                    if let last, ts < last.ts {
+                        throw UsageError("\(name):\(line): field \"ts\" goes back: \(ts) after \(last.ts) at line \(last.line); the events' times must not decrease")
+                    }
+                    last = (ts, line)
+                }
                 do { try engine.apply(envelope.event, at: envelope.ts) } catch {
                     throw UsageError("\(name):\(line): \(error)")
                 }

@@ -39,6 +39,8 @@ enum PlanFile {
     /// What coverage needs of a plan: the layouts and transitions it holds, with their sequences' lengths.
     struct Loaded {
         var app: String
+        /// The profile's name, nil in a plan that does not say.
+        var profile: String?
         var layouts: [(digest: UInt64, events: Int)]
         var transitions: [(from: UInt64, to: UInt64)]
     }
@@ -53,21 +55,37 @@ enum PlanFile {
         guard case .string("plan") = value["crease"], case .array(let sequences)? = value["sequences"] else {
             throw UsageError("\(path): not a plan (crease plan -o PLAN writes one)")
         }
+        guard case .number(let version)? = value["version"], version == 1 else {
+            var shown = JSONWriter()
+            if let v = value["version"] { shown.value(v) }
+            throw UsageError("\(path): a plan of version \(shown.bytes.isEmpty ? "(none)" : String(decoding: shown.bytes, as: UTF8.self)); this build reads version 1")
+        }
+        guard !sequences.isEmpty else { throw UsageError("\(path): the plan has no layouts: nothing to cover") }
         func hex(_ v: JSONValue?) throws -> UInt64 {
             guard case .string(let text)? = v, let d = Digest.parseHex(text) else { throw UsageError("\(path): a sequence without a 16-hex-digit digest") }
             return d
         }
+        // A layout (or transition) listed twice counts once: a plan concatenated with itself
+        // is the same plan.
         var layouts: [(UInt64, Int)] = []
+        var listed = Set<UInt64>()
         for s in sequences {
             guard case .array(let events)? = s["events"] else { throw UsageError("\(path): a sequence without events") }
-            layouts.append((try hex(s["digest"]), events.count))
+            let digest = try hex(s["digest"])
+            if listed.insert(digest).inserted { layouts.append((digest, events.count)) }
         }
         var transitions: [(UInt64, UInt64)] = []
+        var listedSteps = Set<[UInt64]>()
         if case .array(let list)? = value["transitionSequences"] {
-            for s in list { transitions.append((try hex(s["from"]), try hex(s["digest"]))) }
+            for s in list {
+                let step = (try hex(s["from"]), try hex(s["digest"]))
+                if listedSteps.insert([step.0, step.1]).inserted { transitions.append(step) }
+            }
         }
         let app: String
         if case .string(let a)? = value["app"] { app = a } else { app = "?" }
-        return Loaded(app: app, layouts: layouts, transitions: transitions)
+        var profile: String?
+        if case .string(let p)? = value["profile"] { profile = p }
+        return Loaded(app: app, profile: profile, layouts: layouts, transitions: transitions)
     }
 }
