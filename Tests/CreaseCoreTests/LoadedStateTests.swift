@@ -43,4 +43,41 @@ import Testing
         }
         #expect(hidden?.code == .invalidState && hidden?.field == "state.keyboard.height", "\(String(describing: hidden))")
     }
+
+    /// Issue 37: a stack listed twice was taken (the second silently replacing the first).
+    @Test func aStackIsListedOnce() throws {
+        let twice = #expect(throws: InputError.self) {
+            try load([.push(screen: "a")]) { $0.replacing(#""stacks":[{"stack":"stack","pushed":["a"]}]"#,
+                                                         with: #""stacks":[{"stack":"stack","pushed":["a"]},{"stack":"stack","pushed":["b"]}]"#) }
+        }
+        #expect(twice?.code == .invalidState && twice?.field == "state.ui.stacks[1]", "\(String(describing: twice))")
+    }
+
+    /// Issue 37: a rotation lock with a landscape interface was taken, a state no event makes.
+    @Test func aRotationLockHoldsTheInterfaceAsItsRuleSays() throws {
+        let locked = try load([.rotationLock(enabled: true)]) { $0 }
+        #expect(locked.state.rotationLock && locked.state.orientation == .portrait)
+        let landscape = #expect(throws: InputError.self) {
+            try load([.rotationLock(enabled: true)]) { $0.replacing(#""orientation":"portrait""#, with: #""orientation":"landscapeLeft""#) }
+        }
+        #expect(landscape?.code == .invalidState && landscape?.field == "state.orientation", "\(String(describing: landscape))")
+    }
+
+    /// Issue 37: a pending orientation dated after the load (a state from another clock) held
+    /// portrait for ever; it is taken as proposed when the load is read.
+    @Test func aPendingOrientationFromAnotherClockStartsAtTheLoad() throws {
+        var e = Engine(profile: .builtin, app: app)
+        _ = try e.apply(.motion(Gravity(x: 0, y: -1, z: 0)), at: 0)
+        _ = try e.apply(.motion(Gravity(x: -1, y: 0, z: 0)), at: 10_000_000)
+        let pending = try #require(e.state.pendingOrientation)
+        var text = String(decoding: e.state.jsonBytes(app: app), as: UTF8.self)
+        text = text.replacing(#""since":\#(pending.since)"#, with: #""since":900000000000000000"#)
+        let request = LoadRequest(state: try JSON.parse(Array(text.utf8)))
+        var loaded = try request.loaded(onto: Engine(profile: .builtin, app: app), now: 5_000_000_000)
+        #expect(loaded.state.pendingOrientation?.since == 5_000_000_000)
+        // The settle time runs from the load: the turn lands once it has passed.
+        let settle = Int64(DeviceProfile.builtin.orientationSettleMs * 1_000_000)
+        _ = try loaded.apply(.motion(Gravity(x: -1, y: 0, z: 0)), at: 5_000_000_000 + settle + 1_000_000)
+        #expect(loaded.state.orientation != .portrait, "\(loaded.state.orientation)")
+    }
 }

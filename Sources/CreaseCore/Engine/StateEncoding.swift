@@ -103,6 +103,7 @@ extension DeviceState {
         s.reduceTransparency = try r.bool("reduceTransparency")
         let ui = try FieldReader(try r.required("ui"), path: "ui", what: "ui state")
         try ui.rejectUnknown(allowed: ["selectedTabs", "stacks", "sheet", "inspectors"])
+        var tabViewsNamed: [Int] = []
         for (i, v) in try ui.array("selectedTabs").enumerated() {
             let e = try FieldReader(v, path: "ui.selectedTabs[\(i)]", what: "selected tab")
             let tv = try e.string("tabView"), tab = try e.string("tab")
@@ -110,14 +111,24 @@ extension DeviceState {
                   let ti = spec.tabs.firstIndex(where: { $0.id.sameBytes(tab) }) else {
                 throw InputError(.unknownId, "state names tab \"\(tab)\" of \"\(tv)\", which the manifest lacks", field: "ui.selectedTabs[\(i)]")
             }
+            guard !tabViewsNamed.contains(ci) else {
+                throw InputError(.invalidState, "state selects a tab of \"\(tv)\" twice; each tab view is listed once", field: "ui.selectedTabs[\(i)]")
+            }
+            tabViewsNamed.append(ci)
             s.ui.selectedTab[ci] = ti
         }
+        var stacksNamed: [Int] = []
         for (i, v) in try ui.array("stacks").enumerated() {
             let e = try FieldReader(v, path: "ui.stacks[\(i)]", what: "stack")
             let sid = try e.string("stack")
             guard let ci = app.containers.firstIndex(where: { $0.id.sameBytes(sid) }), case .navigationStack(let spec) = app.containers[ci] else {
                 throw InputError(.unknownId, "state names stack \"\(sid)\", which the manifest lacks", field: "ui.stacks[\(i)]")
             }
+            // Listed twice, the second would silently replace the first.
+            guard !stacksNamed.contains(ci) else {
+                throw InputError(.invalidState, "state lists navigation stack \"\(sid)\" twice; each stack is listed once", field: "ui.stacks[\(i)]")
+            }
+            stacksNamed.append(ci)
             var pushed: [Int] = []
             for p in try e.array("pushed") {
                 guard case .string(let screenId) = p, let si = spec.screens.first(where: { app.screens[$0].id.sameBytes(screenId) }) else {

@@ -60,8 +60,11 @@ public struct LoadRequest: Sendable, Equatable {
     }
 
     /// The engine after the load, one seq past `current`; rejected (nothing changes) when
-    /// the state does not fit the app or the digest is not the one asked for.
-    public func loaded(onto current: Engine) throws(InputError) -> Engine {
+    /// the state does not fit the app or the digest is not the one asked for. `now`: the
+    /// engine's clock when the load is read; a pending orientation dated after it (a state
+    /// from another clock) is taken as proposed now, so its settle time runs from the load
+    /// instead of never.
+    public func loaded(onto current: Engine, now: Int64? = nil) throws(InputError) -> Engine {
         let profile = self.profile ?? current.profile
         let app = self.app ?? current.app
         var state = DeviceState(app: app)
@@ -74,6 +77,19 @@ public struct LoadRequest: Sendable, Equatable {
                 throw InputError(.invalidState, "pose \"\(state.pose.rawValue)\" cannot hold at hinge angle \(InputError.shown(state.hingeAngle))",
                                  field: "state.pose")
             }
+            // Under the rotation lock the interface is what the lock leaves it (portrait where granted).
+            if state.rotationLock {
+                guard state.deviceOrientation != nil else {
+                    throw InputError(.invalidState, "state has the rotation lock on but no device orientation; a lock hands the orientation to the device",
+                                     field: "state.deviceOrientation")
+                }
+                let held = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
+                guard held == state.orientation else {
+                    throw InputError(.invalidState, "state has the rotation lock on with interface orientation \"\(state.orientation.rawValue)\"; the lock holds it \"\(held.rawValue)\"",
+                                     field: "state.orientation")
+                }
+            }
+            if let now, let p = state.pendingOrientation, p.since > now { state.pendingOrientation?.since = now }
         }
         let engine = Engine(profile: profile, app: app, state: state, seq: current.seq + 1)
         if let digest, engine.digest != digest {

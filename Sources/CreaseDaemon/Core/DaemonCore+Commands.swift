@@ -174,7 +174,7 @@ extension DaemonCore {
     mutating func load(_ request: LoadRequest, id: JSONValue?, for client: Int, readAt readNs: UInt64, at now: UInt64,
                        into out: inout DaemonActions) {
         let loaded: Engine
-        do { loaded = try request.loaded(onto: engine) } catch {
+        do { loaded = try request.loaded(onto: engine, now: Int64(bitPattern: readNs &- startNs)) } catch {
             var e = error
             e.id = id
             reject(e, from: client, at: now, into: &out)
