@@ -56,6 +56,10 @@ public enum CLI {
         } catch let e as UsageError {
             Console.err("crease \(name): \(e.message)")
             return ExitStatus.usage
+        } catch let e as CheckFailed {
+            // A check that failed, or a daemon that could not be reached or did not answer: 1.
+            Console.err("crease \(name): \(e.message)")
+            return ExitStatus.checkFailed
         } catch {
             Console.err("crease \(name): \(error)")
             return ExitStatus.usage

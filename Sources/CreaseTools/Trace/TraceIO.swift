@@ -110,7 +110,8 @@ final class SocketStreamer: @unchecked Sendable {
 
     init(path: String, timeout: Double = DaemonConnection.defaultTimeout) throws {
         self.timeout = timeout
-        do { fd = try UnixSocket.connect(path, timeoutSeconds: timeout) } catch { throw UsageError(error.description) }
+        // Unreachable is a failed run (exit 1), as for send, watch and replay --to; not bad input.
+        do { fd = try UnixSocket.connect(path, timeoutSeconds: timeout) } catch { throw CheckFailed(error.description) }
         let reader = Thread { [self] in self.readReplies() }
         reader.start()
     }
