@@ -129,3 +129,21 @@ def test_clock_offset_and_captured_at_in_either_clock(creased: Client) -> None:
         t.join()
     after = creased.clock()
     assert len(readings) == 4 and all(before <= r <= after for r in readings)
+
+
+def test_the_stand_in_answers_a_body_that_is_not_json_with_a_400(session: Tuple[DuoRig, StandInWDA]) -> None:
+    """Issue 37: a bad body dropped the connection; WebDriverAgent answers it with an error."""
+    import http.client
+    import json
+    from urllib.parse import urlparse
+    _, wda = session
+    url = urlparse(wda.url)
+    for body in (b"{not json", b"[1, 2]", b"\xff\xfe"):
+        conn = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=10)
+        try:
+            conn.request("POST", "/session", body=body, headers={"Content-Type": "application/json"})
+            answer = conn.getresponse()
+            assert answer.status == 400
+            assert json.loads(answer.read())["value"]["error"] == "invalid argument"
+        finally:
+            conn.close()

@@ -89,3 +89,73 @@ def test_a_restarted_daemon_is_found_again_and_nothing_is_resent(creased_daemon:
     # Without reconnect, a closed daemon stays an error.
     with pytest.raises((ConnectionClosed, FileNotFoundError, ConnectionRefusedError)):
         Client(sock, timeout=1).send({"event": "pip", "active": False})
+
+
+def test_a_subscription_goes_on_with_the_daemon_the_client_reconnected_to(creased_daemon: Daemon, tmp_path: Path) -> None:
+    """Issue 37: after the old daemon pushed shutdown and the client reconnected (renewing the
+    subscription), get() raised "creased pushed shutdown" while drain() returned the new pushes."""
+    binary = creased_daemon.binary
+    sock = os.path.join(tempfile.mkdtemp(prefix="crease-"), "c.sock")
+    traces = tmp_path / "traces"
+    first = start(binary, sock, traces)
+    seen: List[int] = []
+    rig = Client(sock, reconnect=True, timeout=30, on_restart=lambda hello: seen.append(hello["seq"]))
+    watcher = rig.subscribe("layout")
+    rig.send({"event": "hinge", "angle": 90})
+    assert watcher.get(timeout=30)["seq"] == 1
+    first.terminate()
+    first.wait(timeout=30)
+    assert watcher.get(timeout=30)["push"] == "shutdown"
+    second = start(binary, sock, traces)
+    try:
+        assert rig.send({"event": "hinge", "angle": 180})["seq"] == 2 and seen == [1]
+        push = watcher.get(timeout=30)
+        while push["seq"] < 2:
+            push = watcher.get(timeout=30)
+        assert push["push"] == "layout" and push["seq"] == 2
+    finally:
+        second.terminate()
+        second.wait(timeout=30)
+        rig.close()
+
+
+def test_send_many_cut_by_a_kill_says_which_messages_were_answered(creased_daemon: Daemon, tmp_path: Path) -> None:
+    """Issue 37: send_many interrupted by kill -9 raised and lost the replies already received,
+    so a rig could not tell which events were acknowledged. SendInterrupted carries them."""
+    from crease import SendInterrupted
+    binary = creased_daemon.binary
+    sock = os.path.join(tempfile.mkdtemp(prefix="crease-"), "c.sock")
+    traces = tmp_path / "traces"
+    process = start(binary, sock, traces)
+    rig = Client(sock, timeout=30)
+    answered = 0
+
+    def events():  # type: ignore[no-untyped-def]
+        nonlocal answered
+        for i in range(200_000):
+            if i == 5_000:
+                # Well into the run, the daemon dies; what it answered before must be kept.
+                process.send_signal(signal.SIGKILL)
+                process.wait(timeout=30)
+            yield {"event": "hinge", "angle": (i % 180) + 0.5}
+
+    try:
+        with pytest.raises(SendInterrupted) as cut:
+            rig.send_many(events())
+        replies = cut.value.replies
+        answered = len(replies)
+        assert 0 < answered <= cut.value.sent
+        assert [r["seq"] for r in replies] == list(range(1, answered + 1))
+        assert all(r["ok"] is True for r in replies)
+        assert "answered before the connection broke" in str(cut.value)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        rig.close()
+    # Under --fsync always each answered event is on disk: a resumed daemon is at least there.
+    again = start(binary, sock, traces)
+    try:
+        assert Client(sock, timeout=30).sync()["seq"] >= answered
+    finally:
+        again.terminate()
+        again.wait(timeout=30)

@@ -7,9 +7,9 @@
 """
 
 from .client import (DEFAULT_TIMEOUT, DEFAULT_WINDOW, Client, ConnectionClosed, CreaseError, DaemonRestarted, JSONObject,
-                     Subscription, default_socket_path, read_trace_header)
+                     SendInterrupted, Subscription, default_socket_path, read_trace_header)
 from .daemon import Daemon, DaemonError
 
-__all__ = ["Client", "Subscription", "CreaseError", "ConnectionClosed", "DaemonRestarted", "Daemon", "DaemonError",
+__all__ = ["Client", "Subscription", "CreaseError", "ConnectionClosed", "DaemonRestarted", "SendInterrupted", "Daemon", "DaemonError",
            "default_socket_path", "read_trace_header", "DEFAULT_TIMEOUT", "DEFAULT_WINDOW", "JSONObject"]
 __version__ = "0.1.0"

@@ -74,6 +74,19 @@ class DaemonRestarted(ConnectionClosed):
         super().__init__(f"creased restarted; it is at seq {self.seq}; the message was not sent")
 
 
+class SendInterrupted(ConnectionClosed):
+    """``send_many`` lost its connection (the daemon was killed or stopped) part way:
+    ``replies`` are the replies received, for the first ``len(replies)`` messages in the
+    order sent (those the daemon answered: under ``--fsync always``, on its disk); ``sent``
+    counts the messages given to the socket. Messages from ``len(replies)`` on may or may not
+    have been applied: a rig resends them after checking the daemon's ``seq``."""
+
+    def __init__(self, replies: List[JSONObject], sent: int, why: str) -> None:
+        self.replies = replies
+        self.sent = sent
+        super().__init__(f"{why}: {len(replies)} of {sent} messages sent were answered before the connection broke")
+
+
 class _NotSent(ConnectionClosed):
     """The connection broke before any byte of the line was written: the daemon never saw it."""
 
@@ -249,6 +262,13 @@ class Client:
                         break
                     if self._pump(pending, deadline):
                         deadline = self._deadline(self.timeout)
+        except (ConnectionClosed, BrokenPipeError, ConnectionResetError) as e:
+            with self._cond:
+                for key in keys[len(replies):]:
+                    self._protocol.forget(key)
+            # What was acknowledged before the break is not lost: the caller learns which
+            # messages the daemon answered (the first len(replies)) and resends from there.
+            raise SendInterrupted(replies, len(keys), str(e)) from e
         except BaseException:
             with self._cond:
                 for key in keys[len(replies):]:
@@ -653,6 +673,9 @@ class Subscription(Iterator[JSONObject]):
         self.reply = reply
         self._saw_shutdown = False
         self._ended = False
+        # The client's restarts when this subscription last saw a shutdown: a client that
+        # reconnected since renewed the subscription, which goes on with the new daemon.
+        self._restarts = client.restarts
 
     def __iter__(self) -> "Subscription":
         return self
@@ -666,8 +689,17 @@ class Subscription(Iterator[JSONObject]):
             self._ended = True
             raise StopIteration from None
 
+    def _renewed(self) -> None:
+        """After a reconnection (``reconnect=True``) the subscription is the new daemon's:
+        a shutdown the old one pushed no longer ends it."""
+        if self.client.restarts != self._restarts:
+            self._restarts = self.client.restarts
+            self._saw_shutdown = False
+            self._ended = False
+
     def get(self, timeout: Optional[float] = None) -> JSONObject:
         """The next push; TimeoutError if none comes within ``timeout`` seconds."""
+        self._renewed()
         if self._saw_shutdown:
             self._ended = True
             raise ConnectionClosed("creased pushed shutdown")
@@ -679,6 +711,7 @@ class Subscription(Iterator[JSONObject]):
     def drain(self) -> List[JSONObject]:
         """The pushes that have arrived, without waiting for more; the ``shutdown`` push
         last, once, when the daemon sent it."""
+        self._renewed()
         pushes = self.client._drain_pushes(self.topics)
         shutdown = self.client._shutdown_push()
         if shutdown is not None and not self._saw_shutdown:

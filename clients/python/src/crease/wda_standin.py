@@ -108,7 +108,17 @@ class StandInWDA:
                 self._answer(*stand_in._dispatch("GET", self.path, None))
 
             def do_POST(self) -> None:
-                self._answer(*stand_in._dispatch("POST", self.path, self._body()))
+                # A body that is not JSON (or not an object) is the client's error, answered as
+                # WebDriver answers it, not a dropped connection.
+                try:
+                    body = self._body()
+                except (ValueError, UnicodeDecodeError) as e:
+                    self._answer(400, {"error": "invalid argument", "message": f"the request body is not JSON: {e}"})
+                    return
+                if not isinstance(body, dict):
+                    self._answer(400, {"error": "invalid argument", "message": "the request body must be a JSON object"})
+                    return
+                self._answer(*stand_in._dispatch("POST", self.path, body))
 
             def do_DELETE(self) -> None:
                 self._answer(*stand_in._dispatch("DELETE", self.path, None))
