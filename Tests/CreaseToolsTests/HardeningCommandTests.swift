@@ -155,4 +155,26 @@ import Testing
         #expect(r.status == 2 && r.stderr.contains("stdin:2") && r.stderr.contains("goes back") && r.stderr.contains("line 1"), "\(r.stderr)")
         #expect(r.stdout.isEmpty)
     }
+
+    @Test("report: a bad screenshot (a directory, an oversized file, a text file) is skipped and named; the good one is kept")
+    func reportSkipsBadScreenshots() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let shots = dir + "/shots"
+        try FileManager.default.createDirectory(atPath: shots + "/gen-look-1.png", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: shots + "/gen-look-1.jpg", contents: Data("not an image".utf8)))
+        let big = try #require(FileHandle(forWritingAtPath: shots + "/gen-look-1.jpeg") ?? {
+            _ = FileManager.default.createFile(atPath: shots + "/gen-look-1.jpeg", contents: nil)
+            return FileHandle(forWritingAtPath: shots + "/gen-look-1.jpeg")
+        }())
+        try big.truncate(atOffset: UInt64(ReportCommand.screenshotLimit + 1))
+        try big.close()
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 16)
+        #expect(FileManager.default.createFile(atPath: shots + "/gen-look-6.png", contents: Data(png)))
+        let r = try CommandRunner.run(["report", Self.corpus + "/rig-observations.jsonl", "--screenshots", shots, "-o", dir + "/r.html"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("gen-look-1.png is a directory") && r.stderr.contains("gen-look-1.jpg is not a JPEG image")
+                && r.stderr.contains("gen-look-1.jpeg is over the limit"), "\(r.stderr)")
+        #expect(r.stderr.contains(", 1 screenshots;"), "\(r.stderr)")
+    }
 }

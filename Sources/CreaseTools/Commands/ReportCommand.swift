@@ -63,13 +63,27 @@ enum ReportCommand {
                 for (ext, mime) in [("png", "image/png"), ("jpg", "image/jpeg"), ("jpeg", "image/jpeg")] {
                     let candidate = (dir as NSString).appendingPathComponent("\(base).\(ext)")
                     guard FileManager.default.fileExists(atPath: candidate) else { continue }
-                    let bytes = try Inputs.readFile(candidate, what: "screenshot", limit: screenshotLimit)
+                    // One bad screenshot is named and left out; the report goes on without it.
+                    let bytes: [UInt8]
+                    do { bytes = try Inputs.readFile(candidate, what: "screenshot", limit: screenshotLimit) } catch {
+                        Console.err("warning: screenshot skipped: \(error)")
+                        continue
+                    }
+                    guard looksLike(mime, bytes) else {
+                        Console.err("warning: screenshot skipped: \(candidate) is not a \(mime == "image/png" ? "PNG" : "JPEG") image")
+                        continue
+                    }
                     out[i] = (mime, Data(bytes).base64EncodedString())
                     break search
                 }
             }
         }
         return out
+    }
+
+    /// Whether `bytes` begin as an image of that type does (PNG's signature, JPEG's SOI marker).
+    static func looksLike(_ mime: String, _ bytes: [UInt8]) -> Bool {
+        mime == "image/png" ? bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) : bytes.starts(with: [0xFF, 0xD8, 0xFF])
     }
 
     /// `--minimize KIND[:SUBJECT]`: the fewest events of the trace that still show that glitch,
