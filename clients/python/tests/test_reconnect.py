@@ -101,6 +101,7 @@ def test_a_subscription_goes_on_with_the_daemon_the_client_reconnected_to(crease
     seen: List[int] = []
     rig = Client(sock, reconnect=True, timeout=30, on_restart=lambda hello: seen.append(hello["seq"]))
     watcher = rig.subscribe("layout")
+    assert watcher.get(timeout=30)["seq"] == 0  # the layout as subscribed
     rig.send({"event": "hinge", "angle": 90})
     assert watcher.get(timeout=30)["seq"] == 1
     first.terminate()
