@@ -346,6 +346,40 @@ extension ConformanceDaemonTests {
         #expect(info.out.contains("resumed    from \(resumed.resumedFrom!.file) at seq \(ackedSeq)"), "\(info.out)")
     }
 
+    /// Issue 37: the file to resume from was the newest by modification time, so touching an
+    /// older trace made a restart resume from its state (seq 100 instead of 200) and reuse
+    /// seqs. It is the file whose records reach the highest seq.
+    @Test func aTouchedOlderTraceDoesNotTakeTheResumeBack() throws {
+        let dir = try makeTempDir()
+        func send(_ count: Int, to d: DaemonProcess) throws -> Int {
+            let rig = try Client(d.socketPath)
+            var seq = 0
+            for i in 1...count {
+                var w = JSONWriter()
+                Event.hinge(angle: Double((i * 7) % 181)).write(to: &w, id: .number(Double(i)))
+                seq = try #require(try rig.request(String(decoding: w.bytes, as: UTF8.self))["seq"]?.int)
+            }
+            return seq
+        }
+        let first = try DaemonProcess(arguments: ["--resume", "--trace-dir", dir])
+        #expect(try send(100, to: first) == 100)
+        first.stop()
+        let older = try #require(((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).first { $0.hasSuffix(".jsonl") })
+        let second = try DaemonProcess(arguments: ["--resume", "--trace-dir", dir])
+        #expect(try send(100, to: second) == 200)
+        second.stop()
+        // The older file now looks newest, and a copy of it with a later name as well.
+        let later = time(nil) + 60
+        var times = [timespec(tv_sec: later, tv_nsec: 0), timespec(tv_sec: later, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, "\(dir)/\(older)", &times, 0) == 0)
+        try FileManager.default.copyItem(atPath: "\(dir)/\(older)", toPath: "\(dir)/creased-29991231T000000Z-1-0.jsonl")
+        let third = try DaemonProcess(arguments: ["--resume", "--trace-dir", dir])
+        let hello = try Client(third.socketPath).request(#"{"cmd":"hello"}"#)
+        #expect(hello["seq"]?.int == 200 && hello["resumed"]?["seq"]?.int == 200, "\(hello)")
+        #expect(hello["resumed"]?["file"]?.str != older)
+        third.stop()
+    }
+
     @Test func aTraceItCannotReplayIsLeftAsItIsAndTheDaemonStartsFresh() throws {
         let dir = try makeTempDir()
         try "{\"not\":\"a trace\"}\n".write(toFile: "\(dir)/creased-20260101T000000Z-1-0.jsonl", atomically: true, encoding: .utf8)

@@ -31,6 +31,19 @@ public enum TraceRecord: Sendable, Equatable {
         }
     }
 
+    /// The seq the engine is at after this record: every record names one.
+    public var seq: Int {
+        switch self {
+        case .event(let e): e.seq
+        case .load(let l): l.seq
+        case .mark(let seq, _, _): seq
+        case .batch(_, let last): last
+        case .layout(let seq, _): seq
+        case .gap(let g): g.seq
+        case .observation(let o): o.seq
+        }
+    }
+
     /// The seq of a record that moves the engine on by one (an event or a load).
     public var appliedSeq: Int? {
         switch self {
