@@ -390,3 +390,30 @@ private func rigStream(_ rng: inout SplitMix64, count: Int) -> String {
         #expect(try recordedDigests(files).count == 10)
     }
 }
+
+/// Issue 37: `trace rotate` floods grew creased's memory for ever (60,000 rotations: 758 MiB,
+/// never returned) and left retention behind. A file that holds no record yet is already
+/// the new file a rotation asks for, so a flood coalesces into it.
+@Suite struct RotationFloodTests {
+    @Test func aFloodOfRotationsCoalescesIntoOneFileAndEveryRotationIsAnswered() throws {
+        let d = try DaemonProcess()
+        let c = try Client(d.socketPath)
+        #expect(try c.request(#"{"event":"hinge","angle":90,"id":"e1"}"#)["ok"] == .bool(true))
+        let rotations = 4_000
+        c.send(String(repeating: #"{"cmd":"trace","action":"rotate","id":"r"}"# + "\n", count: rotations))
+        var paths = Set<String>()
+        for _ in 0..<rotations {
+            let reply = try c.readJSON(timeout: 30)
+            #expect(reply["ok"] == .bool(true), "\(reply)")
+            if let p = reply["trace"]?.str { paths.insert(p) }
+        }
+        // The first rotation opened a new file (the first held an event); the rest were that file.
+        #expect(paths.count == 1, "\(paths.count) files")
+        #expect(try c.request(#"{"event":"hinge","angle":10,"id":"e2"}"#)["ok"] == .bool(true))
+        let next = try c.request(#"{"cmd":"trace","action":"rotate","id":"n"}"#)
+        #expect(next["trace"]?.str.map { !paths.contains($0) } == true, "a file with a record rotates again")
+        d.stop()
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: "\(d.dir)/state")) ?? []).filter { $0.hasSuffix(".jsonl") }
+        #expect(files.count == 3, "\(files)")
+    }
+}

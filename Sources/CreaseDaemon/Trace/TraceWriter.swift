@@ -35,6 +35,8 @@ public final class TraceWriter: TraceSink {
     /// writer thread begins a file after a gap (`TraceQueue.part`).
     @exclusivity(unchecked) private var part = 0
     @exclusivity(unchecked) private var fileBytes: UInt64
+    /// `fileBytes` when the current file was opened (its header): more means it holds records.
+    private var openedBytes: UInt64 = 0
     private var fileStartT: UInt64 = 0
     /// The engine as the daemon last handed it (at start, load and reopen, and after a batch
     /// when a rotation is due or the trace is failing): what a rotated file's header and a
@@ -102,6 +104,7 @@ public final class TraceWriter: TraceSink {
         case .failure(let e): throw e
         }
         fileBytes = UInt64(first.count)
+        openedBytes = fileBytes
         queue = TraceQueue(path: path, durableSeq: context.engine.seq)
         let index = TraceIndexFile(directory: directory, log: context.log)
         index.append(firstIndex)
@@ -283,6 +286,9 @@ public final class TraceWriter: TraceSink {
         self.state = state
         // Normally the daemon publishes first; should events still wait, they go into the old file.
         eventsQueued(atNs: clock()) { state }
+        // A file that holds no record yet is already the new file a rotation asks for: a flood
+        // of rotations coalesces into it instead of queueing a header (and a file) each.
+        guard fileBytes > openedBytes else { return path }
         rotate(reason: reason, t: time(clock()))
         return path
     }
@@ -437,6 +443,7 @@ public final class TraceWriter: TraceSink {
                                                  layouts: options.layouts, origin: origin, t: t, engine: engine, path: newPath, pid: pid)
         if options.layouts { TraceEncoding.appendLayout(seq: engine.seq, layout: engine.layoutJSON(), to: &header) }
         fileBytes = UInt64(header.count)
+        openedBytes = fileBytes
         fileStartT = t
         path = newPath
         queue.withLock { q in
