@@ -94,6 +94,8 @@ private func encode(_ value: JSONValue) -> String {
         let expected = JSONValue.object([("rig", .string("bench-3")), ("serial", .string("F2LX=91"))])
         #expect(try c.request(#"{"cmd":"hello"}"#)["labels"] == expected)
         #expect(try c.request(#"{"cmd":"stats"}"#)["stats"]?["labels"] == expected)
+        // A record first: a rotation of a file that holds none answers with that file.
+        #expect(try c.request(#"{"event":"hinge","angle":30,"id":"h"}"#)["ok"] == .bool(true))
         let rotated = try c.request(#"{"cmd":"trace","action":"rotate","id":"r"}"#)
         #expect(rotated["ok"] == .bool(true))
         let file = try stoppedTrace(d)
