@@ -385,6 +385,23 @@ private func orientation(_ value: String, id: Int) -> String {
         #expect(d.connect(3, peer: nil) == .none, "without credentials only the open policy admits")
     }
 
+    /// Issue 37: a 64 MB line from a read-only client under a raised --max-line-bytes was
+    /// parsed before its access was checked, stalling the loop for a second. A big line from
+    /// a reader is refused unparsed: padded, a `hello` that would otherwise be answered is not.
+    @Test func aReaderBigLineIsRefusedBeforeItIsParsed() {
+        var d = CoreDriver(policy: AccessPolicy(publish: [.uid(1)], read: [.uid(2)]))
+        #expect(d.connect(1, peer: PeerCredentials(pid: 1, uid: 2, gid: 2)) == .read)
+        #expect(d.connect(2, peer: PeerCredentials(pid: 1, uid: 1, gid: 1)) == .publish)
+        let padded = #"{"cmd":"hello","id":1"# + String(repeating: " ", count: DaemonCore.readerLineLimit) + "}"
+        d.read([padded, #"{"cmd":"hello","id":2}"#], from: 1)
+        let replies = d.take(1)
+        #expect(replies.map { $0["error"]?["code"] } == [.string("forbidden"), nil], "\(replies)")
+        #expect(replies.first?["error"]?["field"] == .string("line"))
+        // A publisher's big line is parsed as before.
+        d.read([padded], from: 2)
+        #expect(d.take(2).first?["ok"] == .bool(true))
+    }
+
     @Test func diagnosticsArePushedOnlyWhenTheyChange() throws {
         var d = CoreDriver()
         d.connect(1)

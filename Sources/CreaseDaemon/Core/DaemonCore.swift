@@ -287,6 +287,14 @@ public struct DaemonCore {
             lastSender = (client, found, access)
         }
         clients.values[slot].lines += 1
+        // A read-only connection's commands are small (subscribe, hello, layout, stats): a big
+        // line from it is refused before it is parsed, so it cannot stall the loop for others
+        // with what it may not send anyway (`--max-line-bytes` raised for loads).
+        if access != .publish, line.count > DaemonCore.readerLineLimit {
+            forbid("a line of \(line.count) bytes (a read-only connection's lines are at most \(DaemonCore.readerLineLimit))",
+                   field: "line", id: nil, from: client, at: now, into: &out)
+            return
+        }
         // The high-rate events go straight to `event`, their fields apart.
         switch Wire.dispatch(line, hinge: { Received.hinge($0) }, motion: { .motion($0) }, other: { .other }) {
         case .hinge(let h):
@@ -330,6 +338,10 @@ public struct DaemonCore {
             reject(error, from: client, at: now, into: &out)
         }
     }
+
+    /// The longest line a read-only connection may send: the default line limit, whatever
+    /// `--max-line-bytes` allows publishers (a load of a large manifest).
+    static let readerLineLimit = 64 * 1024
 
     /// An event line from a client with `access`: applied if it may publish.
     /// (The event, its id and its ts apart: see `WireFastPath.Hinge`. The id is consumed: it
