@@ -402,6 +402,21 @@ private func orientation(_ value: String, id: Int) -> String {
         #expect(d.take(2).first?["ok"] == .bool(true))
     }
 
+    /// Issue 37: a flood of refused peers wrote a log line each (518k lines, 68 MB in 10 s).
+    /// At most ten a second; the next line written counts the ones left out.
+    @Test func refusalsReachTheLogAtMostTenASecond() {
+        var d = CoreDriver(policy: AccessPolicy(publish: [.uid(1)], read: []))
+        for client in 1...50 { #expect(d.connect(client, peer: PeerCredentials(pid: 1, uid: 65534, gid: 65534)) == .none) }
+        #expect(d.logs.filter { $0.contains("refused") }.count == RefusalLog.perSecond)
+        #expect(d.core.stats.forbidden == 50, "every refusal is still counted and answered")
+        d.now += 1_000_000_000
+        #expect(d.connect(51, peer: PeerCredentials(pid: 1, uid: 65534, gid: 65534)) == .none)
+        #expect(d.logs.last?.contains("40 refusals before it not logged") == true, "\(d.logs.last ?? "")")
+        // An allowed peer is logged as ever.
+        #expect(d.connect(52, peer: PeerCredentials(pid: 1, uid: 1, gid: 1)) == .publish)
+        #expect(d.logs.last?.contains("may publish") == true)
+    }
+
     @Test func diagnosticsArePushedOnlyWhenTheyChange() throws {
         var d = CoreDriver()
         d.connect(1)

@@ -143,6 +143,8 @@ public struct DaemonCore {
     /// The diagnostics subscribers last saw: compared as values, encoded only when they change.
     var lastDiagnostics: [Diagnostic]
     var lastStatsPushEvents: UInt64 = .max
+    /// Refused connections' log lines, rate-limited.
+    var refusalLog = RefusalLog()
 
     public init(engine: Engine, config: Config, probes: Probes, startNs: UInt64) {
         self.engine = engine
@@ -167,14 +169,14 @@ public struct DaemonCore {
 
     /// A client connected as `peer` (nil when the kernel would not say): it may read from
     /// it, or it is told why not and refused.
-    mutating func connected(client: Int, peer: PeerCredentials?, into out: inout DaemonActions) {
+    mutating func connected(client: Int, peer: PeerCredentials?, at now: UInt64, into out: inout DaemonActions) {
         stats.accepted += 1
         let policy = config.policy
         // Without credentials only the open policy can let a peer in.
         let access = peer.map(policy.level(for:)) ?? (policy.isOpen ? .publish : .none)
         let who = peer.map(\.description) ?? "unknown peer (no SO_PEERCRED)"
         if access == .read, let full = readerLimitReached(uid: peer?.uid) {
-            out.log(.warning, "client \(client) connected: \(who); refused: \(full)")
+            logRefusal("client \(client) connected: \(who); refused: \(full)", at: now, into: &out)
             stats.forbidden += 1
             let start = out.bytes.count
             Reply.appendError(InputError(.forbidden, "\(full); close another read-only connection first"), to: &out.bytes)
@@ -186,7 +188,7 @@ public struct DaemonCore {
         case .publish: out.log(.info, "client \(client) connected: \(who); may publish (\(clients.count + 1) open)")
         case .read: out.log(.info, "client \(client) connected: \(who); may read (\(clients.count + 1) open)")
         case .none:
-            out.log(.warning, "client \(client) connected: \(who); refused: no --allow-read or --allow-publish rule names it")
+            logRefusal("client \(client) connected: \(who); refused: no --allow-read or --allow-publish rule names it", at: now, into: &out)
             stats.forbidden += 1
             let start = out.bytes.count
             Reply.appendError(InputError(.forbidden, policy.refusal(.none, peer: peer, wanted: "")), to: &out.bytes)
@@ -197,6 +199,13 @@ public struct DaemonCore {
         lastSender = nil
         clients[client] = Client(access: access, peer: peer)
         out.append(.startReading(client: client))
+    }
+
+    /// A refused connection's log line, within the refusal log's rate.
+    private mutating func logRefusal(_ line: String, at now: UInt64, into out: inout DaemonActions) {
+        let admitted = refusalLog.admit(at: now)
+        guard admitted.log else { return }
+        out.log(.warning, line + (admitted.leftOut > 0 ? " (\(admitted.leftOut) refusals before it not logged: more than \(RefusalLog.perSecond) a second)" : ""))
     }
 
     /// Why one more read-only connection (from `uid`) is one too many, if it is: publishers

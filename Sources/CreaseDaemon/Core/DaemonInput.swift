@@ -56,7 +56,7 @@ extension DaemonCore {
         case .bytesRead(let n): stats.bytesIn &+= UInt64(n)
         case .bytesWritten(let n): stats.bytesOut &+= UInt64(n)
         case .durable(let seq, let awaited): durable(upTo: seq, awaitedRecords: awaited, at: now, into: &out)
-        case .connected(let client, let peer): connected(client: client, peer: peer, into: &out)
+        case .connected(let client, let peer): connected(client: client, peer: peer, at: now, into: &out)
         case .endOfInput(let client, let bytes): endOfInput(client: client, unterminatedBytes: bytes, at: now, into: &out)
         case .lineTooLong(let client, let length): lineTooLong(client: client, length: length, at: now, into: &out)
         case .dropped(let client, let reason): dropped(client: client, reason: reason, into: &out)
