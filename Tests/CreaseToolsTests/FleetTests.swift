@@ -50,6 +50,21 @@ import Testing
         #expect(text(rows.first?["error"])?.contains("did not answer within 0.5 s") == true, "\(r.stdout)")
     }
 
+    /// Issue 37: rigs were probed as many at once as there are cores, so 12 hung rigs took
+    /// 10 s a round under --timeout 1. Probed in parallel, 24 silent rigs under --timeout 0.5
+    /// take one timeout, where two at a time would take at least 6 s.
+    @Test func hungRigsAreProbedAtOnce() throws {
+        let scratch = Scratch()
+        let servers = try (0..<24).map { try HostileServer(path: "\(scratch.path)/rig\($0).sock", .silent) }
+        let started = Date()
+        let r = try runProgram(Built.crease, ["fleet", scratch.path, "--json", "--timeout", "0.5"], in: scratch)
+        let took = Date().timeIntervalSince(started)
+        let rows = r.stdout.split(separator: "\n").compactMap { try? JSON.parse(Array($0.utf8)) }
+        #expect(rows.count == 24 && rows.allSatisfy { $0["status"] == .string("down") }, "\(r.stdout)")
+        #expect(took < 4, "24 hung rigs took \(took) s")
+        withExtendedLifetime(servers) {}
+    }
+
     func answer(events: Double, uptime: Double) -> FleetProbe.Answer {
         FleetProbe.Answer(hello: .object([("digest", .string("d"))]), state: .object([]),
                           stats: .object([("events", .number(events)), ("uptimeS", .number(uptime)),

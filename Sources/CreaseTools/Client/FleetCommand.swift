@@ -69,13 +69,29 @@ enum FleetCommand {
         }
     }
 
+    /// How many rigs are probed at once.
+    static let parallelProbes = 128
+
     /// Every rig at once, so a round takes at most `timeout` however many rigs are down.
     static func probeAll(in directory: String, timeout: Double) -> [FleetProbe] {
         let rigs = sockets(in: directory)
         let probes = ProbeResults(count: rigs.count)
-        DispatchQueue.concurrentPerform(iterations: rigs.count) { i in
-            probes.set(i, probe(name: rigs[i].name, path: rigs[i].path, timeout: timeout))
+        // A thread per rig (a probe mostly waits on a socket): concurrentPerform ran as many at
+        // once as there are cores, so 12 hung rigs on 2 cores took 6 timeouts a round. Up to
+        // `parallelProbes` at once; a larger lab takes a few timeouts a round at most.
+        let done = DispatchSemaphore(value: 0)
+        let slots = DispatchSemaphore(value: parallelProbes)
+        for i in rigs.indices {
+            slots.wait()
+            let thread = Thread {
+                probes.set(i, probe(name: rigs[i].name, path: rigs[i].path, timeout: timeout))
+                slots.signal()
+                done.signal()
+            }
+            thread.stackSize = 256 << 10
+            thread.start()
         }
+        for _ in rigs.indices { done.wait() }
         return probes.all
     }
 
