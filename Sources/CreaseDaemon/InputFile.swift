@@ -25,17 +25,32 @@ public enum InputFile {
     /// The whole file at `path`; `what` names it in errors ("trace", "app manifest").
     public static func read(_ path: String, what: String, limit: Int) throws(Failure) -> [UInt8] {
         if path == "-" { return try readStream(fd: 0, name: "standard input", what: what, limit: limit) }
+        let (fd, size) = try openRegular(path, what: what, limit: limit)
+        defer { close(fd) }
+        return try readStream(fd: fd, name: path, what: what, limit: limit, expected: size)
+    }
+
+    /// `path` opened for reading, checked to be a regular file of at most `limit` bytes: the
+    /// descriptor (the caller closes it) and the size. For a reader that streams the file.
+    public static func openRegular(_ path: String, what: String, limit: Int) throws(Failure) -> (fd: Int32, size: Int) {
         // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw Failure(message: "cannot read \(what) \(path): \(errnoText(errno))") }
-        defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Failure(message: "cannot read \(what) \(path): \(errnoText(errno))") }
+        guard fstat(fd, &st) == 0 else {
+            let e = errno
+            close(fd)
+            throw Failure(message: "cannot read \(what) \(path): \(errnoText(e))")
+        }
         guard st.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
             throw Failure(message: "\(path) is \(kind(st.st_mode)), not a regular file: \(what)s are read only from regular files")
         }
-        guard Int(st.st_size) <= limit else { throw tooLarge(path, what: what, limit: limit) }
-        return try readStream(fd: fd, name: path, what: what, limit: limit, expected: Int(st.st_size))
+        guard Int(st.st_size) <= limit else {
+            close(fd)
+            throw tooLarge(path, what: what, limit: limit)
+        }
+        return (fd, Int(st.st_size))
     }
 
     /// Reads to the end, failing past `limit` (a file still being written may grow past its

@@ -177,4 +177,23 @@ import Testing
                 && r.stderr.contains("gen-look-1.jpeg is over the limit"), "\(r.stderr)")
         #expect(r.stderr.contains(", 1 screenshots;"), "\(r.stderr)")
     }
+
+    @Test("trace check streams: a trace followed by 1.25 GiB of NUL padding is checked and fixed within 1 GiB of address space")
+    func traceCheckStreamsAHugePaddedFile() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let trace = dir + "/padded.jsonl"
+        try FileManager.default.copyItem(atPath: Self.corpus + "/slow-unfold.jsonl", toPath: trace)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: trace)[.size] as? Int)
+        #expect(truncate(trace, off_t(size + (5 << 28))) == 0)   // sparse: no disk used
+        // Read whole, the file needed 1.25 GiB of memory; under this limit that cannot be had.
+        let crease = CommandRunner.productsDirectory.appendingPathComponent("crease").path
+        for (args, status) in [("trace check '\(trace)'", Int32(1)), ("trace check --fix '\(trace)'", Int32(0))] {
+            let r = try CommandRunner.run(["-c", "ulimit -v 1048576; exec '\(crease)' \(args)"], executable: URL(fileURLWithPath: "/bin/sh"))
+            #expect(r.status == status, "\(args): \(r.stdout)\(r.stderr)")
+            #expect(r.stdout.contains("1000 events") && r.stdout.contains("cut at byte \(size)") && r.stdout.contains("NUL bytes"), "\(r.stdout)")
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: trace)[.size] as? Int == size)
+        #expect(try CommandRunner.run(["replay", "--verify", trace]).status == 0)
+    }
 }

@@ -56,6 +56,13 @@ public struct TracedRecord: Sendable {
     /// Byte offset of the line's start, and its length without the newline.
     public var offset: Int
     public var length: Int
+
+    public init(record: TraceRecord, line: Int, offset: Int, length: Int) {
+        self.record = record
+        self.line = line
+        self.offset = offset
+        self.length = length
+    }
 }
 
 /// Walks the complete records of a file in order. Blank lines are skipped.

@@ -89,25 +89,40 @@ enum TraceCommand {
 
     // MARK: check
 
+    /// Streams the file (memory bounded by a chunk and the longest line, whatever its size)
+    /// and replays every complete record.
     static func check(_ args: inout Arguments) throws -> Int32 {
         let fix = args.flag("--fix")
         let path = try onePath(&args)
         try args.finish()
-        let file: TraceFile
-        do { file = try TraceFile(bytes: try TraceIO.readWhole(path)) } catch let e as TraceError {
-            Console.out("\(path): \(e)")
+        var stream = try TraceLineStream(path: path)
+        defer { stream.close() }
+        guard let first = stream.next() else {
+            let what = stream.size == 0 ? "the file is empty"
+                : "the header is incomplete: \(stream.cut?.allNUL == true ? "the file is all NUL bytes" : "no newline in its first \(TraceLineStream.lineLimit) bytes")"
+            Console.out("\(path): line 1 (byte 0): \(what)")
             return ExitStatus.checkFailed
         }
-        var replayer = TraceReplayer(header: file.header, verify: false)
-        var cursor = file.cursor()
+        let header: TraceHeader
+        do { header = try TraceHeader.decode(first.bytes) } catch {
+            Console.out("\(path): \(error)")
+            return ExitStatus.checkFailed
+        }
+        var replayer = TraceReplayer(header: header, verify: false)
         var counts = (records: 0, events: 0, loads: 0, marks: 0, batches: 0, layouts: 0, gaps: 0, observations: 0)
         do {
-            while let traced = try cursor.next() {
+            while let line = stream.next() {
+                if line.bytes.isEmpty { continue }
+                let record: TraceRecord
+                do {
+                    record = try line.bytes.withUnsafeBufferPointer { (b) throws(TraceError) in try TraceRecord.decode(b) }
+                } catch { throw TraceError(error.message, line: line.number, offset: line.offset) }
+                let traced = TracedRecord(record: record, line: line.number, offset: line.offset, length: line.bytes.count)
                 if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
                     throw TraceError("the event cannot be applied: \(error)", line: traced.line, offset: traced.offset)
                 }
                 counts.records += 1
-                switch traced.record {
+                switch record {
                 case .event: counts.events += 1
                 case .mark: counts.marks += 1
                 case .batch: counts.batches += 1
@@ -122,14 +137,15 @@ enum TraceCommand {
             if fix { Console.out("not fixed: --fix only truncates a cut tail; a damaged line in the middle needs a look") }
             return ExitStatus.checkFailed
         }
-        let h = file.header
+        let h = header
         Console.out("\(path): trace v\(h.version) from \(h.daemon), app \(h.app.name), part \(h.part) (\(h.reason))")
         Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.loads) loads, \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps, \(counts.observations) observations")
-        guard let cut = file.cut else {
+        guard let cut = stream.cut else {
             Console.out("ok")
             return ExitStatus.success
         }
-        Console.out("cut tail: \(file.cutWarning ?? "")")
+        Console.out("cut tail: the trace is cut at byte \(cut.offset) (line \(cut.line), \(cut.length) byte\(cut.length == 1 ? "" : "s") of an incomplete record ignored)"
+                    + (cut.allNUL ? "; all of them NUL bytes (a file extended past its data by a crash)" : ""))
         guard fix else {
             Console.out("run with --fix to truncate the file to its last complete record (byte \(cut.offset))")
             return ExitStatus.checkFailed
