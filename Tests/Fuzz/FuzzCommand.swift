@@ -111,6 +111,20 @@ public func fuzzCommand(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .load(let request):
         // What decoded is what the line holds: a digest only when it named one.
         check((request.digest != nil) == ((body["digest"] ?? .null) != .null), "load's digest is not the line's")
+        // A state load takes is one the events could make: its own encoding loads again to the
+        // same layout, a rotation lock holds what its rule says, and nothing pending is dated
+        // after the load.
+        let base = Engine(profile: .builtin, app: BuiltinApps.app(named: "tabs")!)
+        if let loaded = try? request.loaded(onto: base, now: 1_000_000_000) {
+            let state = loaded.state
+            if state.rotationLock {
+                check(InterfaceOrientationRule.resolve(state, supported: loaded.app.supportedOrientations) == state.orientation,
+                      "a loaded rotation lock holds another orientation than its rule")
+            }
+            check((state.pendingOrientation?.since ?? 0) <= 1_000_000_000, "a loaded pending orientation is dated after the load")
+            let again = LoadRequest(profile: loaded.profile, app: loaded.app, state: try? JSON.parse(state.jsonBytes(app: loaded.app)))
+            check((try? again.loaded(onto: base, now: 1_000_000_000))?.digest == loaded.digest, "a loaded state does not load again to its layout")
+        }
     case .observe(let request):
         // What decoded writes back (as a trace record holds it) as a command that decodes and
         // writes the same bytes again (frames are written to two decimals, so compare bytes).
