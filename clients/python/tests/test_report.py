@@ -73,7 +73,7 @@ def test_the_report_is_one_page_that_scrubs_and_jumps(creased_daemon: Daemon, tm
     kinds = [json.loads(line)["kind"] for line in glitch_lines if line.startswith('{"kind"')]
     assert browser.find_element(By.CSS_SELECTOR, "#glitches td").text == ", ".join(
         f"{k} {kinds.count(k)}" for k in dict.fromkeys(sorted(set(kinds), key=["flapping", "flash", "lostItem", "occluded", "offscreen",
-                                                                                "sideJump", "overBudget", "mismatch"].index)))
+                                                                                "sideJump", "overBudget", "mismatch", "stale"].index)))
     # The player: one frame shown; End, then left, with the keyboard.
     frames = browser.find_elements(By.CSS_SELECTOR, "#frames .frame")
     visible = [f for f in frames if f.is_displayed()]
