@@ -82,6 +82,20 @@ import Testing
         let trace = Self.corpus + "/slow-unfold.jsonl"
         let r = try CommandRunner.run(["replay", "--verify", trace, trace, Self.corpus + "/./slow-unfold.jsonl"])
         #expect(r.status == 0 && r.stderr.contains("verified 1 files"), "\(r.stderr)")
+
+        // A name that is not UTF-8 fails its own entry saying so (it was reported as missing).
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.copyItem(atPath: trace, toPath: dir + "/ok.jsonl")
+        let bad = Array(dir.utf8) + Array("/bad".utf8) + [0xFF] + Array(".jsonl".utf8) + [0]
+        let source = try Data(contentsOf: URL(fileURLWithPath: trace))
+        let fd = bad.withUnsafeBufferPointer { p in p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bad.count) { open($0, O_WRONLY | O_CREAT, 0o644) } }
+        #expect(fd >= 0)
+        _ = source.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        Glibc.close(fd)
+        let mixed = try CommandRunner.run(["replay", "--verify", dir])
+        #expect(mixed.status != 0 && mixed.stderr.contains("1 green") && mixed.stderr.contains("1 unreadable"), "\(mixed.stderr)")
+        #expect(mixed.stdout.contains("its name is not UTF-8 (bytes 62 61 64 ff"), "\(mixed.stdout)")
     }
 
     @Test("trace rebase DIR -o DIR/rebased: a second run does not take the first run's output as input")

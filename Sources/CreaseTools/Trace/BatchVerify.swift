@@ -90,8 +90,16 @@ enum BatchVerify {
         defer { closedir(dir) }
         var subdirectories: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { p in
-                p.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            let raw = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard let name = String(validating: raw, as: UTF8.self) else {
+                // Its name would be spelled with replacement characters that open nothing: an
+                // entry of its own that says so, not "missing".
+                let shown = String(decoding: raw, as: UTF8.self)
+                if shown.hasSuffix(".jsonl") {
+                    found.append(Input(path: (directory as NSString).appendingPathComponent(shown), relative: relative.isEmpty ? shown : relative + "/" + shown,
+                                       unlisted: "its name is not UTF-8 (bytes \(raw.map { String($0, radix: 16) }.joined(separator: " "))): rename it to verify it"))
+                }
+                continue
             }
             guard !name.hasPrefix(".") else { continue }
             var type = Int32(entry.pointee.d_type)
