@@ -54,27 +54,39 @@ public enum TraceResume {
             let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
             return n > 0 ? Array(buffer[..<n]) : []
         }
-        let head = read(at: 0, count: min(Int(st.st_size), 16 << 20))
+        // The header line: usually a few KiB (a large manifest makes it longer), so the
+        // first 16 KiB, and more only when its newline is not in them.
+        var head = read(at: 0, count: min(Int(st.st_size), 16 << 10))
+        if head.firstIndex(of: 0x0A) == nil, head.count < Int(st.st_size) { head = read(at: 0, count: min(Int(st.st_size), 16 << 20)) }
         guard let headerEnd = head.firstIndex(of: 0x0A), let header = try? TraceHeader.decode(head[..<headerEnd]) else { return nil }
         var seq = header.initialSeq
         let size = Int(st.st_size)
-        let tailStart = max(headerEnd + 1, size - (64 << 10))
-        let tail = read(at: tailStart, count: size - tailStart)
-        // Complete lines only (a cut tail is no record), last first; the first one that decodes.
-        if let lastNewline = tail.lastIndex(of: 0x0A) {
-            var end = lastNewline
-            while end > 0 {
-                let start = (tail[..<end].lastIndex(of: 0x0A)).map { $0 + 1 } ?? 0
-                if start == 0 && tailStart > headerEnd + 1 { break }  // a line cut by the window
-                let line = tail[start..<end]
-                if let record = try? line.withUnsafeBufferPointer({ (b) throws(TraceError) in try TraceRecord.decode(b) }) {
-                    seq = max(seq, record.seq)
-                    break
-                }
-                end = start > 0 ? start - 1 : 0
+        // The last complete record, in a window from the end that grows until it holds one
+        // whole (a load of a large manifest is a long line).
+        for window in [16 << 10, 1 << 20, 64 << 20] {
+            let tailStart = max(headerEnd + 1, size - window)
+            if let found = lastRecordSeq(in: read(at: tailStart, count: size - tailStart), whole: tailStart == headerEnd + 1) {
+                seq = max(seq, found)
+                break
             }
+            if tailStart == headerEnd + 1 { break }
         }
         return (seq, header.part)
+    }
+
+    /// The seq of the last complete line of `tail` that decodes as a record; `whole`: `tail`
+    /// begins at a line's start (else its first line may be cut and is not read).
+    static func lastRecordSeq(in tail: [UInt8], whole: Bool) -> Int? {
+        guard var end = tail.lastIndex(of: 0x0A) else { return nil }
+        while true {
+            let previous = tail[..<end].lastIndex(of: 0x0A)
+            guard previous != nil || whole else { return nil }
+            let start = previous.map { $0 + 1 } ?? 0
+            let line = tail[start..<end]
+            if let record = try? line.withUnsafeBufferPointer({ (b) throws(TraceError) in try TraceRecord.decode(b) }) { return record.seq }
+            guard let p = previous else { return nil }
+            end = p
+        }
     }
 
     public static func resume(directory: String) -> Outcome {
