@@ -55,7 +55,7 @@ enum CrashSignals {
     static let signals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS]
     /// The handler each signal had before ours, in `signals`' order; written once, before
     /// the loop starts, and only read by the handler.
-    nonisolated(unsafe) private static let previous: UnsafeMutablePointer<sigaction> = .allocate(capacity: 7)
+    nonisolated(unsafe) private static let previous: UnsafeMutablePointer<sigaction> = .allocate(capacity: signals.count)
 
     static func install() {
         for (i, s) in signals.enumerated() {

@@ -192,7 +192,7 @@ import Testing
         let h = Self.header()
         let steps = Self.mismatchingRun()
         let target = GlitchTarget(kind: .mismatch, subject: "barAxis")
-        let shows = target.calibrate(header: h, steps: steps)
+        let shows = target.holds(header: h, steps: steps)
         #expect(shows)
         var phases: [TraceShrinker.Phase] = []
         let result = TraceShrinker.shrink(steps, profile: h.profile, origin: h.initialT, progress: { phases.append($0.phase) }) { (c: [TraceStep]) -> Bool in
@@ -221,7 +221,7 @@ import Testing
         let h = Self.header()
         let target = GlitchTarget(kind: .mismatch, subject: nil)
         let steps = Self.mismatchingRun()
-        let shows = target.calibrate(header: h, steps: steps)
+        let shows = target.holds(header: h, steps: steps)
         #expect(shows)
         // Moments after the hinge opened, the device may still show the closed layout: stale, not a mismatch.
         let opened = TraceStep.event(TraceEvent(seq: 0, t: 1_000_000, client: 1, envelope: EventEnvelope(event: .hinge(angle: 50)), digest: 0))

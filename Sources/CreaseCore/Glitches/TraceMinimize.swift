@@ -135,11 +135,6 @@ public struct GlitchTarget: Sendable {
     /// or a stale look.
     public var needsObservations: Bool { kind == .mismatch || kind == .stale }
 
-    /// Whether `steps` show the target at all (a run that does not is no starting point).
-    public func calibrate(header: TraceHeader, steps: [TraceStep]) -> Bool {
-        holds(header: header, steps: steps)
-    }
-
     public func holds(header: TraceHeader, steps: [TraceStep]) -> Bool {
         if needsObservations {
             guard let run = TraceMinimize.run(header: header, steps: steps) else { return false }

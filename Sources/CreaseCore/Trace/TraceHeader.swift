@@ -109,8 +109,9 @@ public struct TraceHeader: Sendable, Equatable {
     public var digestAlgorithm: DigestAlgorithm { DigestAlgorithm(traceVersion: version) ?? .crease64v }
 
     /// The engine at the point this file begins, computing the digest its records hold.
-    public func makeEngine() -> Engine {
-        Engine(profile: profile, app: app, state: initialState, seq: initialSeq, digestAlgorithm: digestAlgorithm)
+    /// The engine the trace starts with; `profile` in place of the header's (calibration).
+    public func makeEngine(profile: DeviceProfile? = nil) -> Engine {
+        Engine(profile: profile ?? self.profile, app: app, state: initialState, seq: initialSeq, digestAlgorithm: digestAlgorithm)
     }
 
     /// The header line, canonical JSON without its newline.

@@ -123,7 +123,8 @@ public struct TraceLoad: Sendable, Equatable {
     }
 
     /// The engine the load leaves.
-    public func makeEngine() -> Engine { Engine(profile: profile, app: app, state: state, seq: seq) }
+    /// What the load put in place; `profile` in place of the recorded one (calibration).
+    public func makeEngine(profile: DeviceProfile? = nil) -> Engine { Engine(profile: profile ?? self.profile, app: app, state: state, seq: seq) }
 
     /// `{"profile","app","state"}`: what the load put in place, the record's `load` member.
     public func write(to w: inout JSONWriter) {

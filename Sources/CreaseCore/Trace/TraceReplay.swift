@@ -79,8 +79,7 @@ public struct TraceReplayer: Sendable {
 
     public init(header: TraceHeader, verify: Bool, profile: DeviceProfile? = nil) {
         profileOverride = profile
-        engine = profile.map { Engine(profile: $0, app: header.app, state: header.initialState, seq: header.initialSeq, digestAlgorithm: header.digestAlgorithm) }
-            ?? header.makeEngine()
+        engine = header.makeEngine(profile: profile)
         self.verify = verify
         lastT = header.initialT
         lastBatchEnd = header.initialSeq
@@ -138,7 +137,7 @@ public struct TraceReplayer: Sendable {
             }
         case .load(let l):
             try follow(seq: l.seq, t: l.t, traced)
-            engine = profileOverride.map { Engine(profile: $0, app: l.app, state: l.state, seq: l.seq) } ?? l.makeEngine()
+            engine = l.makeEngine(profile: profileOverride)
             conformance.publish(layout: engine.layout, digest: engine.digest, seq: l.seq, t: l.t)
             if verify, engine.digest != l.digest {
                 return Divergence(kind: .loadDigest, seq: l.seq, line: traced.line, event: nil, expected: l.digest,

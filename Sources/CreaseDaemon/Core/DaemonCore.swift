@@ -350,7 +350,7 @@ public struct DaemonCore {
 
     /// The longest line a read-only connection may send: the default line limit, whatever
     /// `--max-line-bytes` allows publishers (a load of a large manifest).
-    static let readerLineLimit = 64 * 1024
+    static let readerLineLimit = LineFramer.defaultLimit
 
     /// An event line from a client with `access`: applied if it may publish.
     /// (The event, its id and its ts apart: see `WireFastPath.Hinge`. The id is consumed: it

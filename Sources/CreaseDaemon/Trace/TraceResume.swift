@@ -41,14 +41,11 @@ public enum TraceResume {
     }
 
     /// The seq the file's last complete record holds (its header's when it has none), and
-    /// its part; nil for a file that is not a readable trace. Reads the header line and the
-    /// file's last 64 KiB only.
+    /// its part; nil for a file that is not a readable trace. Reads the header line and a
+    /// window at the end only (see below).
     static func lastSeq(of path: String) -> (seq: Int, part: Int)? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { return nil }
+        guard let (fd, size) = try? InputFile.openRegular(path, what: "trace", limit: InputFile.traceLimit) else { return nil }
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
         func read(at offset: Int, count: Int) -> [UInt8] {
             var buffer = [UInt8](repeating: 0, count: count)
             let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
@@ -56,11 +53,10 @@ public enum TraceResume {
         }
         // The header line: usually a few KiB (a large manifest makes it longer), so the
         // first 16 KiB, and more only when its newline is not in them.
-        var head = read(at: 0, count: min(Int(st.st_size), 16 << 10))
-        if head.firstIndex(of: 0x0A) == nil, head.count < Int(st.st_size) { head = read(at: 0, count: min(Int(st.st_size), 16 << 20)) }
+        var head = read(at: 0, count: min(size, 16 << 10))
+        if head.firstIndex(of: 0x0A) == nil, head.count < size { head = read(at: 0, count: min(size, 16 << 20)) }
         guard let headerEnd = head.firstIndex(of: 0x0A), let header = try? TraceHeader.decode(head[..<headerEnd]) else { return nil }
         var seq = header.initialSeq
-        let size = Int(st.st_size)
         // The last complete record, in a window from the end that grows until it holds one
         // whole (a load of a large manifest is a long line).
         for window in [16 << 10, 1 << 20, 64 << 20] {

@@ -97,7 +97,7 @@ enum ReportCommand {
         let header = file.header
         let steps: [TraceStep]
         do { steps = try TraceMinimize.steps(file, observations: target.needsObservations) } catch { throw UsageError("--minimize: \(error)") }
-        guard target.calibrate(header: header, steps: steps) else { throw CheckFailed("the trace does not show \(target.name): nothing to minimize") }
+        guard target.holds(header: header, steps: steps) else { throw CheckFailed("the trace does not show \(target.name): nothing to minimize") }
         let property = target.name
         let result = TraceShrinker.shrink(steps, profile: header.profile, origin: header.initialT) { (c: [TraceStep]) -> Bool in
             target.holds(header: header, steps: c)

@@ -54,7 +54,7 @@ extension TraceCommand {
         let observations = steps.count - events
 
         let started = TraceIO.monotonicNs()
-        guard try property.calibrate(header: header, steps: steps) else {
+        guard try property.holds(header: header, steps: steps) else {
             throw CheckFailed("\(path) does not show \(property.name) to begin with (\(events) events)")
         }
         Console.err("minimize: \(path): \(events) events" + (observations > 0 ? " and \(observations) observations" : "") + " show \(property.name)")
@@ -114,12 +114,6 @@ extension TraceCommand {
             case .diverges: false
             case .until: true
             }
-        }
-
-        /// Whether the whole trace shows it.
-        func calibrate(header: TraceHeader, steps: [TraceStep]) throws -> Bool {
-            guard case .glitch(let target) = self else { return try holds(header: header, steps: steps) }
-            return target.calibrate(header: header, steps: steps)
         }
 
         func holds(header: TraceHeader, steps: [TraceStep]) throws -> Bool {
