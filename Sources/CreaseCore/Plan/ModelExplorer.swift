@@ -101,64 +101,29 @@ public enum ModelExplorer {
     public static func explore(app: App, profile: DeviceProfile, from start: DeviceState, options: Options = Options(),
                                inputs given: [Event]? = nil) -> Result {
         let inputs = given ?? ModelExplorer.inputs(app: app, profile: profile)
-        var states: [DeviceState] = [start]
-        var parent: [(state: Int, event: Int)?] = [nil]
-        var depth: [Int] = [0]
-        var digestOf: [UInt64] = [digest(app: app, profile: profile, state: start)]
-        var seen: [Key: Int] = [Key(start, profile: profile): 0]
-        var firstStateOfDigest: [UInt64: Int] = [digestOf[0]: 0]
-        var digests: [UInt64] = [digestOf[0]]
+        let g = StateGraph.explore(app: app, profile: profile, from: start, inputs: inputs, maxDepth: options.maxDepth,
+                                   maxStates: options.maxStates)
+        var firstStateOfDigest: [UInt64: Int] = [:]
+        var digests: [UInt64] = []
+        for (s, d) in g.digest.enumerated() where firstStateOfDigest[d] == nil {
+            firstStateOfDigest[d] = s
+            digests.append(d)
+        }
         var edges: [(from: Int, event: Int, to: Int)] = []
-        var edgeSeen = Set<[UInt64]>()
-        var transitionsExplored = 0
-        var truncated = false
-        var next = 0
-        while next < states.count {
-            let index = next
-            next += 1
-            guard depth[index] < options.maxDepth else { continue }
-            for (e, event) in inputs.enumerated() {
-                var state = states[index]
-                var a = app
-                guard (try? StateMachine.apply(event, at: 0, to: &state, app: &a, profile: profile)) != nil else { continue }
-                let key = Key(state, profile: profile)
-                let target: Int
-                if let known = seen[key] {
-                    target = known
-                } else {
-                    guard states.count < options.maxStates else { truncated = true; continue }
-                    target = states.count
-                    seen[key] = target
-                    states.append(state)
-                    parent.append((index, e))
-                    depth.append(depth[index] + 1)
-                    let d = ModelExplorer.digest(app: app, profile: profile, state: state)
-                    digestOf.append(d)
-                    if firstStateOfDigest[d] == nil {
-                        firstStateOfDigest[d] = target
-                        digests.append(d)
+        if options.transitions {
+            var edgeSeen = Set<[UInt64]>()
+            for s in 0..<g.count {
+                for e in g.edges(of: s) {
+                    let input = Int(g.edgeInput[e]), target = Int(g.edgeTarget[e])
+                    if g.digest[s] != g.digest[target], edgeSeen.insert([g.digest[s], UInt64(input), g.digest[target]]).inserted {
+                        edges.append((s, input, target))
                     }
                 }
-                guard target != index else { continue }
-                transitionsExplored += 1
-                if options.transitions, digestOf[index] != digestOf[target],
-                   edgeSeen.insert([digestOf[index], UInt64(e), digestOf[target]]).inserted {
-                    edges.append((index, e, target))
-                }
             }
-        }
-        func path(to state: Int) -> [Event] {
-            var events: [Event] = []
-            var s = state
-            while let p = parent[s] {
-                events.append(inputs[p.event])
-                s = p.state
-            }
-            return events.reversed()
         }
         func sequence(_ state: Int, extra: Int? = nil, from: UInt64? = nil) -> Sequence {
-            var events = path(to: state)
-            var last = states[state]
+            var events = g.path(to: state)
+            var last = g.states[state]
             if let extra {
                 events.append(inputs[extra])
                 var a = app
@@ -168,8 +133,8 @@ public enum ModelExplorer {
                             pose: last.pose, orientation: last.orientation)
         }
         let sequences = digests.map { sequence(firstStateOfDigest[$0]!) }
-        let transitionSequences = edges.map { sequence($0.from, extra: $0.event, from: digestOf[$0.from]) }
-        return Result(states: states.count, layouts: digests.count, transitionsExplored: transitionsExplored, truncated: truncated,
+        let transitionSequences = edges.map { sequence($0.from, extra: $0.event, from: g.digest[$0.from]) }
+        return Result(states: g.count, layouts: digests.count, transitionsExplored: g.transitionsExplored, truncated: g.truncated,
                       sequences: sequences, transitionSequences: transitionSequences, digests: digests)
     }
 

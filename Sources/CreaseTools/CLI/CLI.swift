@@ -20,7 +20,7 @@ public enum CLI {
         Command(name: "render", usage: RenderCommand.usage, summary: "draw a layout as the device shows it, or a trace as a timeline or frames (SVG, HTML)", run: RenderCommand.run),
         Command(name: "report", usage: ReportCommand.usage, summary: "a trace as one self-contained HTML page for a bug ticket", run: ReportCommand.run),
         Command(name: "calibrate", usage: CalibrateCommand.usage, summary: "fit the profile's assumed numbers to what the device showed in traces", run: CalibrateCommand.run),
-        Command(name: "plan", usage: PlanCommand.usage, summary: "every layout the app can show, and the shortest events to each: what a rig should run", run: PlanCommand.run),
+        Command(name: "plan", usage: PlanCommand.usage + "\n       " + TourCommand.usage, summary: "every layout the app can show, and the shortest events to each; --tour: one walk that shows the phone every class", run: PlanCommand.run),
         Command(name: "coverage", usage: CoverageCommand.usage, summary: "which of a plan's layouts and transitions a campaign's traces showed", run: CoverageCommand.run),
         Command(name: "demo", usage: DemoCommand.usage, summary: "the built-in app through folding, rotating, keyboard and Live Activities", run: DemoCommand.run),
         Command(name: "version", usage: "crease version (or crease --version)", summary: "print the version, as creased --version does", run: version),

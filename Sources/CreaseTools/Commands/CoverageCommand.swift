@@ -64,6 +64,8 @@ enum CoverageCommand {
             w.key("transitionsCovered"); w.int(coveredTransitions)
             w.key("outsidePlan"); w.int(outside)
             w.key("missing"); w.beginArray(); for m in missing { w.string(Digest.hex(m.digest)) }; w.endArray()
+            // What `crease plan --tour --resume` skips: the plan's layouts the traces passed through.
+            w.key("coveredDigests"); w.beginArray(); for c in covered { w.string(Digest.hex(c.digest)) }; w.endArray()
             w.endObject()
             Console.out(bytes: w.bytes)
         } else {

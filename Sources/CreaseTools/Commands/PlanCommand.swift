@@ -8,6 +8,7 @@ enum PlanCommand {
     static let usage = "crease plan [--app FILE|builtin:NAME] [--profile FILE] [--from STATE] [--transitions] [--max-depth N] [--max-states N] [-o PLAN] [--json]"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
+        if args.flag("--tour") { return try TourCommand.run(&args) }
         let app = try Inputs.app(try args.option("--app"))
         let profile = try Inputs.profile(try args.option("--profile"))
         let fromPath = try args.option("--from")

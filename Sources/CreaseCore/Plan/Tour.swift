@@ -1,0 +1,149 @@
+/// A tour as a rig runs it (`crease plan --tour`, docs/plan.md): the walk's steps as
+/// events with the digest after each, the classes the rig's moves cannot reach with what
+/// would reach them, the estimate and its bound.
+public struct Tour: Sendable {
+    public struct Options: Sendable {
+        public var observe: RigProfile.ObserveMode
+        public var parts: Int
+        public var budget: Double?
+        /// Layout digests already observed (`--resume`): their classes are not planned again.
+        public var done: Set<UInt64>
+        public var maxDepth: Int
+        public var maxStates: Int
+
+        public init(observe: RigProfile.ObserveMode, parts: Int = 1, budget: Double? = nil, done: Set<UInt64> = [],
+                    maxDepth: Int = 64, maxStates: Int = 200_000) {
+            self.observe = observe
+            self.parts = parts
+            self.budget = budget
+            self.done = done
+            self.maxDepth = maxDepth
+            self.maxStates = maxStates
+        }
+    }
+
+    public struct Step: Sendable {
+        public var event: Event?
+        public var digest: UInt64
+        public var classDigest: UInt64
+        public var cost: Double
+        public var why: TourPlanner.Why
+        /// At an observe step: what the rig should see (its page-source view).
+        public var expected: Observation?
+    }
+
+    public struct Part: Sendable {
+        public var steps: [Step]
+        public var seconds: Double
+        public var observations: Int
+    }
+
+    /// A class the model reaches and this rig's moves do not.
+    public struct Unreachable: Sendable {
+        public var classDigest: UInt64
+        public var digest: UInt64
+        public var expected: Observation
+        /// The cheapest capability the rig lacks that would reach it, or "no device move"
+        /// (a layout only the model's shortcuts reach: an interface orientation set directly).
+        public var needs: String
+    }
+
+    public var parts: [Part]
+    /// Classes the rig can reach and the tour was to observe.
+    public var classes: Int
+    public var unreachable: [Unreachable]
+    public var unobserved: Int
+    public var lowerBound: Double
+    public var truncated: Bool
+    /// States of the rig's graph, and of the model's own (for the unreachable classes).
+    public var states: Int
+    public var statesTruncated: Bool
+
+    public static func plan(app: App, profile: DeviceProfile, rig: RigProfile, from start: DeviceState, options: Options) throws(InputError) -> Tour {
+        guard let look = rig.lookCost else { throw InputError(.badValue, "the rig cannot look: give observations.page-source or observations.screenshot") }
+        let classify: (Layout) -> UInt64
+        switch options.observe {
+        case .digest: classify = { DigestAlgorithm.crease64v.digest($0.encodeBody()) }
+        case .pageSource: classify = { PageSourceView.classDigest(of: $0) }
+        }
+        func explore(_ inputs: [Event]) -> StateGraph {
+            StateGraph.explore(app: app, profile: profile, from: start, inputs: inputs, maxDepth: options.maxDepth,
+                               maxStates: options.maxStates, classify: classify)
+        }
+        let graph = explore(TourPlanner.inputs(app: app, profile: profile, rig: rig))
+        var done = Set<UInt64>()
+        for s in 0..<graph.count where options.done.contains(graph.digest[s]) { done.insert(graph.classOf[s]) }
+        let walk = TourPlanner.walk(graph, costs: TourPlanner.edgeCosts(graph, rig: rig), look: look, done: done, parts: options.parts,
+                                    budget: options.budget)
+
+        func view(_ state: DeviceState) -> Observation {
+            PageSourceView.observation(of: LayoutBuilder.build(profile: profile, app: app, state: state))
+        }
+        let parts = walk.parts.map { part in
+            Part(steps: part.steps.map { s in
+                Step(event: s.edge.map { graph.inputs[Int(graph.edgeInput[$0])] }, digest: graph.digest[s.state],
+                     classDigest: graph.classOf[s.state], cost: s.cost, why: s.why,
+                     expected: s.why == .observe ? view(graph.states[s.state]) : nil)
+            }, seconds: part.seconds, observations: part.observations)
+        }
+        let unreachable = Tour.unreachable(app: app, profile: profile, rig: rig, reached: graph, explore: explore, view: view)
+        return Tour(parts: parts, classes: walk.targets.count, unreachable: unreachable, unobserved: walk.unobserved.count,
+                    lowerBound: walk.lowerBound, truncated: walk.truncated, states: graph.count, statesTruncated: graph.truncated)
+    }
+
+    /// The capabilities a rig may lack, in the order a lab would add them (the cheaper on a
+    /// motor rig first): an app action, the hinge, each device orientation, the keyboard,
+    /// PiP, Live Activities, Split View, Reduce Transparency, the writing direction.
+    static func missingCapabilities(of rig: RigProfile) -> [(name: String, rig: RigProfile)] {
+        var out: [(String, RigProfile)] = []
+        let order: [RigProfile.Move] = [.select, .push, .pop, .present, .dismiss, .inspector]
+        for move in order where rig.cost(move) == nil {
+            var r = rig
+            r.moves[RigProfile.Move.allCases.firstIndex(of: move)!] = 1
+            out.append((move.rawValue, r))
+        }
+        if rig.hinge == nil {
+            var r = rig
+            r.hinge = .init(fixed: 1, perDegree: 0)
+            out.append(("hinge", r))
+        }
+        for o in DeviceOrientation.allCases where !rig.orientations.contains(o) {
+            var r = rig
+            r.orientations.append(o)
+            r.moves[RigProfile.Move.allCases.firstIndex(of: .orientation)!] = 1
+            out.append(("orientation \(o.rawValue)", r))
+        }
+        for move in [RigProfile.Move.keyboard, .pip, .liveActivities, .splitView, .reduceTransparency, .layoutDirection] where rig.cost(move) == nil {
+            var r = rig
+            r.moves[RigProfile.Move.allCases.firstIndex(of: move)!] = 1
+            out.append((move.rawValue, r))
+        }
+        return out
+    }
+
+    /// The classes the model's own exploration (the plan's inputs, interface orientations
+    /// set directly among them) reaches and `reached` lacks, each with what would reach it.
+    static func unreachable(app: App, profile: DeviceProfile, rig: RigProfile, reached: StateGraph,
+                            explore: ([Event]) -> StateGraph, view: (DeviceState) -> Observation) -> [Unreachable] {
+        let have = Set(reached.classOf)
+        // Device orientations reach no layout the four interface orientations do not (see
+        // `ModelExplorer.inputs`), so the plan's inputs are the model's whole reach.
+        let model = explore(ModelExplorer.inputs(app: app, profile: profile))
+        var missing: [(cls: UInt64, state: Int)] = []
+        var listed = Set<UInt64>()
+        for s in 0..<model.count where !have.contains(model.classOf[s]) && listed.insert(model.classOf[s]).inserted {
+            missing.append((model.classOf[s], s))
+        }
+        guard !missing.isEmpty else { return [] }
+        var needs = [String?](repeating: nil, count: missing.count)
+        for capability in missingCapabilities(of: rig) where needs.contains(where: { $0 == nil }) {
+            let g = explore(TourPlanner.inputs(app: app, profile: profile, rig: capability.rig))
+            let classes = Set(g.classOf)
+            for i in missing.indices where needs[i] == nil && classes.contains(missing[i].cls) { needs[i] = capability.name }
+        }
+        return missing.enumerated().map { i, m in
+            Unreachable(classDigest: m.cls, digest: model.digest[m.state], expected: view(model.states[m.state]),
+                        needs: needs[i] ?? "no device move")
+        }
+    }
+}

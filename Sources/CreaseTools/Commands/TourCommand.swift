@@ -1,0 +1,157 @@
+import CreaseCore
+import CreaseDaemon
+
+/// `crease plan --tour`: one walk over the phone, with no reset, that shows it every
+/// observable class once at the least estimated device time found (docs/plan.md).
+enum TourCommand {
+    static let usage = "crease plan --tour [--app FILE|builtin:NAME] [--profile FILE] [--from STATE] [--rig RIG.json] "
+        + "[--observe digest|page-source] [--resume COVERAGE.json] [--budget SECONDS] [--split N] [--max-depth N] [--max-states N] "
+        + "[-o TOUR.jsonl] [--json]"
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let app = try Inputs.app(try args.option("--app"))
+        let profile = try Inputs.profile(try args.option("--profile"))
+        let fromPath = try args.option("--from")
+        let rigPath = try args.option("--rig")
+        let observeName = try args.option("--observe")
+        let resumePath = try args.option("--resume")
+        let budget = try args.double("--budget")
+        let split = try args.int("--split") ?? 1
+        let maxDepth = try args.int("--max-depth") ?? 64
+        let maxStates = try args.int("--max-states") ?? 200_000
+        let output = try args.option("-o")
+        let json = args.flag("--json")
+        if args.has("--probes") || args.has("--calibration") {
+            throw UsageError("--probes and --calibration are not built yet: a tour observes every class, without threshold probes")
+        }
+        try args.finish()
+        guard (1...1_000).contains(maxDepth) else { throw UsageError("--max-depth must be between 1 and 1000, not \(maxDepth)") }
+        guard (1...5_000_000).contains(maxStates) else { throw UsageError("--max-states must be between 1 and 5000000, not \(maxStates)") }
+        guard (1...1_000).contains(split) else { throw UsageError("--split must be between 1 and 1000 phones, not \(split)") }
+        if let budget, !(budget > 0 && budget <= 10_000_000) { throw UsageError("--budget is seconds of device time, more than 0, not \(budget)") }
+        if split > 1, output == nil || output == "-" { throw UsageError("--split \(split) writes one file a part: give -o TOUR.jsonl") }
+        let rig = try rigPath.map(loadRig) ?? RigProfile.standard
+        var observe = rig.observe
+        if let observeName {
+            guard let o = RigProfile.ObserveMode(rawValue: observeName) else {
+                throw UsageError("--observe is digest or page-source, not \(observeName)")
+            }
+            observe = o
+        }
+        let start = try fromPath.map { try PlanCommand.startState($0, app: app, profile: profile) } ?? DeviceState(app: app)
+        let done = try resumePath.map { try observedDigests($0, app: app) } ?? []
+
+        let began = TraceIO.monotonicNs()
+        let tour: Tour
+        do {
+            tour = try Tour.plan(app: app, profile: profile, rig: rig, from: start,
+                                 options: .init(observe: observe, parts: split, budget: budget, done: done, maxDepth: maxDepth, maxStates: maxStates))
+        } catch { throw UsageError("\(rigPath ?? "the default rig"): \(error)") }
+        let seconds = Double(TraceIO.monotonicNs() - began) / 1e9
+
+        let header = { (part: Int) in
+            TourFile.Header(app: app.name, profile: profile.name, rig: rig.name, observe: observe, from: fromPath ?? "default",
+                            part: split > 1 ? (part + 1, split) : nil)
+        }
+        let paths = split > 1 ? partPaths(output!, parts: split) : [output]
+        for (i, path) in paths.enumerated() {
+            try TraceIO.write(TourFile.encode(tour, part: i, header: header(i)), to: path)
+        }
+        let total = tour.parts.reduce(0) { $0 + $1.seconds }
+        if json, output != nil, output != "-" {
+            var w = JSONWriter()
+            w.beginObject()
+            w.key("app"); w.string(app.name)
+            w.key("rig"); w.string(rig.name)
+            w.key("observe"); w.string(observe.rawValue)
+            w.key("classes"); w.int(tour.classes)
+            w.key("unreachable"); w.int(tour.unreachable.count)
+            w.key("unobserved"); w.int(tour.unobserved)
+            w.key("estimatedSeconds"); w.number(TourFile.seconds(total))
+            w.key("lowerBoundSeconds"); w.number(TourFile.seconds(tour.lowerBound))
+            w.key("parts"); w.beginArray()
+            for (p, path) in zip(tour.parts, paths) {
+                w.beginObject()
+                w.key("path"); w.string(path ?? "-")
+                w.key("steps"); w.int(p.steps.count)
+                w.key("observations"); w.int(p.observations)
+                w.key("estimatedSeconds"); w.number(TourFile.seconds(p.seconds))
+                w.endObject()
+            }
+            w.endArray()
+            w.key("seconds"); w.number((seconds * 1000).rounded() / 1000)
+            w.endObject()
+            Console.out(bytes: w.bytes)
+        }
+        summarize(tour, app: app, rig: rig, observe: observe, total: total, seconds: seconds, paths: paths)
+        return ExitStatus.success
+    }
+
+    /// The summary, on stderr: the tour itself may be on stdout.
+    static func summarize(_ tour: Tour, app: App, rig: RigProfile, observe: RigProfile.ObserveMode, total: Double, seconds: Double, paths: [String?]) {
+        let steps = tour.parts.reduce(0) { $0 + $1.steps.count }
+        let over = tour.lowerBound > 0 ? (total / tour.lowerBound - 1) * 100 : 0
+        Console.err("tour: \(app.name) on \(rig.name), classes by \(observe.rawValue)")
+        Console.err("\(Format.grouped(tour.states)) states the rig reaches, \(Format.grouped(tour.classes)) classes to observe; "
+                    + "planned in \(Format.fixed(seconds, 2)) s")
+        Console.err("\(Format.grouped(steps)) steps, estimated \(duration(total)) of device time "
+                    + "(lower bound \(duration(tour.lowerBound)), \(Format.fixed(over, 1)) % over it)")
+        if tour.parts.count > 1 {
+            for (i, p) in tour.parts.enumerated() {
+                Console.err("  part \(i + 1): \(Format.grouped(p.steps.count)) steps, \(p.observations) looks, \(duration(p.seconds)) → \(paths[i] ?? "-")")
+            }
+        }
+        if tour.truncated { Console.err("cut by --budget: \(tour.unobserved) classes left unobserved (--resume with the coverage continues)") }
+        else if tour.unobserved > 0 { Console.err("\(tour.unobserved) classes cannot be reached again from where the tour went (no reset is planned)") }
+        if !tour.unreachable.isEmpty {
+            var needs: [(String, Int)] = []
+            for u in tour.unreachable {
+                if let i = needs.firstIndex(where: { $0.0 == u.needs }) { needs[i].1 += 1 } else { needs.append((u.needs, 1)) }
+            }
+            Console.err("\(tour.unreachable.count) classes the rig cannot reach: "
+                        + needs.map { "\($0.1) need \($0.0)" }.joined(separator: ", "))
+        }
+    }
+
+    static func duration(_ s: Double) -> String {
+        let total = Int(s.rounded())
+        return total >= 3600 ? "\(total / 3600) h \(total % 3600 / 60) min" : "\(total / 60) min \(total % 60) s"
+    }
+
+    /// `TOUR.jsonl` → `TOUR-1.jsonl` … `TOUR-N.jsonl`.
+    static func partPaths(_ path: String, parts: Int) -> [String?] {
+        let stem = path.hasSuffix(".jsonl") ? String(path.dropLast(".jsonl".count)) : path
+        return (1...parts).map { "\(stem)-\($0).jsonl" }
+    }
+
+    static func loadRig(_ path: String) throws -> RigProfile {
+        do { return try RigProfile.decode(json: try Inputs.readFile(path, what: "rig file", limit: InputFile.profileLimit)) } catch let e as InputError {
+            throw UsageError("\(path): \(e)")
+        }
+    }
+
+    /// `--resume COVERAGE.json`: the layouts `crease coverage --json` says were observed
+    /// (else, from a coverage without observations, passed), for the same app.
+    static func observedDigests(_ path: String, app: App) throws -> Set<UInt64> {
+        let value: JSONValue
+        do { value = try JSON.parse(try Inputs.readFile(path, what: "coverage", limit: InputFile.manifestLimit)) } catch let e as UsageError {
+            throw e
+        } catch {
+            throw UsageError("\(path): not JSON (crease coverage --json writes what --resume reads): \(error)")
+        }
+        if case .string(let other)? = value["app"], other != app.name {
+            throw UsageError("\(path) is the coverage of app \"\(other)\"; the tour is for app \"\(app.name)\"")
+        }
+        guard case .array(let list)? = value["observedDigests"] ?? value["coveredDigests"] else {
+            throw UsageError("\(path): no \"observedDigests\" or \"coveredDigests\": not the output of crease coverage --json")
+        }
+        var out = Set<UInt64>()
+        for v in list {
+            guard case .string(let text) = v, let d = Digest.parseHex(text) else {
+                throw UsageError("\(path): a digest that is not 16 hex digits in the coverage's digests")
+            }
+            out.insert(d)
+        }
+        return out
+    }
+}
