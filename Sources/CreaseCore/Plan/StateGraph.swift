@@ -4,7 +4,9 @@
 /// States are numbered in discovery order; a state's out-edges are contiguous
 /// (`edgeStart[s] ..< edgeStart[s + 1]`) and in input order. A refused event and an event
 /// that leaves the state as it was are no edge. Two states are one when
-/// `ModelExplorer.Key` says they lay out alike and go on alike.
+/// `ModelExplorer.Key` says they lay out alike and go on alike. A state at `maxDepth` is
+/// not explored further; with `closeFrontier` it keeps its edges to states already found,
+/// so a walk that goes there can come back (the tour's graph has no dead ends the bound made).
 ///
 /// Pure and deterministic: a dictionary only answers "seen before?", never gives an order.
 public struct StateGraph: Sendable {
@@ -40,7 +42,7 @@ public struct StateGraph: Sendable {
     }
 
     public static func explore(app: App, profile: DeviceProfile, from start: DeviceState, inputs: [Event],
-                               maxDepth: Int = 64, maxStates: Int = 200_000,
+                               maxDepth: Int = 64, maxStates: Int = 200_000, closeFrontier: Bool = false,
                                classify: ((Layout) -> UInt64)? = nil) -> StateGraph {
         func label(_ state: DeviceState) -> (UInt64, UInt64) {
             let layout = LayoutBuilder.build(profile: profile, app: app, state: state)
@@ -55,7 +57,8 @@ public struct StateGraph: Sendable {
         while next < g.states.count {
             let index = next
             next += 1
-            if Int(g.depth[index]) < maxDepth {
+            let frontier = Int(g.depth[index]) >= maxDepth
+            if !frontier || closeFrontier {
                 for (e, event) in inputs.enumerated() {
                     var state = g.states[index]
                     var a = app
@@ -65,6 +68,7 @@ public struct StateGraph: Sendable {
                     if let known = seen[key] {
                         target = known
                     } else {
+                        if frontier { continue }
                         guard g.states.count < maxStates else { g.truncated = true; continue }
                         target = g.states.count
                         seen[key] = target

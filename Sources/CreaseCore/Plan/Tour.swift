@@ -8,11 +8,14 @@ public struct Tour: Sendable {
         public var budget: Double?
         /// Layout digests already observed (`--resume`): their classes are not planned again.
         public var done: Set<UInt64>
+        /// Classes already observed (a tour's coverage, by the same observe mode).
+        public var doneClasses: Set<UInt64>
         public var maxDepth: Int
         public var maxStates: Int
 
         public init(observe: RigProfile.ObserveMode, parts: Int = 1, budget: Double? = nil, done: Set<UInt64> = [],
-                    maxDepth: Int = 64, maxStates: Int = 200_000) {
+                    doneClasses: Set<UInt64> = [], maxDepth: Int = 64, maxStates: Int = 200_000) {
+            self.doneClasses = doneClasses
             self.observe = observe
             self.parts = parts
             self.budget = budget
@@ -49,6 +52,8 @@ public struct Tour: Sendable {
     }
 
     public var parts: [Part]
+    /// The layout digest of the start state: where a daemon must be before the tour runs.
+    public var startDigest: UInt64
     /// Classes the rig can reach and the tour was to observe.
     public var classes: Int
     public var unreachable: [Unreachable]
@@ -68,10 +73,10 @@ public struct Tour: Sendable {
         }
         func explore(_ inputs: [Event]) -> StateGraph {
             StateGraph.explore(app: app, profile: profile, from: start, inputs: inputs, maxDepth: options.maxDepth,
-                               maxStates: options.maxStates, classify: classify)
+                               maxStates: options.maxStates, closeFrontier: true, classify: classify)
         }
         let graph = explore(TourPlanner.inputs(app: app, profile: profile, rig: rig))
-        var done = Set<UInt64>()
+        var done = options.doneClasses
         for s in 0..<graph.count where options.done.contains(graph.digest[s]) { done.insert(graph.classOf[s]) }
         let walk = TourPlanner.walk(graph, costs: TourPlanner.edgeCosts(graph, rig: rig), look: look, done: done, parts: options.parts,
                                     budget: options.budget)
@@ -87,7 +92,7 @@ public struct Tour: Sendable {
             }, seconds: part.seconds, observations: part.observations)
         }
         let unreachable = Tour.unreachable(app: app, profile: profile, rig: rig, reached: graph, explore: explore, view: view)
-        return Tour(parts: parts, classes: walk.targets.count, unreachable: unreachable, unobserved: walk.unobserved.count,
+        return Tour(parts: parts, startDigest: graph.digest[0], classes: walk.targets.count, unreachable: unreachable, unobserved: walk.unobserved.count,
                     lowerBound: walk.lowerBound, truncated: walk.truncated, states: graph.count, statesTruncated: graph.truncated)
     }
 

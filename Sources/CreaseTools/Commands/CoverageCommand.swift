@@ -3,7 +3,7 @@ import CreaseCore
 /// `crease coverage --plan PLAN TRACE...`: which of a plan's layouts (and transitions)
 /// a campaign's traces showed (docs/plan.md).
 enum CoverageCommand {
-    static let usage = "crease coverage --plan PLAN TRACE... [--min PERCENT] [--json]"
+    static let usage = "crease coverage --plan PLAN|TOUR TRACE... [--min PERCENT] [--json]"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         guard let planPath = try args.option("--plan") else { throw UsageError("--plan PLAN is needed (crease plan -o PLAN makes one)") }
@@ -16,6 +16,12 @@ enum CoverageCommand {
         let plan = try PlanFile.load(planPath)
         // Every layout a trace passes through, in the plan's digest (crease64v, whatever the trace's version).
         var seen = Set<UInt64>()
+        // With a tour: the class of every layout seen, as the tour tells classes apart.
+        var seenClasses = Set<UInt64>()
+        func saw(_ digest: UInt64, _ engine: Engine) {
+            guard seen.insert(digest).inserted, let observe = plan.observe else { return }
+            seenClasses.insert(observe == .digest ? digest : PageSourceView.classDigest(of: engine.layout))
+        }
         var steps = Set<[UInt64]>()
         var events = 0
         for path in traces {
@@ -29,7 +35,7 @@ enum CoverageCommand {
             }
             var replayer = TraceReplayer(header: file.header, verify: false)
             var previous = DigestAlgorithm.crease64v.digest(replayer.engine.body)
-            seen.insert(previous)
+            saw(previous, replayer.engine)
             var cursor = file.cursor()
             while let traced = try cursor.next() {
                 if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
@@ -40,7 +46,7 @@ enum CoverageCommand {
                     if case .event = traced.record { events += 1 }
                     let now = DigestAlgorithm.crease64v.digest(replayer.engine.body)
                     if now != previous { steps.insert([previous, now]) }
-                    seen.insert(now)
+                    saw(now, replayer.engine)
                     previous = now
                 default: break
                 }
@@ -50,7 +56,9 @@ enum CoverageCommand {
         let missing = plan.layouts.filter { !seen.contains($0.digest) }
         let coveredTransitions = plan.transitions.filter { steps.contains([$0.from, $0.to]) }.count
         let percent = plan.layouts.isEmpty ? 100 : Double(covered.count) * 100 / Double(plan.layouts.count)
-        let outside = seen.subtracting(plan.layouts.map(\.digest)).count
+        let outside = plan.classes.isEmpty ? seen.subtracting(plan.layouts.map(\.digest)).count : 0
+        let coveredClasses = plan.classes.filter { seenClasses.contains($0) }.count
+        let classPercent = plan.classes.isEmpty ? 100 : Double(coveredClasses) * 100 / Double(plan.classes.count)
         if json {
             var w = JSONWriter()
             w.beginObject()
@@ -60,6 +68,16 @@ enum CoverageCommand {
             w.key("layouts"); w.int(plan.layouts.count)
             w.key("covered"); w.int(covered.count)
             w.key("percent"); w.number((percent * 100).rounded() / 100)
+            if let observe = plan.observe {
+                w.key("observe"); w.string(observe.rawValue)
+                w.key("classes"); w.int(plan.classes.count)
+                w.key("classesCovered"); w.int(coveredClasses)
+                w.key("classPercent"); w.number((classPercent * 100).rounded() / 100)
+                // What `crease plan --tour --resume` skips, whichever layout of a class was seen.
+                w.key("coveredClasses"); w.beginArray()
+                for c in plan.classes where seenClasses.contains(c) { w.string(Digest.hex(c)) }
+                w.endArray()
+            }
             w.key("transitions"); w.int(plan.transitions.count)
             w.key("transitionsCovered"); w.int(coveredTransitions)
             w.key("outsidePlan"); w.int(outside)
@@ -70,18 +88,27 @@ enum CoverageCommand {
             Console.out(bytes: w.bytes)
         } else {
             Console.out("coverage: \(traces.count) trace\(traces.count == 1 ? "" : "s"), \(Format.grouped(events)) events, against the plan for \(plan.app)")
-            Console.out("layouts      \(Format.grouped(covered.count)) of \(Format.grouped(plan.layouts.count)) (\(Format.fixed(percent, 2)) %)")
+            if let observe = plan.observe {
+                Console.out("classes      \(Format.grouped(coveredClasses)) of \(Format.grouped(plan.classes.count)) (\(Format.fixed(classPercent, 2)) %), by \(observe.rawValue)")
+            }
+            Console.out("layouts      \(Format.grouped(covered.count)) of \(Format.grouped(plan.layouts.count)) (\(Format.fixed(percent, 2)) %)"
+                        + (plan.observe == nil ? "" : " (the tour's own layouts, one a class)"))
             if !plan.transitions.isEmpty {
                 Console.out("transitions  \(Format.grouped(coveredTransitions)) of \(Format.grouped(plan.transitions.count))")
             }
             if outside > 0 { Console.out("outside      \(outside) layouts the traces showed are not in the plan (another start, depth, or keyboard height)") }
             let next = missing.sorted { $0.events < $1.events }.prefix(10)
             if !next.isEmpty {
-                Console.out("next to run (shortest first; their events are in the plan):")
-                for m in next { Console.out("  \(Digest.hex(m.digest))  \(m.events) events") }
+                if plan.observe == nil {
+                    Console.out("next to run (shortest first; their events are in the plan):")
+                    for m in next { Console.out("  \(Digest.hex(m.digest))  \(m.events) events") }
+                } else {
+                    Console.out("not yet seen (earliest first; crease plan --tour --resume plans them):")
+                    for m in next { Console.out("  \(Digest.hex(m.digest))  at step \(m.events)") }
+                }
             }
         }
-        if let minimum, percent < minimum { return ExitStatus.checkFailed }
+        if let minimum, (plan.observe == nil ? percent : classPercent) < minimum { return ExitStatus.checkFailed }
         return ExitStatus.success
     }
 }

@@ -1,4 +1,5 @@
 import CreaseCore
+import CreaseDaemon
 import Foundation
 
 /// `crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET] [--each]`: replays a
@@ -9,6 +10,7 @@ import Foundation
 enum ReplayCommand {
     static let usage = """
         crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET [--no-load] [--timeout S]] [--each]   (--each: every published layout)
+               crease replay TOUR.jsonl --to SOCKET [--speed max|N] [--timeout S]   (a tour from crease plan --tour)
                crease replay --verify PATH... [--jobs N] [--shard I/N] [--junit FILE] [--json]   (files and directories: a whole corpus)
         """
 
@@ -36,6 +38,16 @@ enum ReplayCommand {
             if let jobs, !(1...256).contains(jobs) { throw UsageError("--jobs must be between 1 and 256, not \(jobs)") }
             return try BatchVerify.run(paths, options: .init(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: shard,
                                                              junit: junit, json: json))
+        }
+        if let socket, TourReplay.looksLikeTour(path) {
+            guard !verify, !each, !noLoad else { throw UsageError("a tour goes into a daemon with --to [--speed] [--timeout]: every reply's digest is always checked") }
+            guard let tour = try TourReplay.read(try Inputs.readFile(path, what: "tour", limit: InputFile.traceLimit), path: path) else {
+                throw UsageError("\(path): not a tour")
+            }
+            do { return try TourReplay.intoDaemon(tour, path: path, socket: socket, timeout: timeout, speed: speed) } catch let e as CheckFailed {
+                Console.err("crease replay: \(path): \(e)")
+                return ExitStatus.checkFailed
+            }
         }
         if socket != nil && each { throw UsageError("--each prints in-process layouts; it does not go with --to") }
         if socket == nil && noLoad { throw UsageError("--no-load goes with --to") }

@@ -40,12 +40,13 @@ enum TourCommand {
         }
         let start = try fromPath.map { try PlanCommand.startState($0, app: app, profile: profile) } ?? DeviceState(app: app)
         let done = try resumePath.map { try observedDigests($0, app: app) } ?? []
+        let doneClasses = try resumePath.map { try coveredClasses($0, observe: observe) } ?? []
 
         let began = TraceIO.monotonicNs()
         let tour: Tour
         do {
             tour = try Tour.plan(app: app, profile: profile, rig: rig, from: start,
-                                 options: .init(observe: observe, parts: split, budget: budget, done: done, maxDepth: maxDepth, maxStates: maxStates))
+                                 options: .init(observe: observe, parts: split, budget: budget, done: done, doneClasses: doneClasses, maxDepth: maxDepth, maxStates: maxStates))
         } catch { throw UsageError("\(rigPath ?? "the default rig"): \(error)") }
         let seconds = Double(TraceIO.monotonicNs() - began) / 1e9
 
@@ -128,6 +129,21 @@ enum TourCommand {
         do { return try RigProfile.decode(json: try Inputs.readFile(path, what: "rig file", limit: InputFile.profileLimit)) } catch let e as InputError {
             throw UsageError("\(path): \(e)")
         }
+    }
+
+    /// `--resume COVERAGE.json` of a tour: the classes it saw, when it told them apart as this tour does.
+    static func coveredClasses(_ path: String, observe: RigProfile.ObserveMode) throws -> Set<UInt64> {
+        let value = try JSON.parse(try Inputs.readFile(path, what: "coverage", limit: InputFile.manifestLimit))
+        guard case .array(let list)? = value["coveredClasses"] else { return [] }
+        guard value["observe"] == .string(observe.rawValue) else {
+            throw UsageError("\(path) counts classes by \(value["observe"].map { "\($0)" } ?? "?"); this tour counts them by \(observe.rawValue)")
+        }
+        var out = Set<UInt64>()
+        for v in list {
+            guard case .string(let text) = v, let d = Digest.parseHex(text) else { throw UsageError("\(path): a class that is not 16 hex digits") }
+            out.insert(d)
+        }
+        return out
     }
 
     /// `--resume COVERAGE.json`: the layouts `crease coverage --json` says were observed

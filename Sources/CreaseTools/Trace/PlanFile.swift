@@ -43,13 +43,18 @@ enum PlanFile {
         var profile: String?
         var layouts: [(digest: UInt64, events: Int)]
         var transitions: [(from: UInt64, to: UInt64)]
+        /// A tour's observable classes (its observe steps'), in order; empty for a plan.
+        var classes: [UInt64] = []
+        /// How a tour tells classes apart; nil for a plan.
+        var observe: RigProfile.ObserveMode?
     }
 
+    /// A plan (one JSON document) or a tour (JSON Lines whose first line says `"crease":"tour"`).
     static func load(_ path: String) throws -> Loaded {
+        let bytes = try Inputs.readFile(path, what: "plan", limit: InputFile.traceLimit)
+        if let tour = try loadTour(bytes, path: path) { return tour }
         let value: JSONValue
-        do { value = try JSON.parse(try Inputs.readFile(path, what: "plan", limit: InputFile.traceLimit)) } catch let e as UsageError {
-            throw e
-        } catch {
+        do { value = try JSON.parse(bytes) } catch {
             throw UsageError("\(path): not a plan (crease plan -o PLAN writes one): not one JSON document: \(error)")
         }
         guard case .string("plan") = value["crease"], case .array(let sequences)? = value["sequences"] else {
@@ -87,5 +92,38 @@ enum PlanFile {
         var profile: String?
         if case .string(let p)? = value["profile"] { profile = p }
         return Loaded(app: app, profile: profile, layouts: layouts, transitions: transitions)
+    }
+
+    /// The layouts and classes of a tour's observe steps; nil when `bytes` is not a tour.
+    private static func loadTour(_ bytes: [UInt8], path: String) throws -> Loaded? {
+        let lines = Inputs.lines(bytes)
+        guard let first = lines.first, let header = try? JSON.parse(Array(first.bytes)), case .string("tour") = header["crease"] else { return nil }
+        guard case .number(let version)? = header["version"], version == 1 else {
+            throw UsageError("\(path): a tour of another version; this build reads version 1")
+        }
+        guard case .string(let app)? = header["app"], case .string(let observeName)? = header["observe"],
+              let observe = RigProfile.ObserveMode(rawValue: observeName) else {
+            throw UsageError("\(path): line 1: a tour header needs \"app\" and \"observe\" (digest or page-source)")
+        }
+        var profile: String?
+        if case .string(let p)? = header["profile"] { profile = p }
+        var layouts: [(UInt64, Int)] = []
+        var classes: [UInt64] = []
+        var listed = Set<UInt64>()
+        for line in lines.dropFirst() where !line.bytes.isEmpty {
+            let step: JSONValue
+            do { step = try JSON.parse(Array(line.bytes)) } catch { throw UsageError("\(path): line \(line.number): not JSON: \(error)") }
+            guard case .string("observe")? = step["why"] else { continue }
+            guard case .string(let d)? = step["digest"], let digest = Digest.parseHex(d),
+                  case .string(let c)? = step["class"], let cls = Digest.parseHex(c), case .number(let n)? = step["step"] else {
+                throw UsageError("\(path): line \(line.number): an observe step needs \"step\", and \"digest\" and \"class\" of 16 hex digits")
+            }
+            if listed.insert(cls).inserted {
+                classes.append(cls)
+                layouts.append((digest, Int(n)))
+            }
+        }
+        guard !classes.isEmpty else { throw UsageError("\(path): the tour observes nothing: nothing to cover") }
+        return Loaded(app: app, profile: profile, layouts: layouts, transitions: [], classes: classes, observe: observe)
     }
 }

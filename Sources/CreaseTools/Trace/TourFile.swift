@@ -27,6 +27,7 @@ enum TourFile {
         w.key("rig"); w.string(h.rig)
         w.key("observe"); w.string(h.observe.rawValue)
         w.key("from"); w.string(h.from)
+        w.key("startDigest"); w.string(Digest.hex(tour.startDigest))
         if let p = h.part {
             w.key("part"); w.int(p.index)
             w.key("parts"); w.int(p.of)

@@ -1,0 +1,193 @@
+import Testing
+@testable import CreaseCore
+
+/// Issue 39: `crease plan --tour` walks the phone once, with no reset, through every
+/// observable class the rig's moves reach, and its estimate is the rig file's costs.
+@Suite struct TourTests {
+    static let motorRig = RigProfile(
+        name: "motor", hinge: .init(fixed: 0.3, perDegree: 0.02),
+        moves: RigProfile.Move.allCases.map { m -> Double? in
+            switch m {
+            case .orientation: 1.5
+            case .pip, .liveActivities: 2
+            case .splitView: 3
+            case .layoutDirection: 15
+            case .reduceTransparency: 8
+            default: 1
+            }
+        },
+        orientations: [.portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight], looks: [1.5, 2], reset: 20, observe: .pageSource)
+
+    static func plan(_ name: String, rig: RigProfile = motorRig, observe: RigProfile.ObserveMode = .pageSource, depth: Int? = nil,
+                     parts: Int = 1, budget: Double? = nil, done: Set<UInt64> = []) throws -> (App, Tour) {
+        let app = builtin(name)
+        let tour = try Tour.plan(app: app, profile: .builtin, rig: rig, from: DeviceState(app: app),
+                                 options: .init(observe: observe, parts: parts, budget: budget, done: done, maxDepth: depth ?? (name == "tabs" ? 3 : 4)))
+        return (app, tour)
+    }
+
+    @Test("the walk replays digest for digest from the start, with no reset and no load, and every step costs what the rig file says",
+          arguments: BuiltinApps.names)
+    func replaysAndCostsAsTheRigFileSays(app name: String) throws {
+        let (app, tour) = try Self.plan(name)
+        let steps = tour.parts[0].steps
+        var engine = Engine(profile: .builtin, app: app)
+        var sum = 0.0
+        for (i, step) in steps.enumerated() {
+            var cost = 0.0
+            if let event = step.event {
+                #expect(event.name != "app", "a tour never replaces the app")
+                if case .orientation = event { Issue.record("step \(i + 1) sets an interface orientation directly") }
+                cost = try #require(Self.motorRig.cost(of: event, from: engine.state))
+                try engine.apply(event)
+            } else {
+                #expect(i == 0, "only a first look at the start has no event")
+            }
+            if step.why == .observe { cost += 1.5 }
+            #expect(abs(step.cost - cost) < 1e-9, "step \(i + 1)")
+            #expect(engine.digest == step.digest, "step \(i + 1)")
+            sum += step.cost
+        }
+        #expect(abs(sum - tour.parts[0].seconds) < 1e-6)
+        #expect(tour.parts[0].seconds >= tour.lowerBound - 1e-6)
+    }
+
+    @Test("every class the rig's exhaustive exploration reaches is observed once, with what a page source would show; the model's other classes are listed as unreachable",
+          arguments: BuiltinApps.names)
+    func everyClassIsObservedOnce(app name: String) throws {
+        let (app, tour) = try Self.plan(name)
+        let observes = tour.parts[0].steps.filter { $0.why == .observe }
+        let classes = observes.map(\.classDigest)
+        #expect(Set(classes).count == classes.count, "a class observed twice")
+        #expect(classes.count == tour.classes && tour.unobserved == 0 && !tour.truncated)
+        let graph = StateGraph.explore(app: app, profile: .builtin, from: DeviceState(app: app),
+                                       inputs: TourPlanner.inputs(app: app, profile: .builtin, rig: Self.motorRig), maxDepth: name == "tabs" ? 3 : 4,
+                                       closeFrontier: true, classify: PageSourceView.classDigest(of:))
+        #expect(Set(graph.classOf) == Set(classes))
+        let model = StateGraph.explore(app: app, profile: .builtin, from: DeviceState(app: app),
+                                       inputs: ModelExplorer.inputs(app: app, profile: .builtin), maxDepth: name == "tabs" ? 3 : 4,
+                                       closeFrontier: true, classify: PageSourceView.classDigest(of:))
+        #expect(Set(model.classOf).subtracting(classes) == Set(tour.unreachable.map(\.classDigest)))
+        for step in observes {
+            #expect(step.expected.map(PageSourceView.classDigest(of:)) == step.classDigest)
+        }
+    }
+
+    /// Two layouts of one class differ only where a page source does not look.
+    @Test("two layouts of one class have one page-source view, and layouts that differ in a frame or an id are two classes")
+    func oneClassOneView() throws {
+        let app = builtin("tabs")
+        let graph = StateGraph.explore(app: app, profile: .builtin, from: DeviceState(app: app),
+                                       inputs: ModelExplorer.inputs(app: app, profile: .builtin), maxDepth: 2,
+                                       classify: PageSourceView.classDigest(of:))
+        var firstOfClass: [UInt64: Int] = [:]
+        var sharedClasses = 0
+        for s in 0..<graph.count {
+            let layout = LayoutBuilder.build(profile: .builtin, app: app, state: graph.states[s])
+            if let f = firstOfClass[graph.classOf[s]] {
+                let first = LayoutBuilder.build(profile: .builtin, app: app, state: graph.states[f])
+                #expect(PageSourceView.observation(of: first) == PageSourceView.observation(of: layout))
+                if graph.digest[f] != graph.digest[s] { sharedClasses += 1 }
+            } else {
+                firstOfClass[graph.classOf[s]] = s
+            }
+        }
+        #expect(sharedClasses > 0, "no two layouts share a class: the view would be the digest")
+        var layout = LayoutBuilder.build(profile: .builtin, app: app, state: DeviceState(app: app))
+        let before = PageSourceView.classDigest(of: layout)
+        layout.bars[0].items[0].frame.y += 1
+        #expect(PageSourceView.classDigest(of: layout) != before)
+    }
+
+    @Test("--split: every class observed by exactly one part, each part from the start, the longest at most 1.25 × the total over N")
+    func splitBalancesTheParts() throws {
+        let (_, whole) = try Self.plan("split")
+        for n in [2, 3] {
+            let (_, tour) = try Self.plan("split", parts: n)
+            #expect(tour.parts.count == n)
+            let classes = tour.parts.flatMap { $0.steps.filter { $0.why == .observe }.map(\.classDigest) }
+            #expect(classes.count == whole.classes && Set(classes).count == classes.count)
+            let total = tour.parts.reduce(0) { $0 + $1.seconds }
+            let longest = tour.parts.map(\.seconds).max()!
+            #expect(longest <= 1.25 * total / Double(n), "parts \(tour.parts.map(\.seconds))")
+        }
+    }
+
+    @Test("a budget cuts the walk before it would pass it and says so; classes already observed are not planned again")
+    func budgetAndResume() throws {
+        let (_, whole) = try Self.plan("split")
+        let (_, cut) = try Self.plan("split", budget: 120)
+        #expect(cut.truncated && cut.parts[0].seconds <= 120 && cut.unobserved > 0)
+        #expect(cut.parts[0].observations + cut.unobserved == whole.classes)
+        let seen = Set(cut.parts[0].steps.filter { $0.why == .observe }.map(\.digest))
+        let (_, rest) = try Self.plan("split", done: seen)
+        let again = Set(rest.parts[0].steps.filter { $0.why == .observe }.map(\.classDigest))
+        #expect(again.isDisjoint(with: cut.parts[0].steps.filter { $0.why == .observe }.map(\.classDigest)))
+        #expect(rest.classes == whole.classes - seen.count)
+    }
+
+    @Test("a rig that cannot select a tab or turn the phone reaches fewer classes, and each unreachable class names what would reach it")
+    func unreachableClassesNameTheirNeed() throws {
+        var rig = Self.motorRig
+        rig.moves[RigProfile.Move.allCases.firstIndex(of: .select)!] = nil
+        rig.moves[RigProfile.Move.allCases.firstIndex(of: .orientation)!] = nil
+        rig.orientations = []
+        let (_, full) = try Self.plan("tabs", depth: 3)
+        let (_, tour) = try Self.plan("tabs", rig: rig, depth: 3)
+        #expect(tour.classes < full.classes)
+        let needs = Set(tour.unreachable.map(\.needs))
+        #expect(needs.contains("select") && needs.contains(where: { $0.hasPrefix("orientation ") }))
+        #expect(needs.isSubset(of: ["select", "orientation portrait", "orientation portraitUpsideDown", "orientation landscapeLeft",
+                                    "orientation landscapeRight", "orientation faceUp", "orientation faceDown", "no device move"]))
+        for step in tour.parts[0].steps {
+            if case .select = step.event { Issue.record("the tour selects a tab on a rig that cannot") }
+            if case .deviceOrientation = step.event { Issue.record("the tour turns a phone the rig cannot turn") }
+        }
+    }
+
+    @Test("in digest mode every distinct layout is its own class")
+    func digestModeCountsLayouts() throws {
+        let (app, tour) = try Self.plan("split", observe: .digest, depth: 3)
+        let graph = StateGraph.explore(app: app, profile: .builtin, from: DeviceState(app: app),
+                                       inputs: TourPlanner.inputs(app: app, profile: .builtin, rig: Self.motorRig), maxDepth: 3)
+        #expect(tour.classes == Set(graph.digest).count)
+        #expect(tour.parts[0].steps.allSatisfy { $0.classDigest == $0.digest })
+    }
+
+    @Test("a rig file: every move given as seconds or null, unknown fields and bad values refused naming the field")
+    func rigFileDecoding() throws {
+        let good = """
+        {"crease":"rig","version":1,"name":"r","moves":{"hinge":{"fixed":0.3,"perDegree":0.02},"orientation":1.5,"keyboard":1,"pip":2,
+        "liveActivities":2,"splitView":3,"layoutDirection":null,"reduceTransparency":8,"select":1,"push":1,"pop":1,"present":1,
+        "dismiss":1,"inspector":1},"orientations":["portrait","landscapeLeft"],"observations":{"page-source":1.5,"screenshot":null},
+        "reset":20,"device":{"displays":{"outer":1,"inner":2}}}
+        """
+        let rig = try RigProfile.decode(json: Array(good.utf8))
+        #expect(rig.cost(.layoutDirection) == nil && rig.cost(.pip) == 2 && rig.orientations == [.portrait, .landscapeLeft])
+        #expect(rig.cost(of: .hinge(angle: 90), from: DeviceState(app: builtin("tabs"))) == 0.3 + 0.02 * 90)
+        #expect(rig.cost(of: .orientation(.landscapeLeft), from: DeviceState(app: builtin("tabs"))) == nil)
+        #expect(rig.cost(of: .deviceOrientation(.portraitUpsideDown), from: DeviceState(app: builtin("tabs"))) == nil)
+        var w = JSONWriter()
+        rig.write(to: &w)
+        #expect(try RigProfile.decode(json: w.bytes) == rig)
+        let cases: [(String, String, String)] = [
+            ("\"pip\":2,", "", "moves.pip"),
+            ("\"pip\":2", "\"pip\":-1", "moves.pip"),
+            ("\"reset\":20", "\"reset\":20,\"resets\":1", "resets"),
+            ("\"screenshot\":null", "\"screenshot\":null,\"video\":1", "observations.video"),
+            ("\"page-source\":1.5", "\"page-source\":null", "observations"),
+            ("\"landscapeLeft\"", "\"sideways\"", "orientations[1]"),
+            ("\"version\":1", "\"version\":2", "version"),
+        ]
+        for (from, to, field) in cases {
+            let bad = good.replacingOccurrences(of: from, with: to)
+            #expect(bad != good)
+            do {
+                _ = try RigProfile.decode(json: Array(bad.utf8))
+                Issue.record("\(to) was accepted")
+            } catch {
+                #expect(error.field == field, "\(to): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import CreaseCore
+@testable import CreaseTools
+import Foundation
+import Testing
+
+/// Issue 39 through the command line: `crease plan --tour` writes the same bytes every run,
+/// `crease replay --to` runs it on a real creased, `crease coverage` counts its classes, and
+/// an interrupted campaign resumes from its coverage.
+@Suite struct TourCommandTests {
+    static let rigs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/rigs").path
+
+    static func lines(_ path: String) throws -> [JSONValue] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { try JSON.parse(Array($0.utf8)) }
+    }
+
+    @Test("a tour is the same bytes on every run, its header says what it holds, and its summary goes to stderr")
+    func sameBytesAndAHeader() throws {
+        let scratch = Scratch()
+        let a = scratch.path + "/a.jsonl", b = scratch.path + "/b.jsonl"
+        for out in [a, b] {
+            let r = try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:split", "--rig", Self.rigs + "/motor-rig.json",
+                                                  "--max-depth", "4", "-o", out], in: scratch)
+            #expect(r.status == 0 && r.stdout.isEmpty && r.stderr.contains("classes to observe"), "\(r.stderr)")
+        }
+        #expect(FileManager.default.contents(atPath: a) == FileManager.default.contents(atPath: b))
+        let lines = try Self.lines(a)
+        let header = lines[0]
+        #expect(header["crease"] == .string("tour") && header["observe"] == .string("page-source") && header["truncated"] == .bool(false))
+        guard case .number(let steps)? = header["steps"], case .number(let estimate)? = header["estimatedSeconds"],
+              case .number(let bound)? = header["lowerBoundSeconds"], case .array(let unreachable)? = header["unreachable"] else {
+            Issue.record("header fields missing"); return
+        }
+        #expect(Int(steps) == lines.count - 1 && estimate >= bound && !unreachable.isEmpty)
+        var sum = 0.0
+        for step in lines.dropFirst() {
+            guard case .number(let c)? = step["cost"] else { Issue.record("a step without cost"); return }
+            sum += c
+            let observe = step["why"] == .string("observe")
+            #expect((step["expected"] != nil) == observe && step["class"] != nil)
+        }
+        #expect(abs(sum - estimate) < 1e-6)
+        #expect(unreachable.allSatisfy { $0["needs"] != nil && $0["expected"] != nil && $0["class"] != nil })
+    }
+
+    @Test("the tour runs on a real creased digest for digest; coverage of its trace is 100 % of its classes; a budget-cut tour resumes to the rest")
+    func runCoverAndResume() throws {
+        let scratch = Scratch()
+        let rig = Self.rigs + "/motor-rig.json"
+        let tour = scratch.path + "/tour.jsonl", first = scratch.path + "/first.jsonl", rest = scratch.path + "/rest.jsonl"
+        let common = ["plan", "--tour", "--app", "builtin:split", "--rig", rig, "--max-depth", "4"]
+        #expect(try runProgram(Built.crease, common + ["-o", tour], in: scratch).status == 0)
+        #expect(try runProgram(Built.crease, common + ["--budget", "200", "-o", first], in: scratch).status == 0)
+        let cut = try Self.lines(first)[0]
+        #expect(cut["truncated"] == .bool(true))
+
+        // The first night: the budget-cut tour on a real daemon.
+        let daemon = try LiveDaemon(scratch, ["--app", "builtin:split"])
+        let ran = try runProgram(Built.crease, ["replay", first, "--to", daemon.socket], in: scratch)
+        #expect(ran.status == 0, "\(ran.stdout)\(ran.stderr)")
+        // A daemon no longer at the tour's start is refused, naming both digests.
+        let again = try runProgram(Built.crease, ["replay", first, "--to", daemon.socket], in: scratch)
+        #expect(again.status == 1 && again.stderr.contains("the tour starts at"), "\(again.stderr)")
+        _ = daemon.stop()
+        let traces = try daemon.traceFiles()
+        let partial = try runProgram(Built.crease, ["coverage", "--plan", tour, "--json"] + traces, in: scratch)
+        #expect(partial.status == 0, "\(partial.stderr)")
+        let coverage = scratch.path + "/coverage.json"
+        try partial.stdout.write(toFile: coverage, atomically: true, encoding: .utf8)
+        let report = try JSON.parse(Array(partial.stdout.utf8))
+        guard case .number(let classes)? = report["classes"], case .number(let covered)? = report["classesCovered"] else {
+            Issue.record("coverage --json has no classes: \(partial.stdout)"); return
+        }
+        #expect(covered > 0 && covered < classes)
+        let belowMin = try runProgram(Built.crease, ["coverage", "--plan", tour, "--min", "100"] + traces, in: scratch)
+        #expect(belowMin.status == 1)
+
+        // The next night: the rest, from the start again, skipping what was seen.
+        let resumed = try runProgram(Built.crease, common + ["--resume", coverage, "-o", rest], in: scratch)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let restHeader = try Self.lines(rest)[0]
+        guard case .number(let restClasses)? = restHeader["classes"] else { Issue.record("no classes"); return }
+        #expect(restClasses == classes - covered)
+        let second = try LiveDaemon(scratch, name: "e", ["--app", "builtin:split"])
+        #expect(try runProgram(Built.crease, ["replay", rest, "--to", second.socket], in: scratch).status == 0)
+        _ = second.stop()
+        let whole = try runProgram(Built.crease, ["coverage", "--plan", tour, "--min", "100"] + traces + (try second.traceFiles()), in: scratch)
+        #expect(whole.status == 0 && whole.stdout.contains("(100.00 %), by page-source"), "\(whole.stdout)\(whole.stderr)")
+    }
+
+    @Test("--split N writes N files whose classes together are the tour's; bad input is exit 2 naming what is wrong")
+    func splitAndErrors() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/night.jsonl"
+        let r = try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:split", "--max-depth", "4", "--split", "3", "-o", out], in: scratch)
+        #expect(r.status == 0, "\(r.stderr)")
+        var classes: [JSONValue] = []
+        for i in 1...3 {
+            let lines = try Self.lines(scratch.path + "/night-\(i).jsonl")
+            #expect(lines[0]["part"] == .number(Double(i)) && lines[0]["parts"] == .number(3))
+            classes += lines.dropFirst().filter { $0["why"] == .string("observe") }.compactMap { $0["class"] }
+        }
+        let header = try Self.lines(scratch.path + "/night-1.jsonl")[0]
+        #expect(header["classes"] == .number(Double(classes.count)))
+        let badRig = scratch.path + "/bad-rig.json"
+        try #"{"crease":"rig","version":1,"name":"x","moves":{}}"#.write(toFile: badRig, atomically: true, encoding: .utf8)
+        for (args, says) in [(["--rig", badRig], "moves.hinge"), (["--observe", "pixels"], "--observe is digest or page-source"),
+                             (["--split", "2"], "give -o"), (["--budget", "-1"], "--budget"), (["--probes"], "not built yet")] {
+            let bad = try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:split", "--max-depth", "2"] + args, in: scratch)
+            #expect(bad.status == 2 && bad.stderr.contains(says), "\(args): \(bad.stderr)")
+        }
+    }
+}
