@@ -52,8 +52,10 @@ enum CoverageCommand {
                 }
             }
         }
-        let covered = plan.layouts.filter { seen.contains($0.digest) }
-        let missing = plan.layouts.filter { !seen.contains($0.digest) }
+        // A tour's layout stands for its class: any layout of the class covers it.
+        let isCovered = { (i: Int) in plan.observe == nil ? seen.contains(plan.layouts[i].digest) : seenClasses.contains(plan.classes[i]) }
+        let covered = plan.layouts.indices.filter(isCovered).map { plan.layouts[$0] }
+        let missing = plan.layouts.indices.filter { !isCovered($0) }.map { plan.layouts[$0] }
         let coveredTransitions = plan.transitions.filter { steps.contains([$0.from, $0.to]) }.count
         let percent = plan.layouts.isEmpty ? 100 : Double(covered.count) * 100 / Double(plan.layouts.count)
         let outside = plan.classes.isEmpty ? seen.subtracting(plan.layouts.map(\.digest)).count : 0
@@ -90,9 +92,9 @@ enum CoverageCommand {
             Console.out("coverage: \(traces.count) trace\(traces.count == 1 ? "" : "s"), \(Format.grouped(events)) events, against the plan for \(plan.app)")
             if let observe = plan.observe {
                 Console.out("classes      \(Format.grouped(coveredClasses)) of \(Format.grouped(plan.classes.count)) (\(Format.fixed(classPercent, 2)) %), by \(observe.rawValue)")
+            } else {
+                Console.out("layouts      \(Format.grouped(covered.count)) of \(Format.grouped(plan.layouts.count)) (\(Format.fixed(percent, 2)) %)")
             }
-            Console.out("layouts      \(Format.grouped(covered.count)) of \(Format.grouped(plan.layouts.count)) (\(Format.fixed(percent, 2)) %)"
-                        + (plan.observe == nil ? "" : " (the tour's own layouts, one a class)"))
             if !plan.transitions.isEmpty {
                 Console.out("transitions  \(Format.grouped(coveredTransitions)) of \(Format.grouped(plan.transitions.count))")
             }

@@ -95,8 +95,13 @@ enum TourCommand {
         Console.err("tour: \(app.name) on \(rig.name), classes by \(observe.rawValue)")
         Console.err("\(Format.grouped(tour.states)) states the rig reaches, \(Format.grouped(tour.classes)) classes to observe; "
                     + "planned in \(Format.fixed(seconds, 2)) s")
-        Console.err("\(Format.grouped(steps)) steps, estimated \(duration(total)) of device time "
-                    + "(lower bound \(duration(tour.lowerBound)), \(Format.fixed(over, 1)) % over it)")
+        if tour.truncated {
+            Console.err("\(Format.grouped(steps)) steps, estimated \(duration(total)) of device time "
+                        + "(every class would take at least \(duration(tour.lowerBound)))")
+        } else {
+            Console.err("\(Format.grouped(steps)) steps, estimated \(duration(total)) of device time "
+                        + "(lower bound \(duration(tour.lowerBound)), \(Format.fixed(over, 1)) % over it)")
+        }
         if tour.parts.count > 1 {
             for (i, p) in tour.parts.enumerated() {
                 Console.err("  part \(i + 1): \(Format.grouped(p.steps.count)) steps, \(p.observations) looks, \(duration(p.seconds)) → \(paths[i] ?? "-")")

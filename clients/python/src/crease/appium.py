@@ -81,9 +81,15 @@ def _number(element: ElementTree.Element, name: str) -> float:
         raise MappingError(f"a {element.tag} has {name}={text!r}, not a number") from None
 
 
+def _points(value: float) -> float:
+    """A whole number of points as an int, as Crease writes frames (``20``, not ``20.0``),
+    so an observation reads back byte for byte as the tour's ``expected``."""
+    return int(value) if value.is_integer() else value
+
+
 def _frame(element: ElementTree.Element) -> Dict[str, float]:
-    return {"x": _number(element, "x"), "y": _number(element, "y"),
-            "w": _number(element, "width"), "h": _number(element, "height")}
+    return {"x": _points(_number(element, "x")), "y": _points(_number(element, "y")),
+            "w": _points(_number(element, "width")), "h": _points(_number(element, "height"))}
 
 
 def layout_ids(layout: Mapping[str, Any]) -> Set[str]:

@@ -1,0 +1,65 @@
+"""A tour (``crease plan --tour``) walked on the stand-in device through the real
+Appium-Python-Client: every step's page source reads back as the tour says, and two
+layouts of one observable class give byte-equal observations."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any, Dict, List
+
+from appium import webdriver
+from appium.options.ios import XCUITestOptions
+
+from crease import Daemon
+from crease.appium import read_page_source
+from crease.wda_standin import StandInWDA
+
+RIGS = Path(__file__).resolve().parents[3] / "docs" / "rigs"
+
+
+def _tour(creased_bin: str, out: Path, app: str, depth: int) -> List[Dict[str, Any]]:
+    crease = str(Path(creased_bin).with_name("crease"))
+    subprocess.run([crease, "plan", "--tour", "--app", app, "--rig", str(RIGS / "simulator.json"), "--max-depth", str(depth),
+                    "-o", str(out)], check=True, timeout=300, capture_output=True)
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def _canonical(observed: Dict[str, Any]) -> str:
+    return json.dumps(observed, sort_keys=True, separators=(",", ":"))
+
+
+def test_each_class_reads_back_as_one_observation_the_tour_expects(creased_bin: str, tmp_path: Path) -> None:
+    lines = _tour(creased_bin, tmp_path / "tour.jsonl", "builtin:split", 4)
+    header, steps = lines[0], lines[1:]
+    assert header["crease"] == "tour" and header["observe"] == "page-source"
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:split"], trace=False)
+    rig = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:split"])
+    try:
+        with phone.connect() as device, rig.connect() as client, StandInWDA(device) as wda:
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                by_class: Dict[str, str] = {}
+                digests_of_class: Dict[str, set[str]] = {}
+                for step in steps:
+                    if step["event"] is not None:
+                        device.send(step["event"])
+                        assert client.send(step["event"])["digest"] == step["digest"]
+                    reading = read_page_source(driver.page_source).observed
+                    seen = _canonical(reading)
+                    # One class, one observation, whichever of its layouts the phone shows.
+                    assert by_class.setdefault(step["class"], seen) == seen, step["step"]
+                    digests_of_class.setdefault(step["class"], set()).add(step["digest"])
+                    if step["why"] == "observe":
+                        assert seen == _canonical(step["expected"]), step["step"]
+                        assert client.observe(reading)["verdict"] == "match"
+            finally:
+                driver.quit()
+    finally:
+        phone.stop()
+        rig.stop()
+    observed = [s["class"] for s in steps if s["why"] == "observe"]
+    assert len(observed) == len(set(observed)) == header["classes"]
+    # The walk did pass through classes of more than one layout: the check above had work to do.
+    assert any(len(d) > 1 for d in digests_of_class.values())
