@@ -190,4 +190,38 @@ import Testing
             }
         }
     }
+
+    @Test("--probes: after the walk, each hinge threshold is swept both ways inside and across its hysteresis band, looking on each side")
+    func probesStraddleEachThreshold() throws {
+        let app = builtin("split")
+        let profile = DeviceProfile.builtin
+        let tour = try Tour.plan(app: app, profile: profile, rig: Self.motorRig, from: DeviceState(app: app),
+                                 options: .init(observe: .pageSource, maxDepth: 3, probes: true))
+        let probes = tour.parts[0].steps.filter { $0.why == .probe }
+        #expect(!probes.isEmpty && tour.parts[0].steps.suffix(probes.count).allSatisfy { $0.why == .probe })
+        // Replayed: the poses the looks see, against the angles.
+        var looked: [(Double, Pose)] = []
+        var engine = Engine(profile: profile, app: app)
+        for step in tour.parts[0].steps {
+            guard let e = step.event else { continue }
+            try engine.apply(e)
+            #expect(engine.digest == step.digest)
+            if step.why == .probe, step.expected != nil, case .hinge(let a) = e { looked.append((a, engine.state.pose)) }
+        }
+        let h = profile.hingeHysteresis
+        for (t, lower, upper) in [(profile.partialOpenThreshold, Pose.closed, Pose.partiallyOpen),
+                                  (profile.fullyOpenThreshold, Pose.partiallyOpen, Pose.fullyOpen)] {
+            let sweep = looked.filter { abs($0.0 - t) <= h + 1 }
+            #expect(sweep.map(\.1) == [lower, upper, upper, lower], "around \(t): \(sweep)")
+            #expect(sweep[0].0 < t + h && sweep[1].0 > t + h && sweep[2].0 > t - h && sweep[3].0 < t - h)
+        }
+        let sum = tour.parts[0].steps.reduce(0) { $0 + $1.cost }
+        #expect(abs(sum - tour.parts[0].seconds) < 1e-6)
+        var noHinge = Self.motorRig
+        noHinge.hinge = nil
+        #expect(throws: InputError.self) {
+            _ = try Tour.plan(app: app, profile: profile, rig: noHinge, from: DeviceState(app: app),
+                              options: .init(observe: .pageSource, maxDepth: 2, probes: true))
+        }
+    }
 }

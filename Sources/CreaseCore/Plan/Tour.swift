@@ -12,10 +12,13 @@ public struct Tour: Sendable {
         public var doneClasses: Set<UInt64>
         public var maxDepth: Int
         public var maxStates: Int
+        /// Sweeps across the hinge thresholds at the end of the first part (`TourProbes`).
+        public var probes: Bool
 
         public init(observe: RigProfile.ObserveMode, parts: Int = 1, budget: Double? = nil, done: Set<UInt64> = [],
-                    doneClasses: Set<UInt64> = [], maxDepth: Int = 64, maxStates: Int = 200_000) {
+                    doneClasses: Set<UInt64> = [], maxDepth: Int = 64, maxStates: Int = 200_000, probes: Bool = false) {
             self.doneClasses = doneClasses
+            self.probes = probes
             self.observe = observe
             self.parts = parts
             self.budget = budget
@@ -84,16 +87,32 @@ public struct Tour: Sendable {
         func view(_ state: DeviceState) -> Observation {
             PageSourceView.observation(of: LayoutBuilder.build(profile: profile, app: app, state: state))
         }
-        let parts = walk.parts.map { part in
+        var parts = walk.parts.map { part in
             Part(steps: part.steps.map { s in
                 Step(event: s.edge.map { graph.inputs[Int(graph.edgeInput[$0])] }, digest: graph.digest[s.state],
                      classDigest: graph.classOf[s.state], cost: s.cost, why: s.why,
                      expected: s.why == .observe ? view(graph.states[s.state]) : nil)
             }, seconds: part.seconds, observations: part.observations)
         }
+        // The probes are fixed steps: the bound counts them as they are.
+        var lowerBound = walk.lowerBound
+        if options.probes {
+            let end = walk.parts[0].steps.last.map { graph.states[$0.state] } ?? start
+            guard let probes = TourProbes.steps(from: end, app: app, profile: profile, rig: rig, look: look, classify: classify) else {
+                throw InputError(.badValue, "--probes sweeps the hinge, and the rig cannot move it (moves.hinge is null)")
+            }
+            let seconds = probes.reduce(0) { $0 + $1.cost }
+            if let budget = options.budget, parts[0].seconds + seconds > budget {
+                throw InputError(.badValue, "the probes take \(seconds) s more, past --budget: give a larger budget or leave --probes out")
+            }
+            parts[0].steps += probes
+            parts[0].seconds += seconds
+            parts[0].observations += probes.filter { $0.expected != nil }.count
+            lowerBound += seconds
+        }
         let unreachable = Tour.unreachable(app: app, profile: profile, rig: rig, reached: graph, explore: explore, view: view)
         return Tour(parts: parts, startDigest: graph.digest[0], classes: walk.targets.count, unreachable: unreachable, unobserved: walk.unobserved.count,
-                    lowerBound: walk.lowerBound, truncated: walk.truncated, states: graph.count, statesTruncated: graph.truncated)
+                    lowerBound: lowerBound, truncated: walk.truncated, states: graph.count, statesTruncated: graph.truncated)
     }
 
     /// The capabilities a rig may lack, in the order a lab would add them (the cheaper on a

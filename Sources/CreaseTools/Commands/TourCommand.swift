@@ -5,7 +5,7 @@ import CreaseDaemon
 /// observable class once at the least estimated device time found (docs/plan.md).
 enum TourCommand {
     static let usage = "crease plan --tour [--app FILE|builtin:NAME] [--profile FILE] [--from STATE] [--rig RIG.json] "
-        + "[--observe digest|page-source] [--resume COVERAGE.json] [--budget SECONDS] [--split N] [--max-depth N] [--max-states N] "
+        + "[--observe digest|page-source] [--probes] [--resume COVERAGE.json] [--budget SECONDS] [--split N] [--max-depth N] [--max-states N] "
         + "[-o TOUR.jsonl] [--json]"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -21,8 +21,9 @@ enum TourCommand {
         let maxStates = try args.int("--max-states") ?? 200_000
         let output = try args.option("-o")
         let json = args.flag("--json")
-        if args.has("--probes") || args.has("--calibration") {
-            throw UsageError("--probes and --calibration are not built yet: a tour observes every class, without threshold probes")
+        let probes = args.flag("--probes")
+        if args.has("--calibration") {
+            throw UsageError("--calibration is not built yet: --probes sweeps each hinge threshold's hysteresis band as the profile gives it")
         }
         try args.finish()
         guard (1...1_000).contains(maxDepth) else { throw UsageError("--max-depth must be between 1 and 1000, not \(maxDepth)") }
@@ -46,7 +47,7 @@ enum TourCommand {
         let tour: Tour
         do {
             tour = try Tour.plan(app: app, profile: profile, rig: rig, from: start,
-                                 options: .init(observe: observe, parts: split, budget: budget, done: done, doneClasses: doneClasses, maxDepth: maxDepth, maxStates: maxStates))
+                                 options: .init(observe: observe, parts: split, budget: budget, done: done, doneClasses: doneClasses, maxDepth: maxDepth, maxStates: maxStates, probes: probes))
         } catch { throw UsageError("\(rigPath ?? "the default rig"): \(error)") }
         let seconds = Double(TraceIO.monotonicNs() - began) / 1e9
 

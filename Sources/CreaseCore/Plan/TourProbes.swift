@@ -1,0 +1,43 @@
+/// `--probes`: a sweep across each hinge threshold in both directions at the end of a tour,
+/// looking on each side, so a night's run shows where the phone's thresholds really are.
+///
+/// For a threshold T with hysteresis h (the encoder noise the profile tolerates without a
+/// flap), from the pose below it: T + h − δ (not yet across: the lower pose), T + h + δ
+/// (across: the upper pose), T − h + δ (back inside the band: still the upper pose), and
+/// T − h − δ (across again: the lower pose); δ is half the hysteresis, at most 1°. The
+/// closed/partly open threshold is swept from shut, the partly/fully open one from the
+/// middle of the partly open band.
+public enum TourProbes {
+    /// The angles of the sweep across `threshold`, in order.
+    public static func sweep(_ threshold: Double, profile: DeviceProfile) -> [Double] {
+        let h = profile.hingeHysteresis
+        let delta = h > 0 ? min(1, h / 2) : 0.5
+        return [threshold + h - delta, threshold + h + delta, threshold - h + delta, threshold - h - delta].map { min(180, max(0, $0)) }
+    }
+
+    /// The probe steps from `state` (where the walk ended): each a hinge event, the
+    /// sweeps' with a look. Nil when the rig cannot move the hinge.
+    static func steps(from start: DeviceState, app: App, profile: DeviceProfile, rig: RigProfile, look: Double,
+                      classify: (Layout) -> UInt64) -> [Tour.Step]? {
+        guard rig.hinge != nil else { return nil }
+        var state = start
+        var steps: [Tour.Step] = []
+        func take(_ angle: Double, looking: Bool) {
+            let event = Event.hinge(angle: angle)
+            let cost = rig.cost(of: event, from: state)!
+            var a = app
+            do { try StateMachine.apply(event, at: 0, to: &state, app: &a, profile: profile) } catch {
+                preconditionFailure("a hinge angle between 0 and 180 was refused: \(error)")
+            }
+            let layout = LayoutBuilder.build(profile: profile, app: app, state: state)
+            steps.append(Tour.Step(event: event, digest: DigestAlgorithm.crease64v.digest(layout.encodeBody()), classDigest: classify(layout),
+                                   cost: TourPlanner.microseconds(cost + (looking ? look : 0)), why: .probe,
+                                   expected: looking ? PageSourceView.observation(of: layout) : nil))
+        }
+        if state.pose != .closed { take(0, looking: false) }
+        for angle in sweep(profile.partialOpenThreshold, profile: profile) { take(angle, looking: true) }
+        take((profile.partialOpenThreshold + profile.fullyOpenThreshold) / 2, looking: false)
+        for angle in sweep(profile.fullyOpenThreshold, profile: profile) { take(angle, looking: true) }
+        return steps
+    }
+}
