@@ -163,6 +163,22 @@ import Testing
         for d in rows { try checkQuantiles(d) }
     }
 
+    @Test("plan explores and tours every built-in app and the large one, with states per second, tours per second and peak memory")
+    func planQuick() throws {
+        let r = try CommandRunner.run(["bench", "plan", "--quick", "--json", "--quiet"])
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let scenario = try #require((json["scenarios"] as? [[String: Any]])?.first)
+        #expect(scenario["name"] as? String == "plan" && (scenario["problems"] as? [String])?.isEmpty == true)
+        let figures = try #require(scenario["figures"] as? [[String: Any]])
+        for app in ["tabs", "split", "sidebar", "large"] {
+            for what in ["states explored", "tours", "peak RSS so far"] {
+                let f = figures.first { $0["name"] as? String == "\(app): \(what)" }
+                #expect((f?["value"] as? Double ?? 0) > 0, "\(app): \(what)")
+            }
+        }
+    }
+
     @Test("bad usage exits 2")
     func usage() throws {
         #expect(try CommandRunner.run(["bench", "nonsense"]).status == 2)

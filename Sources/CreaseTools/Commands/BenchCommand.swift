@@ -7,7 +7,7 @@ import Foundation
 /// the figures (a dropped subscriber, a lost layout, a divergent replay, a daemon that
 /// did not stop cleanly); targets missed are reported, not failed.
 enum BenchCommand {
-    static let allScenarios = ["core", "rtt", "observe", "stream", "burst", "replay", "memory", "glitches"]
+    static let allScenarios = ["core", "rtt", "observe", "stream", "burst", "replay", "memory", "glitches", "plan"]
 
     static let usage = """
         crease bench [SCENARIO...] [--json] [--svg FILE] [--quick] [--quiet]
@@ -17,7 +17,7 @@ enum BenchCommand {
                  [--replay-events N] [--replay-rounds N] [--trace FILE] [--budget-us N] [--daemon-arg ARG]...
                  [--glitch-layouts N] [--glitch-rounds N]
                crease bench serve-echo --socket PATH --reply LINE
-          SCENARIO: core, rtt, observe, stream, burst, replay, memory, glitches (default: all of them, in that order)
+          SCENARIO: core, rtt, observe, stream, burst, replay, memory, glitches, plan (default: all of them, in that order)
           --quick          tiny counts: checks that everything runs, measures nothing worth quoting
           --core-apps      core on these apps only (built-in names and large; default all), e.g. to profile one
           --core-modes     core in these modes only: unchanged, hit, miss, scratch (default all)
@@ -52,6 +52,7 @@ enum BenchCommand {
         var replayRounds = 3
         var glitchLayouts = 300_000
         var glitchRounds = 5
+        var planMaxStates = 200_000
         var trace: String?
         var budgetUs = 1000
         var daemonArguments: [String] = []
@@ -74,6 +75,7 @@ enum BenchCommand {
                 o.replayRounds = 1
                 o.glitchLayouts = 5_000
                 o.glitchRounds = 1
+                o.planMaxStates = 2_000
             }
             o.json = args.flag("--json")
             o.quiet = args.flag("--quiet")
@@ -179,7 +181,7 @@ enum BenchCommand {
         if report.machine.buildConfiguration != "release" {
             progress.phase("warning: a debug build; figures are only comparable from `swift build -c release`")
         }
-        let needsDaemon = o.scenarios.contains { $0 != "core" && $0 != "glitches" && !($0 == "replay" && o.trace != nil) }
+        let needsDaemon = o.scenarios.contains { $0 != "core" && $0 != "glitches" && $0 != "plan" && !($0 == "replay" && o.trace != nil) }
         let directory = needsDaemon ? try BenchDirectory() : nil
         defer { directory?.remove() }
         let settings = try directory.map {
@@ -204,6 +206,8 @@ enum BenchCommand {
             case "replay":
                 scenario = try ReplayScenario.run(events: o.replayEvents, trace: o.trace, rounds: o.replayRounds,
                                                   settings: settings, progress: progress)
+            case "plan":
+                scenario = PlanScenario.run(maxStates: o.planMaxStates, progress: progress)
             case "glitches":
                 scenario = GlitchScenario.run(count: o.glitchLayouts, rounds: o.glitchRounds, progress: progress)
             case "memory":

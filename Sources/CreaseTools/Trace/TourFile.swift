@@ -13,8 +13,8 @@ enum TourFile {
         var part: (index: Int, of: Int)?
     }
 
-    /// Seconds as the tour writes them: to the microsecond, so a sum reads back the same.
-    static func seconds(_ s: Double) -> Double { (s * 1e6).rounded() / 1e6 }
+    /// Seconds as the tour writes them: to the microsecond, as its steps' costs are.
+    static func seconds(_ s: Double) -> Double { TourPlanner.microseconds(s) }
 
     static func encode(_ tour: Tour, part index: Int, header h: Header) -> [UInt8] {
         let part = tour.parts[index]
