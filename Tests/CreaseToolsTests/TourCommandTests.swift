@@ -102,6 +102,23 @@ import Testing
         }
         let header = try Self.lines(scratch.path + "/night-1.jsonl")[0]
         #expect(header["classes"] == .number(Double(classes.count)))
+        // Two phones, each its part from the start; the parts' coverage together is the whole.
+        let pair = scratch.path + "/pair.jsonl"
+        #expect(try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:split", "--max-depth", "3", "--split", "2", "-o", pair],
+                               in: scratch).status == 0)
+        var traces: [String] = []
+        for i in 1...2 {
+            let phone = try LiveDaemon(scratch, name: "phone\(i)", ["--app", "builtin:split"])
+            let ran = try runProgram(Built.crease, ["replay", scratch.path + "/pair-\(i).jsonl", "--to", phone.socket], in: scratch)
+            #expect(ran.status == 0, "\(ran.stderr)")
+            _ = phone.stop()
+            traces += try phone.traceFiles()
+        }
+        let parts = ["--plan", scratch.path + "/pair-1.jsonl", "--plan", scratch.path + "/pair-2.jsonl"]
+        let merged = try runProgram(Built.crease, ["coverage"] + parts + ["--min", "100"] + traces, in: scratch)
+        #expect(merged.status == 0 && merged.stdout.contains("(100.00 %)"), "\(merged.stdout)\(merged.stderr)")
+        let onePhone = try runProgram(Built.crease, ["coverage"] + parts + ["--min", "100", traces[0]], in: scratch)
+        #expect(onePhone.status == 1, "one phone's trace covers only its part")
         let badRig = scratch.path + "/bad-rig.json"
         try #"{"crease":"rig","version":1,"name":"x","moves":{}}"#.write(toFile: badRig, atomically: true, encoding: .utf8)
         for (args, says) in [(["--rig", badRig], "moves.hinge"), (["--observe", "pixels"], "--observe is digest or page-source"),

@@ -3,17 +3,19 @@ import CreaseCore
 /// `crease coverage --plan PLAN TRACE...`: which of a plan's layouts (and transitions)
 /// a campaign's traces showed (docs/plan.md).
 enum CoverageCommand {
-    static let usage = "crease coverage --plan PLAN|TOUR TRACE... [--min PERCENT] [--json]"
+    static let usage = "crease coverage --plan PLAN|TOUR [--plan TOUR-PART]... TRACE... [--min PERCENT] [--json]"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
-        guard let planPath = try args.option("--plan") else { throw UsageError("--plan PLAN is needed (crease plan -o PLAN makes one)") }
+        let planPaths = try args.options("--plan")
+        guard let planPath = planPaths.first else { throw UsageError("--plan PLAN is needed (crease plan -o PLAN makes one)") }
         let minimum = try args.double("--min")
         let json = args.flag("--json")
         let traces = args.remainingPositionals()
         try args.finish()
         guard !traces.isEmpty else { throw UsageError("at least one trace is needed") }
         if let m = minimum, !(0...100).contains(m) { throw UsageError("--min is a percentage, 0 to 100, not \(m)") }
-        let plan = try PlanFile.load(planPath)
+        // The parts of a split tour (--plan NIGHT-1.jsonl --plan NIGHT-2.jsonl …) are one campaign.
+        let plan = try PlanFile.merged(try planPaths.map(PlanFile.load), paths: planPaths)
         // Every layout a trace passes through, in the plan's digest (crease64v, whatever the trace's version).
         var seen = Set<UInt64>()
         // With a tour: the class of every layout seen, as the tour tells classes apart.

@@ -126,4 +126,25 @@ enum PlanFile {
         guard !classes.isEmpty else { throw UsageError("\(path): the tour observes nothing: nothing to cover") }
         return Loaded(app: app, profile: profile, layouts: layouts, transitions: [], classes: classes, observe: observe)
     }
+
+    /// Several tours (the parts of `--split`) as one: their classes together, each once. One
+    /// plan is itself; plans of other apps, or tours that tell classes apart otherwise, are refused.
+    static func merged(_ loaded: [Loaded], paths: [String]) throws -> Loaded {
+        guard var whole = loaded.first else { throw UsageError("--plan PLAN is needed") }
+        guard loaded.count > 1 else { return whole }
+        var listed = Set(whole.classes)
+        for (part, path) in zip(loaded.dropFirst(), paths.dropFirst()) {
+            guard whole.observe != nil, let observe = part.observe else {
+                throw UsageError("\(path): only the parts of a tour are given together; a plan is given alone")
+            }
+            guard part.app == whole.app, observe == whole.observe else {
+                throw UsageError("\(path) is a tour of app \"\(part.app)\" by \(observe.rawValue); \(paths[0]) is of app \"\(whole.app)\" by \(whole.observe!.rawValue)")
+            }
+            for (layout, cls) in zip(part.layouts, part.classes) where listed.insert(cls).inserted {
+                whole.layouts.append(layout)
+                whole.classes.append(cls)
+            }
+        }
+        return whole
+    }
 }
