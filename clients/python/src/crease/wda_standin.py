@@ -1,8 +1,15 @@
 """A WebDriverAgent stand-in on localhost, for trying a rig script without a phone.
 
-It speaks the endpoints :class:`crease.appium.DuoRig` uses (a session, the page source,
-``mobile: setSimulatedHingeAngle`` / ``getSimulatedHingeAngle`` / ``listDisplays``, the
-orientation, the settings), and plays the device with a creased of its own (``device``):
+It is a test device, not a simulator of iOS. It speaks the endpoints :class:`crease.rig.Rig`
+and :class:`crease.appium.DuoRig` use: a session, the page source, ``mobile:
+setSimulatedHingeAngle`` / ``getSimulatedHingeAngle`` / ``listDisplays``, the orientation
+and the rotation (all four upright orientations), the settings, elements found by
+accessibility id and tapped (a tab's id selects it, a screen's id pushes it, a sheet's id
+presents it, ``BackButton`` pops, ``Dismiss`` dismisses, ``Inspector`` toggles the
+inspector, the text field's id shows the keyboard), ``mobile: hideKeyboard`` /
+``isKeyboardShown``, ``mobile: deepLink`` (``crease-standin://EVENT?FIELD=VALUE`` makes
+that event, for what only the app under test can do), and ``mobile: terminateApp`` /
+``activateApp`` / ``launchApp`` (a relaunch starts the app's screens afresh). It plays the device with a creased of its own (``device``):
 folding and turning it are events to that daemon, and its page source is that daemon's
 layout written in WebDriverAgent's XML format. So a verdict of ``match`` says the rig's
 creased and the "device" agree; the faults it can inject (``misplace``, ``delay``,
@@ -17,13 +24,19 @@ import json
 import threading
 import time
 import uuid
+from urllib.parse import parse_qsl, urlsplit
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from xml.sax.saxutils import quoteattr
 
-from .client import Client, JSONObject
+from .client import Client, CreaseError, JSONObject
 
-__all__ = ["StandInWDA", "page_source_of"]
+__all__ = ["StandInWDA", "page_source_of", "ROTATIONS", "DEEP_LINK_SCHEME"]
+
+#: The W3C rotation's z angle of each device orientation (our reading of WebDriverAgent's
+#: table; a lab whose phone turns otherwise says so in the rig file's device.rotations).
+ROTATIONS = {"portrait": 0, "landscapeRight": 90, "portraitUpsideDown": 180, "landscapeLeft": 270}
+DEEP_LINK_SCHEME = "crease-standin"
 
 # Our assumptions of how the system names its controls, as crease.appium.TreeMapping reads them.
 SYSTEM_NAMES = {"system.back": "BackButton", "system.overflow": "More", "system.tabs": "TabsMenu"}
@@ -78,12 +91,16 @@ class StandInWDA:
         # shown too low; a function run while a page source is being read (the world moves on).
         self.delay = 0.0
         self.misplace: Dict[str, float] = {}
+        # Degrees the hinge lands short of where it was sent (an actuator that stops early).
+        self.short = 0.0
+        self.text_field = "searchField"
         self.during_capture: Optional[Callable[[], None]] = None
         self.settings: JSONObject = {"currentDisplayId": None}
         self.requests: List[str] = []
         self._orientation = "PORTRAIT"
         self._lock = threading.Lock()
         self._session = uuid.uuid4().hex
+        self._terminated = False
         self._app = device.hello().get("app", "App")
         stand_in = self
 
@@ -163,13 +180,89 @@ class StandInWDA:
                 angle = float(options["angle"])
                 if not 0 <= angle <= 180:
                     raise ValueError("angle must be between 0 and 180 degrees")
-                self.device.hinge(angle)
+                self.device.hinge(max(0.0, angle - self.short) if angle > 0 else angle)
                 return None
             if script == "mobile: getSimulatedHingeAngle":
                 return float(self.device.state()["state"]["hingeAngle"])
             if script == "mobile: listDisplays":
                 return DISPLAYS
+            if script == "mobile: hideKeyboard":
+                self._event({"event": "keyboard", "visible": False})
+                return None
+            if script == "mobile: isKeyboardShown":
+                return bool(self.device.state()["state"]["keyboard"]["visible"])
+            if script == "mobile: deepLink":
+                self._deep_link(str(options.get("url", "")))
+                return None
+            if script in ("mobile: terminateApp", "mobile: activateApp", "mobile: launchApp"):
+                if script != "mobile: activateApp" or self._terminated:
+                    self._relaunch(terminate=script == "mobile: terminateApp")
+                return None
         raise KeyError(script)
+
+    def _event(self, event: JSONObject) -> JSONObject:
+        try:
+            return self.device.send(event)
+        except CreaseError as e:
+            raise ValueError(f"the stand-in app could not do {event}: {e}") from None
+
+    def _accepted(self, event: JSONObject) -> bool:
+        try:
+            self.device.send(event)
+        except CreaseError:
+            return False
+        return True
+
+    def _deep_link(self, url: str) -> None:
+        """``crease-standin://pip?active=true``: the event ``pip`` with ``active`` true."""
+        parsed = urlsplit(url)
+        if parsed.scheme != DEEP_LINK_SCHEME or not parsed.netloc:
+            raise ValueError(f"the stand-in opens {DEEP_LINK_SCHEME}://EVENT?FIELD=VALUE links, not {url!r}")
+        event: JSONObject = {"event": parsed.netloc}
+        for key, value in parse_qsl(parsed.query):
+            event[key] = json.loads(value) if value in ("true", "false") or value.lstrip("-").isdigit() else value
+        self._event(event)
+
+    def _relaunch(self, terminate: bool) -> None:
+        """Terminating ends the app (its screens start afresh when it is next activated);
+        the device keeps its fold, orientation and settings, the keyboard goes away."""
+        now = self.device.state()["state"]
+        now["ui"] = {"selectedTabs": [], "stacks": [], "sheet": None, "inspectors": []}
+        now["keyboard"] = {"visible": False, "height": None}
+        self._terminated = terminate
+        if not terminate:
+            self.device.load(now)
+
+    def _tap(self, ident: str) -> None:
+        """A tap on the control named ``ident``: what it does in the stand-in app."""
+        if self._terminated:
+            raise ValueError("the app is not running (mobile: activateApp starts it)")
+        if ident == self.text_field:
+            self._event({"event": "keyboard", "visible": True})
+            return
+        fixed = {"BackButton": {"event": "pop"}, "Dismiss": {"event": "dismiss"}}
+        if ident in fixed:
+            self._event(fixed[ident])
+            return
+        if ident == "Inspector":
+            shown = any(self.device.state()["state"]["ui"].get("inspectors") or [])
+            self._event({"event": "inspector", "presented": not shown})
+            return
+        for event in ({"event": "select", "tab": ident}, {"event": "push", "screen": ident}, {"event": "present", "sheet": ident}):
+            if self._accepted(event):
+                return
+        raise LookupError(ident)
+
+    def _device_orientation(self) -> str:
+        return str(self.device.state()["state"].get("deviceOrientation") or "portrait")
+
+    def _rotate_to(self, z: int) -> None:
+        names = {v: k for k, v in ROTATIONS.items()}
+        if z not in names:
+            raise ValueError(f"the stand-in turns to z = {', '.join(str(k) for k in names)}, not {z}")
+        with self._lock:
+            self.device.send({"event": "orientation", "value": names[z], "convention": "device"})
+        self._orientation = "PORTRAIT" if names[z].startswith("portrait") else "LANDSCAPE"
 
     def _rotate(self, name: str) -> None:
         # WebDriverAgent's LANDSCAPE is UIDeviceOrientationLandscapeLeft.
@@ -208,6 +301,25 @@ class StandInWDA:
                     self._rotate(str(body.get("orientation", "")).upper())
                     return (200, None)
                 return (200, self._orientation)
+            if rest == "rotation":
+                if method == "POST":
+                    self._rotate_to(int(body.get("z", 0)))
+                    return (200, None)
+                return (200, {"x": 0, "y": 0, "z": ROTATIONS[self._device_orientation()]})
+            if method == "POST" and rest == "element":
+                if body.get("using") not in ("accessibility id", "id", "name"):
+                    return (400, {"error": "invalid argument", "message": "the stand-in finds elements by accessibility id"})
+                ident = str(body.get("value", ""))
+                return (200, {"ELEMENT": ident, "element-6066-11e4-a52e-4f735466cecf": ident})
+            if method == "POST" and len(parts) == 5 and parts[2] == "element" and parts[4] == "click":
+                try:
+                    with self._lock:
+                        self._tap(parts[3])
+                except LookupError:
+                    return (404, {"error": "no such element", "message": f"no control {parts[3]!r} can be tapped now"})
+                return (200, None)
+            if method == "GET" and rest == "appium/device/is_keyboard_shown":
+                return (200, self._execute("mobile: isKeyboardShown", []))
             if rest == "wda/device/hingeAngle":
                 if method == "POST":
                     return (200, self._execute("mobile: setSimulatedHingeAngle", [body]))
@@ -215,5 +327,9 @@ class StandInWDA:
             return (404, {"error": "unknown command", "message": f"the stand-in does not serve {method} {path}"})
         except KeyError as e:
             return (404, {"error": "unknown command", "message": f"the stand-in does not support {e}"})
+        except LookupError as e:
+            return (404, {"error": "no such element", "message": str(e)})
         except (ValueError, TypeError) as e:
             return (400, {"error": "invalid argument", "message": str(e)})
+        except Exception as e:  # a stand-in answers every request: a fault of its own is a 500, not a dropped connection
+            return (500, {"error": "unknown error", "message": f"{type(e).__name__}: {e}"})

@@ -1,0 +1,362 @@
+"""The rig: any Crease event done to a phone through Appium, then told to creased as the
+device reports it; a tour run step by step with a checkpoint after every look
+(docs/rig.md).
+
+Standard library only: the driver is the caller's (Appium-Python-Client's
+``webdriver.Remote``), the rig file is :func:`crease.rigfile.load_rig_file`'s.
+
+One actuator per event kind, each through what Appium and WebDriverAgent offer:
+
+- ``hinge``: the rig's motor (``fold``), else ``mobile: setSimulatedHingeAngle``; read
+  back with ``mobile: getSimulatedHingeAngle`` and sent as read.
+- ``orientation`` (device orientations): the W3C rotation (``POST …/rotation``, z by
+  ``device.rotations`` of the rig file); read back and sent as read.
+- ``keyboard``: a tap on the text field (``device.textField``, default ``searchField``)
+  or ``mobile: hideKeyboard``; read back with ``mobile: isKeyboardShown``.
+- ``select`` / ``push`` / ``present``: a tap on the tab's, screen's or sheet's
+  accessibility id (through ``device.ids``, the app's identifiers by manifest id);
+  ``pop`` taps ``BackButton``, ``dismiss`` taps ``Dismiss``, ``inspector`` taps ``Inspector``.
+- ``pip``, ``liveActivities``, ``splitView``, ``layoutDirection``, ``reduceTransparency``:
+  what only the app under test can do: a hook the lab registers by event kind, else
+  ``mobile: deepLink`` to ``device.deepLinks[kind]`` (``{field}`` filled from the event),
+  else the stand-in's ``crease-standin://KIND?FIELD=VALUE``.
+
+A move the rig file says the rig cannot make raises :class:`RigError` before anything is done.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+
+from .appium import PageSourceReading, TreeMapping, layout_ids, read_page_source
+from .client import Client, JSONObject
+from .rigfile import RigFile
+
+__all__ = ["Rig", "RigError", "RunResult", "DEFAULT_ROTATIONS", "read_tour"]
+
+#: The W3C rotation's z of each device orientation (as the stand-in takes it).
+DEFAULT_ROTATIONS: Mapping[str, int] = {"portrait": 0, "landscapeRight": 90, "portraitUpsideDown": 180, "landscapeLeft": 270}
+APP_ONLY = ("pip", "liveActivities", "splitView", "layoutDirection", "reduceTransparency")
+
+
+class RigError(RuntimeError):
+    """The rig could not do an event, or the device is not where the event should have
+    left it; ``event`` is the event, ``shown`` what the device reported."""
+
+    def __init__(self, message: str, event: Optional[Mapping[str, Any]] = None, shown: Any = None) -> None:
+        self.event = dict(event) if event is not None else None
+        self.shown = shown
+        super().__init__(message)
+
+
+@dataclass
+class RunResult:
+    """What a run saw: the classes observed with a match, those that mismatched (class →
+    creased's reply), the steps done, and each move kind's measured seconds."""
+
+    matched: List[str] = field(default_factory=list)
+    mismatched: Dict[str, JSONObject] = field(default_factory=dict)
+    steps: int = 0
+    seconds: Dict[str, List[float]] = field(default_factory=dict)
+
+
+def _canonical(observed: Mapping[str, Any]) -> str:
+    return json.dumps(observed, sort_keys=True, separators=(",", ":"))
+
+
+def read_tour(path: "os.PathLike[str] | str") -> List[JSONObject]:
+    """A tour's steps (``crease plan --tour -o``), its header checked."""
+    with open(path, encoding="utf-8") as f:
+        lines = [json.loads(line) for line in f if line.strip()]
+    if not lines or lines[0].get("crease") != "tour":
+        raise RigError(f"{os.fspath(path)}: not a tour (crease plan --tour -o TOUR.jsonl writes one)")
+    return lines[1:]
+
+
+class Rig:
+    """An Appium driver, the rig's creased client and the rig file, driven together."""
+
+    def __init__(self, driver: Any, client: Client, rig_file: RigFile, *, fold: Optional[Callable[[float], None]] = None,
+                 hooks: Optional[Mapping[str, Callable[[JSONObject], None]]] = None, mapping: TreeMapping = TreeMapping(),
+                 hinge_tolerance: float = 1.0) -> None:
+        self.driver = driver
+        self.client = client
+        self.rig = rig_file
+        self._fold = fold
+        self.hooks = dict(hooks or {})
+        self.mapping = mapping
+        self.hinge_tolerance = hinge_tolerance
+        device = rig_file.device
+        self.ids: Dict[str, str] = dict(device.get("ids") or {})
+        self.text_field = str(device.get("textField", "searchField"))
+        self.rotations: Dict[str, int] = dict(device.get("rotations") or DEFAULT_ROTATIONS)
+        self.deep_links: Dict[str, str] = dict(device.get("deepLinks") or {})
+        self.displays: Dict[str, Any] = dict(device.get("displays") or {})
+        self.tolerance: Optional[float] = device.get("tolerance")
+        self.settle_window = float(device.get("settle", 2.0))
+        self.measured: Dict[str, List[float]] = {}
+        self.last_reading: Optional[PageSourceReading] = None
+        if hasattr(driver, "command_executor") and hasattr(driver.command_executor, "add_command"):
+            driver.command_executor.add_command("creaseGetRotation", "GET", "/session/$sessionId/rotation")
+            driver.command_executor.add_command("creaseSetRotation", "POST", "/session/$sessionId/rotation")
+
+    # -- one event
+
+    def perform(self, event: Mapping[str, Any]) -> JSONObject:
+        """Does ``event`` to the device, checks the device got there, and sends creased what
+        the device reports. Returns creased's reply."""
+        kind = str(event.get("event"))
+        move = "hinge" if kind == "hinge" else kind
+        if kind == "orientation":
+            if event.get("convention") != "device":
+                raise RigError("a rig turns the phone: send the orientation as a device orientation (\"convention\":\"device\")", event)
+            if event.get("value") not in self.rig.orientations:
+                raise RigError(f"the rig file lists no way to turn the phone to {event.get('value')}", event)
+        if not self.rig.can(move):
+            raise RigError(f"the rig file says this rig cannot make a {kind} move", event)
+        started = time.monotonic()
+        reply = getattr(self, f"_do_{kind}", self._do_app_only if kind in APP_ONLY else self._do_app_action)(event)
+        self.measured.setdefault(move, []).append(time.monotonic() - started)
+        if not reply.get("ok", False):
+            raise RigError(f"creased refused what the device reported after {event}: {reply.get('error')}", event, reply)
+        return reply
+
+    def _do_hinge(self, event: Mapping[str, Any]) -> JSONObject:
+        angle = float(event["angle"])
+        if self._fold is not None:
+            self._fold(angle)
+        else:
+            self.driver.execute_script("mobile: setSimulatedHingeAngle", {"angle": angle})
+        shown = float(self.driver.execute_script("mobile: getSimulatedHingeAngle"))
+        if abs(shown - angle) > self.hinge_tolerance:
+            raise RigError(f"the hinge was sent to {angle}° and reads {shown}° (more than {self.hinge_tolerance}° off)", event, shown)
+        reply = self.client.hinge(shown)
+        if self.displays:
+            display = self.client.state()["state"]["display"]
+            self.driver.update_settings({"currentDisplayId": self.displays[display]})
+        return reply
+
+    def _do_orientation(self, event: Mapping[str, Any]) -> JSONObject:
+        wanted = str(event["value"])
+        self.driver.execute("creaseSetRotation", {"x": 0, "y": 0, "z": self.rotations[wanted]})
+        z = int(self.driver.execute("creaseGetRotation")["value"]["z"])
+        shown = next((name for name, angle in self.rotations.items() if angle == z), None)
+        if shown != wanted:
+            raise RigError(f"the phone was turned to {wanted} and reports rotation z = {z} ({shown or 'no orientation'})", event, z)
+        return self.client.send({"event": "orientation", "value": shown, "convention": "device"})
+
+    def _do_keyboard(self, event: Mapping[str, Any]) -> JSONObject:
+        visible = bool(event["visible"])
+        if visible:
+            self._tap(self.text_field, event)
+        else:
+            self.driver.execute_script("mobile: hideKeyboard")
+        shown = bool(self.driver.execute_script("mobile: isKeyboardShown"))
+        if shown != visible:
+            raise RigError(f"the keyboard should be {'shown' if visible else 'hidden'} and is {'shown' if shown else 'hidden'}", event, shown)
+        message: JSONObject = {"event": "keyboard", "visible": shown}
+        if event.get("height") is not None:
+            message["height"] = event["height"]
+        return self.client.send(message)
+
+    def _do_app_action(self, event: Mapping[str, Any]) -> JSONObject:
+        kind = str(event["event"])
+        target = {"select": "tab", "push": "screen", "present": "sheet"}.get(kind)
+        if target is not None:
+            ident = str(event[target])
+            self._tap(self.ids.get(ident, ident), event)
+        elif kind in ("pop", "dismiss", "inspector"):
+            default = {"pop": "BackButton", "dismiss": "Dismiss", "inspector": "Inspector"}[kind]
+            self._tap(self.ids.get(kind, default), event)
+        else:
+            raise RigError(f"no actuator for a {kind} event", event)
+        return self.client.send(dict(event))
+
+    def _do_app_only(self, event: Mapping[str, Any]) -> JSONObject:
+        kind = str(event["event"])
+        fields = {k: v for k, v in event.items() if k not in ("event", "ts", "id")}
+        if kind in self.hooks:
+            self.hooks[kind](dict(event))
+        else:
+            template = self.deep_links.get(kind)
+            if template is not None:
+                url = template.format(**{k: json.dumps(v) if isinstance(v, bool) else v for k, v in fields.items()})
+            else:
+                query = "&".join(f"{k}={json.dumps(v) if isinstance(v, bool) else v}" for k, v in fields.items())
+                url = f"crease-standin://{kind}?{query}"
+            self.driver.execute_script("mobile: deepLink", {"url": url})
+        return self.client.send(dict(event))
+
+    def _tap(self, ident: str, event: Mapping[str, Any]) -> None:
+        try:
+            element = self.driver.find_element("accessibility id", ident)
+            element.click()
+        except Exception as e:  # the driver's own error type: say what was tried, keep its message
+            raise RigError(f"could not tap {ident!r} for {dict(event)}: {e}", event) from e
+
+    # -- looking
+
+    def look(self) -> JSONObject:
+        """Reads the page source and sends it to creased, captured over the time it took."""
+        known = layout_ids(self.client.layout())
+        started = time.monotonic_ns()
+        xml = self.driver.page_source
+        ended = time.monotonic_ns()
+        self.last_reading = read_page_source(xml, mapping=self.mapping, known_ids=known)
+        return self.client.observe(self.last_reading.observed, tolerance=self.tolerance, captured_at=(started, ended))
+
+    def settle(self, window: Optional[float] = None, pause: float = 0.05) -> JSONObject:
+        """Looks until the verdict is not ``stale``, for at most ``window`` seconds."""
+        deadline = time.monotonic() + (self.settle_window if window is None else window)
+        reply = self.look()
+        while reply.get("verdict") == "stale" and time.monotonic() < deadline:
+            time.sleep(pause)
+            reply = self.look()
+        return reply
+
+    # -- resetting and running
+
+    def reset(self) -> JSONObject:
+        """Back to the default start state: the app relaunched, the hinge shut, portrait,
+        the keyboard hidden, the app-only settings back; then creased loads the default
+        state, with the hinge as read, so the model and the phone agree."""
+        started = time.monotonic()
+        self.driver.execute_script("mobile: terminateApp", {})
+        self.driver.execute_script("mobile: activateApp", {})
+        if self.rig.can("hinge"):
+            self._do_hinge({"event": "hinge", "angle": 0})
+        if self.rig.can("orientation") and "portrait" in self.rig.orientations:
+            self.driver.execute("creaseSetRotation", {"x": 0, "y": 0, "z": self.rotations["portrait"]})
+        if self.rig.can("keyboard"):
+            self.driver.execute_script("mobile: hideKeyboard")
+        for event in ({"event": "pip", "active": False}, {"event": "liveActivities", "count": 0}, {"event": "splitView", "side": "none"},
+                      {"event": "layoutDirection", "value": "ltr"}, {"event": "reduceTransparency", "enabled": False}):
+            if self.rig.can(str(event["event"])):
+                self._do_app_only(event)
+        reply = self.client.load()
+        if self.rig.can("hinge"):
+            reply = self.client.hinge(float(self.driver.execute_script("mobile: getSimulatedHingeAngle")))
+        self.measured.setdefault("reset", []).append(time.monotonic() - started)
+        return reply
+
+    def run(self, steps: Sequence[Mapping[str, Any]], *, checkpoint: Optional["os.PathLike[str] | str"] = None, resume: bool = False,
+            stop_on_mismatch: bool = False, progress: Optional[Callable[[str], None]] = None) -> RunResult:
+        """Runs a tour's steps (:func:`read_tour`), looking at every ``observe`` step (and a
+        probe that has ``expected``). With ``checkpoint``, the last step done and the last
+        looked at are written there after each (atomically); ``resume=True`` continues after
+        the last step done, first looking at it if its look was cut off, and finishes a
+        step the kill cut in half (:meth:`_finish_cut_step`), so no class is observed twice."""
+        result = RunResult()
+        performed = looked = 0
+        in_flight: Optional[int] = None
+        if resume and checkpoint is not None and os.path.exists(checkpoint):
+            saved = self._read_checkpoint(checkpoint)
+            performed, looked = int(saved["performed"]), int(saved["looked"])
+            result.matched = [str(c) for c in saved["matched"]]
+            result.mismatched = dict(saved["mismatched"])
+            if saved.get("performing") is not None and int(saved["performing"]) > performed:
+                in_flight = int(saved["performing"])
+        estimated = sum(float(s.get("cost", 0)) for s in steps)
+        spent = sum(float(s.get("cost", 0)) for s in steps if int(s["step"]) <= performed)
+        began = time.monotonic()
+        for step in steps:
+            number = int(step["step"])
+            looks = step.get("why") == "observe" or step.get("expected") is not None
+            if number < performed or (number == performed and (not looks or looked >= number)):
+                continue
+            if number > performed:
+                if checkpoint is not None:
+                    self._write_checkpoint(checkpoint, performed, looked, result, performing=number)
+                if step.get("event") is not None:
+                    if number == in_flight:
+                        self._finish_cut_step(step)
+                    else:
+                        self.perform(step["event"])
+                performed = number
+                result.steps += 1
+                spent += float(step.get("cost", 0))
+                if checkpoint is not None:
+                    self._write_checkpoint(checkpoint, performed, looked, result)
+            if not looks:
+                continue
+            reply = self.settle()
+            cls = str(step.get("class", number))
+            if reply.get("verdict") == "match":
+                result.matched.append(cls)
+            else:
+                result.mismatched[cls] = reply
+            looked = number
+            if checkpoint is not None:
+                self._write_checkpoint(checkpoint, performed, looked, result)
+            if progress is not None:
+                progress(f"step {number}/{len(steps)}: {len(result.matched)} classes matched, {len(result.mismatched)} mismatched; "
+                         f"{time.monotonic() - began:.0f} s so far, about {estimated - spent:.0f} s of device time left by the estimate")
+            if result.mismatched and stop_on_mismatch:
+                break
+        result.seconds = {k: list(v) for k, v in self.measured.items()}
+        return result
+
+    def _finish_cut_step(self, step: Mapping[str, Any]) -> None:
+        """The step a killed run was doing. Creased already at its digest: it was done and
+        told. Else, when the step has an ``expected`` and the page source shows exactly
+        that, the device did it before the kill, and creased alone is told. Else it is done
+        again, and a tap the device refuses (the sheet already up, the screen already
+        pushed) is taken as done by the device, and creased alone is told."""
+        if self.client.layout().get("digest") == step.get("digest"):
+            return
+        event = dict(step["event"])
+        expected = step.get("expected")
+        if expected is not None:
+            seen = read_page_source(self.driver.page_source, mapping=self.mapping).observed
+            if _canonical(seen) == _canonical(expected):
+                self._tell_only(step, event)
+                return
+        try:
+            self.perform(event)
+        except RigError:
+            if event.get("event") not in ("push", "pop", "present", "dismiss", "inspector"):
+                raise
+            self._tell_only(step, event)
+
+    def _tell_only(self, step: Mapping[str, Any], event: JSONObject) -> None:
+        reply = self.client.send(event)
+        if reply.get("digest") != step.get("digest"):
+            raise RigError(f"after the cut step {step['step']} the model is at {reply.get('digest')}, the tour expects {step.get('digest')}",
+                           event, reply)
+
+    @staticmethod
+    def _read_checkpoint(path: "os.PathLike[str] | str") -> JSONObject:
+        with open(path, encoding="utf-8") as f:
+            saved = json.load(f)
+        if not isinstance(saved, dict) or saved.get("crease") != "rig-checkpoint":
+            raise RigError(f"{os.fspath(path)}: not a rig checkpoint")
+        return saved
+
+    @staticmethod
+    def _write_checkpoint(path: "os.PathLike[str] | str", performed: int, looked: int, result: RunResult,
+                          performing: Optional[int] = None) -> None:
+        target = os.fspath(path)
+        # Replaced by rename only when it is a regular file (or not there): never a link, a FIFO or a device.
+        if os.path.lexists(target) and not stat.S_ISREG(os.lstat(target).st_mode):
+            raise RigError(f"{target}: the checkpoint is not a regular file; not replaced")
+        temporary = f"{target}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as f:
+            json.dump({"crease": "rig-checkpoint", "performed": performed, "looked": looked, "performing": performing,
+                       "matched": result.matched, "mismatched": result.mismatched}, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, target)
+
+    def measured_costs(self) -> Dict[str, float]:
+        """The median seconds each move kind took on this rig, ready for the rig file."""
+        out: Dict[str, float] = {}
+        for kind, times in sorted(self.measured.items()):
+            ordered = sorted(times)
+            out[kind] = round(ordered[len(ordered) // 2], 3)
+        return out
+

@@ -1,0 +1,175 @@
+"""The rig (``crease.rig``, ``crease-rig``) running whole page-source tours on the stand-in
+device through the real Appium-Python-Client and a real creased: every event kind of the
+tour done to the "phone", a run killed with SIGKILL and resumed with nothing observed
+twice, a misplaced control seen exactly where it shows, and a reset between two tours."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Tuple
+
+import pytest
+from appium import webdriver
+from appium.options.ios import XCUITestOptions
+
+from crease import Daemon, load_rig_file
+from crease.rig import Rig, RigError, read_tour
+from crease.wda_standin import StandInWDA
+
+RIGS = Path(__file__).resolve().parents[3] / "docs" / "rigs"
+SIMULATOR = RIGS / "simulator.json"
+
+
+def _tour(creased_bin: str, out: Path, app: str, depth: int) -> Path:
+    crease = str(Path(creased_bin).with_name("crease"))
+    subprocess.run([crease, "plan", "--tour", "--app", app, "--rig", str(SIMULATOR), "--max-depth", str(depth), "-o", str(out)],
+                   check=True, timeout=300, capture_output=True)
+    return out
+
+
+@pytest.fixture
+def standin(creased_bin: str, tmp_path: Path) -> Iterator[Tuple[str, subprocess.Popen[str]]]:
+    """``crease-rig standin`` as a lab starts it: its URL on the first line of stdout."""
+    process = subprocess.Popen([sys.executable, "-m", "crease.rig_cli", "standin", "--app", "builtin:split", "--creased", creased_bin],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    url = process.stdout.readline().strip()
+    assert url.startswith("http://127.0.0.1:"), process.stderr.read() if process.stderr else ""
+    try:
+        yield url, process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def _coverage(creased_bin: str, tour: Path, traces: List[Path]) -> subprocess.CompletedProcess[str]:
+    crease = str(Path(creased_bin).with_name("crease"))
+    return subprocess.run([crease, "coverage", "--plan", str(tour), "--min", "100", *map(str, traces)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_crease_rig_runs_a_tour_killed_and_resumed_to_full_device_coverage(creased_bin: str, tmp_path: Path,
+                                                                          standin: Tuple[str, Any]) -> None:
+    url, _ = standin
+    tour = _tour(creased_bin, tmp_path / "tour.jsonl", "builtin:split", 4)
+    steps = read_tour(tour)
+    kinds = {s["event"]["event"] for s in steps if s["event"]}
+    assert {"hinge", "orientation", "keyboard", "present", "dismiss", "pip", "inspector", "layoutDirection"} <= kinds, kinds
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:split"])
+    checkpoint = tmp_path / "checkpoint.json"
+    command = [sys.executable, "-m", "crease.rig_cli", "run", str(tour), "--rig", str(SIMULATOR), "--appium", url,
+               "--socket", rig_daemon.socket_path, "--checkpoint", str(checkpoint)]
+    try:
+        first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Killed once it has looked a few times: the checkpoint says so.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and first.poll() is None:
+            if checkpoint.exists() and json.loads(checkpoint.read_text() or "{}").get("looked", 0) >= 20:
+                break
+            time.sleep(0.02)
+        assert first.poll() is None, first.communicate()
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+        before = json.loads(checkpoint.read_text())
+        assert 0 < len(before["matched"]) < len(steps)
+        second = subprocess.run(command + ["--resume", "--quiet"], capture_output=True, text=True, timeout=600)
+        assert second.returncode == 0, second.stdout + second.stderr
+        summary = json.loads(second.stdout)
+        after = json.loads(checkpoint.read_text())
+        observed = [s["class"] for s in steps if s["why"] == "observe"]
+        # Every class observed with a match, none twice.
+        assert sorted(after["matched"]) == sorted(observed) and len(set(after["matched"])) == len(after["matched"])
+        assert summary["mismatched"] == [] and summary["matched"] == len(observed) and summary["steps"] < len(steps)
+        assert set(summary["measuredCosts"]) <= {"hinge", "orientation", "keyboard", "pip", "liveActivities", "splitView",
+                                                 "layoutDirection", "reduceTransparency", "select", "push", "pop", "present",
+                                                 "dismiss", "inspector"}
+    finally:
+        rig_daemon.stop()
+    covered = _coverage(creased_bin, tour, rig_daemon.trace_files())
+    assert covered.returncode == 0 and "(100.00 %)" in covered.stdout, covered.stdout + covered.stderr
+
+
+def _session(creased_bin: str, tmp_path: Path, name: str) -> Tuple[Daemon, Daemon]:
+    phone = Daemon.start(creased_bin, workdir=tmp_path / f"{name}-phone", args=["--app", "builtin:split"], trace=False)
+    rig = Daemon.start(creased_bin, workdir=tmp_path / f"{name}-rig", args=["--app", "builtin:split"])
+    return phone, rig
+
+
+def test_a_misplaced_control_mismatches_exactly_where_it_shows_and_a_reset_starts_the_next_tour(creased_bin: str,
+                                                                                                 tmp_path: Path) -> None:
+    tour = _tour(creased_bin, tmp_path / "tour.jsonl", "builtin:split", 3)
+    steps = read_tour(tour)
+    observes = [s for s in steps if s["why"] == "observe"]
+    counts: Dict[str, int] = {}
+    for s in observes:
+        for item in s["expected"]["items"]:
+            counts[item["id"]] = counts.get(item["id"], 0) + 1
+    # A control some classes show and some do not.
+    item = next(i for i, n in sorted(counts.items()) if 0 < n < len(observes) and not i.startswith("system."))
+    showing = {s["class"] for s in observes if any(i["id"] == item for i in s["expected"]["items"])}
+    phone, rig_daemon = _session(creased_bin, tmp_path, "a")
+    try:
+        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                rig = Rig(driver, client, load_rig_file(SIMULATOR))
+                wda.misplace[item] = 12
+                misplaced = rig.run(steps)
+                assert set(misplaced.mismatched) == showing
+                assert set(misplaced.matched) == {s["class"] for s in observes} - showing
+                # Back to the start, then the same tour again on a sound device: every class matches.
+                wda.misplace.clear()
+                rig.reset()
+                assert client.state()["state"] == device.state()["state"]
+                assert client.layout()["digest"] == device.layout()["digest"]
+                again = rig.run(steps)
+                assert not again.mismatched and len(again.matched) == len(observes)
+                assert rig.measured_costs()["reset"] >= 0
+                # An actuator that lands short is named with what the device showed.
+                wda.short = 3
+                with pytest.raises(RigError, match="reads"):
+                    rig.perform({"event": "hinge", "angle": 90})
+                with pytest.raises(RigError, match="device orientation"):
+                    rig.perform({"event": "orientation", "value": "portrait"})
+            finally:
+                driver.quit()
+    finally:
+        phone.stop()
+        rig_daemon.stop()
+
+
+def test_a_rig_that_cannot_make_a_move_refuses_it_before_touching_the_device(tmp_path: Path) -> None:
+    text = SIMULATOR.read_text().replace('"pip": 0.5', '"pip": null')
+    path = tmp_path / "no-pip.json"
+    path.write_text(text)
+    rig = Rig(object(), None, load_rig_file(path))  # type: ignore[arg-type]
+    with pytest.raises(RigError, match="cannot make a pip move"):
+        rig.perform({"event": "pip", "active": True})
+    os.remove(path)
+
+
+def test_a_tour_of_the_tab_app_matches_every_class_through_the_rig(creased_bin: str, tmp_path: Path) -> None:
+    tour = _tour(creased_bin, tmp_path / "tabs.jsonl", "builtin:tabs", 3)
+    steps = read_tour(tour)
+    assert any(s["event"] and s["event"]["event"] == "select" for s in steps)
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:tabs"], trace=False)
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:tabs"])
+    try:
+        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                result = Rig(driver, client, load_rig_file(SIMULATOR)).run(steps)
+            finally:
+                driver.quit()
+        observed = [s["class"] for s in steps if s["why"] == "observe"]
+        assert not result.mismatched and sorted(result.matched) == sorted(observed)
+    finally:
+        phone.stop()
+        rig_daemon.stop()
+    assert _coverage(creased_bin, tour, rig_daemon.trace_files()).returncode == 0
