@@ -122,7 +122,7 @@ import Testing
         let badRig = scratch.path + "/bad-rig.json"
         try #"{"crease":"rig","version":1,"name":"x","moves":{}}"#.write(toFile: badRig, atomically: true, encoding: .utf8)
         for (args, says) in [(["--rig", badRig], "moves.hinge"), (["--observe", "pixels"], "--observe is digest or page-source"),
-                             (["--split", "2"], "give -o"), (["--budget", "-1"], "--budget"), (["--calibration", "x.json"], "not built yet")] {
+                             (["--split", "2"], "give -o"), (["--json"], "give -o"), (["--budget", "-1"], "--budget"), (["--calibration", "x.json"], "not built yet")] {
             let bad = try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:split", "--max-depth", "2"] + args, in: scratch)
             #expect(bad.status == 2 && bad.stderr.contains(says), "\(args): \(bad.stderr)")
         }

@@ -31,6 +31,7 @@ enum TourCommand {
         guard (1...1_000).contains(split) else { throw UsageError("--split must be between 1 and 1000 phones, not \(split)") }
         if let budget, !(budget > 0 && budget <= 10_000_000) { throw UsageError("--budget is seconds of device time, more than 0, not \(budget)") }
         if split > 1, output == nil || output == "-" { throw UsageError("--split \(split) writes one file a part: give -o TOUR.jsonl") }
+        if json, output == nil || output == "-" { throw UsageError("--json prints the summary on stdout, where the tour goes without -o: give -o TOUR.jsonl") }
         let rig = try rigPath.map(loadRig) ?? RigProfile.standard
         var observe = rig.observe
         if let observeName {
@@ -60,7 +61,7 @@ enum TourCommand {
             try TraceIO.write(TourFile.encode(tour, part: i, header: header(i)), to: path)
         }
         let total = tour.parts.reduce(0) { $0 + $1.seconds }
-        if json, output != nil, output != "-" {
+        if json {
             var w = JSONWriter()
             w.beginObject()
             w.key("app"); w.string(app.name)
