@@ -16,16 +16,7 @@ enum CoverageCommand {
         if let m = minimum, !(0...100).contains(m) { throw UsageError("--min is a percentage, 0 to 100, not \(m)") }
         // The parts of a split tour (--plan NIGHT-1.jsonl --plan NIGHT-2.jsonl …) are one campaign.
         let plan = try PlanFile.merged(try planPaths.map(PlanFile.load), paths: planPaths)
-        // Every layout a trace passes through, in the plan's digest (crease64v, whatever the trace's version).
-        var seen = Set<UInt64>()
-        // With a tour: the class of every layout seen, as the tour tells classes apart.
-        var seenClasses = Set<UInt64>()
-        func saw(_ digest: UInt64, _ engine: Engine) {
-            guard seen.insert(digest).inserted, let observe = plan.observe else { return }
-            seenClasses.insert(observe == .digest ? digest : PageSourceView.classDigest(of: engine.layout))
-        }
-        var steps = Set<[UInt64]>()
-        var events = 0
+        var tally = CoverageTally(observe: plan.observe)
         for path in traces {
             let file = try TraceIO.load(path)
             // A trace of another app or profile shows none of the plan's layouts: an error, not 0 %.
@@ -35,67 +26,69 @@ enum CoverageCommand {
             if let profile = plan.profile, file.header.profile.name != profile {
                 throw UsageError("\(path) was recorded with profile \"\(file.header.profile.name)\"; the plan \(planPath) is for profile \"\(profile)\"")
             }
-            var replayer = TraceReplayer(header: file.header, verify: false)
-            var previous = DigestAlgorithm.crease64v.digest(replayer.engine.body)
-            saw(previous, replayer.engine)
-            var cursor = file.cursor()
-            while let traced = try cursor.next() {
-                if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
-                    throw UsageError("\(path): seq \(d.seq) cannot be applied: \(error)")
-                }
-                switch traced.record {
-                case .event, .load, .gap:
-                    if case .event = traced.record { events += 1 }
-                    let now = DigestAlgorithm.crease64v.digest(replayer.engine.body)
-                    if now != previous { steps.insert([previous, now]) }
-                    saw(now, replayer.engine)
-                    previous = now
-                default: break
-                }
-            }
+            try tally.add(file, path: path)
         }
-        // A tour's layout stands for its class: any layout of the class covers it.
-        let isCovered = { (i: Int) in plan.observe == nil ? seen.contains(plan.layouts[i].digest) : seenClasses.contains(plan.classes[i]) }
-        let covered = plan.layouts.indices.filter(isCovered).map { plan.layouts[$0] }
-        let missing = plan.layouts.indices.filter { !isCovered($0) }.map { plan.layouts[$0] }
-        let coveredTransitions = plan.transitions.filter { steps.contains([$0.from, $0.to]) }.count
-        let percent = plan.layouts.isEmpty ? 100 : Double(covered.count) * 100 / Double(plan.layouts.count)
-        let outside = plan.classes.isEmpty ? seen.subtracting(plan.layouts.map(\.digest)).count : 0
-        let coveredClasses = plan.classes.filter { seenClasses.contains($0) }.count
-        let classPercent = plan.classes.isEmpty ? 100 : Double(coveredClasses) * 100 / Double(plan.classes.count)
+        // A plan's classes are its layouts; a tour's layout stands for its class.
+        let classes = plan.observe == nil ? plan.layouts.map(\.digest) : plan.classes
+        let passedClasses = tally.classes(of: tally.passed), observedClasses = tally.classes(of: tally.observed)
+        let mismatchedClasses = tally.classes(of: tally.mismatched)
+        // The headline is what the device was seen to show; traces with no observation at all
+        // say only what the model passed through, and the headline says so.
+        let seenOnDevice = tally.observations > 0
+        let headline = seenOnDevice ? observedClasses : passedClasses
+        let covered = classes.indices.filter { headline.contains(classes[$0]) }
+        let missing = classes.indices.filter { !headline.contains(classes[$0]) }.map { plan.layouts[$0] }
+        let percent = classes.isEmpty ? 100 : Double(covered.count) * 100 / Double(classes.count)
+        let observedCount = classes.filter { observedClasses.contains($0) }.count
+        let observedPercent = classes.isEmpty ? 100 : Double(observedCount) * 100 / Double(classes.count)
+        let coveredTransitions = plan.transitions.filter { tally.steps.contains([$0.from, $0.to]) }.count
+        let outside = plan.observe == nil ? tally.passed.subtracting(classes).count : 0
+        func counts(_ w: inout JSONWriter, _ list: [UInt64], passed: Set<UInt64>, observed: Set<UInt64>, mismatched: Set<UInt64>) {
+            w.beginObject()
+            w.key("total"); w.int(list.count)
+            w.key("passed"); w.int(list.filter(passed.contains).count)
+            w.key("observed"); w.int(list.filter(observed.contains).count)
+            w.key("mismatched"); w.int(list.filter(mismatched.contains).count)
+            w.endObject()
+        }
         if json {
             var w = JSONWriter()
             w.beginObject()
             w.key("app"); w.string(plan.app)
             w.key("traces"); w.int(traces.count)
-            w.key("events"); w.int(events)
-            w.key("layouts"); w.int(plan.layouts.count)
+            w.key("events"); w.int(tally.events)
+            w.key("observations"); w.int(tally.observations)
+            if let observe = plan.observe { w.key("observe"); w.string(observe.rawValue) }
+            w.key("classes"); counts(&w, classes, passed: passedClasses, observed: observedClasses, mismatched: mismatchedClasses)
+            w.key("layouts"); counts(&w, plan.layouts.map(\.digest), passed: tally.passed, observed: tally.observed, mismatched: tally.mismatched)
+            w.key("observedPercent"); w.number((observedPercent * 100).rounded() / 100)
+            // The headline: observed with a match, or (no observation in the traces) passed.
+            w.key("headline"); w.string(seenOnDevice ? "observed" : "passed")
             w.key("covered"); w.int(covered.count)
             w.key("percent"); w.number((percent * 100).rounded() / 100)
-            if let observe = plan.observe {
-                w.key("observe"); w.string(observe.rawValue)
-                w.key("classes"); w.int(plan.classes.count)
-                w.key("classesCovered"); w.int(coveredClasses)
-                w.key("classPercent"); w.number((classPercent * 100).rounded() / 100)
-                // What `crease plan --tour --resume` skips, whichever layout of a class was seen.
-                w.key("coveredClasses"); w.beginArray()
-                for c in plan.classes where seenClasses.contains(c) { w.string(Digest.hex(c)) }
-                w.endArray()
-            }
             w.key("transitions"); w.int(plan.transitions.count)
             w.key("transitionsCovered"); w.int(coveredTransitions)
             w.key("outsidePlan"); w.int(outside)
             w.key("missing"); w.beginArray(); for m in missing { w.string(Digest.hex(m.digest)) }; w.endArray()
-            // What `crease plan --tour --resume` skips: the plan's layouts the traces passed through.
-            w.key("coveredDigests"); w.beginArray(); for c in covered { w.string(Digest.hex(c.digest)) }; w.endArray()
+            w.key("mismatchedClasses"); w.beginArray(); for c in classes where mismatchedClasses.contains(c) { w.string(Digest.hex(c)) }; w.endArray()
+            // What `crease plan --tour --resume` skips: the headline's classes, and their layouts.
+            w.key("coveredClasses"); w.beginArray(); for i in covered { w.string(Digest.hex(classes[i])) }; w.endArray()
+            w.key("coveredDigests"); w.beginArray(); for i in covered { w.string(Digest.hex(plan.layouts[i].digest)) }; w.endArray()
             w.endObject()
             Console.out(bytes: w.bytes)
         } else {
-            Console.out("coverage: \(traces.count) trace\(traces.count == 1 ? "" : "s"), \(Format.grouped(events)) events, against the plan for \(plan.app)")
-            if let observe = plan.observe {
-                Console.out("classes      \(Format.grouped(coveredClasses)) of \(Format.grouped(plan.classes.count)) (\(Format.fixed(classPercent, 2)) %), by \(observe.rawValue)")
+            Console.out("coverage: \(traces.count) trace\(traces.count == 1 ? "" : "s"), \(Format.grouped(tally.events)) events, "
+                        + "\(Format.grouped(tally.observations)) observations, against the plan for \(plan.app)")
+            let label = plan.observe == nil ? "layouts    " : "classes    "
+            let by = plan.observe.map { ", by \($0.rawValue)" } ?? ""
+            if seenOnDevice {
+                let mismatchedCount = classes.filter { mismatchedClasses.contains($0) }.count
+                let passedCount = classes.filter { passedClasses.contains($0) }.count
+                Console.out("\(label)  \(Format.grouped(observedCount)) of \(Format.grouped(classes.count)) seen on the device with a match "
+                            + "(\(Format.fixed(observedPercent, 2)) %)\(by); \(Format.grouped(passedCount)) passed by the model, \(Format.grouped(mismatchedCount)) mismatched")
             } else {
-                Console.out("layouts      \(Format.grouped(covered.count)) of \(Format.grouped(plan.layouts.count)) (\(Format.fixed(percent, 2)) %)")
+                Console.out("\(label)  \(Format.grouped(covered.count)) of \(Format.grouped(classes.count)) (\(Format.fixed(percent, 2)) %) passed by the model\(by)"
+                            + "; the traces hold no observation, so none was seen on a device")
             }
             if !plan.transitions.isEmpty {
                 Console.out("transitions  \(Format.grouped(coveredTransitions)) of \(Format.grouped(plan.transitions.count))")
@@ -112,7 +105,7 @@ enum CoverageCommand {
                 }
             }
         }
-        if let minimum, (plan.observe == nil ? percent : classPercent) < minimum { return ExitStatus.checkFailed }
+        if let minimum, percent < minimum { return ExitStatus.checkFailed }
         return ExitStatus.success
     }
 }

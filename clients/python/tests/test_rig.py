@@ -142,6 +142,13 @@ def test_a_misplaced_control_mismatches_exactly_where_it_shows_and_a_reset_start
     finally:
         phone.stop()
         rig_daemon.stop()
+    # The coverage of the rig's trace counts what the device was seen to show: every class
+    # observed with a match (the second tour), and the misplaced ones mismatched (the first).
+    crease = str(Path(creased_bin).with_name("crease"))
+    report = json.loads(subprocess.run([crease, "coverage", "--plan", str(tour), "--json", *map(str, rig_daemon.trace_files())],
+                                       check=True, capture_output=True, text=True, timeout=120).stdout)
+    assert report["headline"] == "observed" and report["observedPercent"] == 100
+    assert report["classes"]["mismatched"] == len(showing) and set(report["mismatchedClasses"]) == showing
 
 
 def test_a_rig_that_cannot_make_a_move_refuses_it_before_touching_the_device(tmp_path: Path) -> None:
