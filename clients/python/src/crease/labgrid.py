@@ -37,8 +37,10 @@ from labgrid.step import step  # type: ignore[import-untyped]
 
 from .client import Client, JSONObject, Subscription
 from .daemon import find_binary
+from .rig import Rig, RunResult, read_tour
+from .rigfile import load_rig_file
 
-__all__ = ["CreaseDaemon", "CreaseDriver"]
+__all__ = ["CreaseDaemon", "CreaseDriver", "AppiumRig", "CreaseRigDriver"]
 
 
 def _listening(path: str) -> bool:
@@ -154,3 +156,61 @@ class CreaseDriver(Driver):  # type: ignore[misc]
     @Driver.check_active
     def hello(self) -> JSONObject:
         return self._client().hello()
+
+
+@target_factory.reg_resource
+@attr.s(eq=False)
+class AppiumRig(Resource):  # type: ignore[misc]
+    """A phone on a rig: its Appium (or WebDriverAgent) URL and the rig file (RIG.json)."""
+
+    url: str = attr.ib(validator=attr.validators.instance_of(str))
+    rig_file: str = attr.ib(validator=attr.validators.instance_of(str))
+
+
+@target_factory.reg_driver
+@attr.s(eq=False)
+class CreaseRigDriver(Driver):  # type: ignore[misc]
+    """A :class:`crease.rig.Rig` over the bound ``AppiumRig`` and ``CreaseDriver``: any
+    Crease event done to the phone (``perform``), ``reset``, and ``run_tour`` (a tour from
+    ``crease plan --tour -o``, checkpointed when given a path). Needs Appium-Python-Client;
+    a motor rig passes its motor with ``fold`` after activation."""
+
+    bindings = {"crease": "CreaseDriver", "phone": "AppiumRig"}
+
+    def __attrs_post_init__(self) -> None:
+        super().__attrs_post_init__()
+        self.rig: Optional[Rig] = None
+        self._driver: Any = None
+
+    def on_activate(self) -> None:
+        from appium import webdriver
+        from appium.options.ios import XCUITestOptions
+        self._driver = webdriver.Remote(command_executor=self.phone.url, options=XCUITestOptions())
+        self.rig = Rig(self._driver, self.crease._client(), load_rig_file(self.phone.rig_file))
+
+    def on_deactivate(self) -> None:
+        if self._driver is not None:
+            self._driver.quit()
+        self._driver = None
+        self.rig = None
+
+    def _rig(self) -> Rig:
+        assert self.rig is not None, "the driver is not active"
+        return self.rig
+
+    @Driver.check_active
+    @step(args=["event"])
+    def perform(self, event: Dict[str, Any]) -> JSONObject:
+        return self._rig().perform(event)
+
+    @Driver.check_active
+    @step()
+    def reset(self) -> JSONObject:
+        return self._rig().reset()
+
+    @Driver.check_active
+    @step(args=["tour"])
+    def run_tour(self, tour: str, checkpoint: Optional[str] = None, resume: bool = False) -> RunResult:
+        return self._rig().run(read_tour(tour), checkpoint=checkpoint, resume=resume,
+                               progress=lambda line: self.logger.info("%s", line))
+

@@ -34,8 +34,10 @@ import openhtf as htf  # type: ignore[import-untyped]
 from openhtf.plugs import BasePlug  # type: ignore[import-untyped]
 
 from .client import Client, JSONObject
+from .rig import Rig, read_tour
+from .rigfile import load_rig_file
 
-__all__ = ["CreasePlug", "crease_measurements", "crease_phase"]
+__all__ = ["CreasePlug", "RigPlug", "crease_measurements", "crease_phase", "tour_phase"]
 
 
 def crease_measurements(budget_us: float = 1000.0) -> List[htf.Measurement]:
@@ -154,3 +156,63 @@ def crease_phase(budget_us: float = 1000.0, attach: bool = True,
                 crease.end_phase(test, attach=attach)
         return phase
     return wrap
+
+
+class RigPlug(BasePlug):  # type: ignore[misc]
+    """A station's rig: an Appium session on the phone (``appium_url``), the rig's creased
+    (``socket_path``) and the rig file (``rig_path``), as a :class:`crease.rig.Rig` in
+    ``rig``. Class attributes, bound with :meth:`on` (OpenHTF makes plugs without
+    arguments); needs Appium-Python-Client."""
+
+    appium_url: Optional[str] = None
+    socket_path: Optional[str] = None
+    rig_path: Optional[str] = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        from appium import webdriver
+        from appium.options.ios import XCUITestOptions
+        if not self.appium_url or not self.rig_path:
+            raise ValueError("RigPlug needs appium_url and rig_path: make the plug with RigPlug.on(…)")
+        self.client = Client(self.socket_path, timeout=30)
+        self.driver = webdriver.Remote(command_executor=self.appium_url, options=XCUITestOptions())
+        self.rig = Rig(self.driver, self.client, load_rig_file(self.rig_path))
+
+    @classmethod
+    def on(cls, appium_url: str, rig_path: str, socket_path: Optional[str] = None) -> Type["RigPlug"]:
+        return type("RigPlug", (cls,), {"appium_url": appium_url, "rig_path": rig_path, "socket_path": socket_path})
+
+    def tearDown(self) -> None:
+        self.driver.quit()
+        self.client.close()
+
+
+def _every_class_matched(rows: Any) -> bool:
+    """A dimensioned measurement's validator gets every (class, verdict) row at once."""
+    return all(row[-1] == "match" for row in rows)
+
+
+def tour_phase(tour_path: str, plug: Type[RigPlug] = RigPlug, name: str = "tour") -> Any:
+    """An OpenHTF phase that runs a tour (``crease plan --tour -o``) on the station's phone:
+    ``crease_class_verdict`` has one value per class looked at (dimension ``class``, each
+    to be ``match``), ``crease_classes_matched`` and ``crease_classes_mismatched`` (0 to pass)."""
+    steps = read_tour(tour_path)
+
+    def phase(test: Any, station: RigPlug) -> None:
+        result = station.rig.run(steps)
+        for cls in result.matched:
+            test.measurements.crease_class_verdict[cls] = "match"
+        for cls, reply in result.mismatched.items():
+            test.measurements.crease_class_verdict[cls] = str(reply.get("verdict", "mismatch"))
+        test.measurements.crease_classes_matched = len(result.matched)
+        test.measurements.crease_classes_mismatched = len(result.mismatched)
+
+    # The phase is named before OpenHTF wraps it: the record names phases by function.
+    phase.__name__ = name
+    measured = htf.measures(
+        htf.Measurement("crease_class_verdict").with_dimensions("class").with_validator(_every_class_matched)
+        .doc("the verdict of each class the tour looks at"),
+        htf.Measurement("crease_classes_matched").doc("classes the device was seen to show as the model does"),
+        htf.Measurement("crease_classes_mismatched").equals(0).doc("classes the device showed otherwise"),
+    )
+    return measured(htf.plug(station=plug)(phase))
