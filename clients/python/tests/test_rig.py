@@ -180,3 +180,30 @@ def test_a_tour_of_the_tab_app_matches_every_class_through_the_rig(creased_bin: 
         phone.stop()
         rig_daemon.stop()
     assert _coverage(creased_bin, tour, rig_daemon.trace_files()).returncode == 0
+
+
+def test_an_app_whose_identifiers_are_not_its_manifest_ids_is_read_through_the_rig_files_ids(creased_bin: str,
+                                                                                          tmp_path: Path) -> None:
+    import re
+
+    from crease.wda_standin import page_source_of
+
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:split"])
+    try:
+        with rig_daemon.connect() as client:
+            layout = client.layout()
+            ids = sorted({i["id"] for b in layout["bars"] for i in b["items"] if not i["id"].startswith("system.")})
+
+            class Renamed:
+                """A driver whose page source names each control btn-ID, as an app with its own identifiers would."""
+
+                @property
+                def page_source(self) -> str:
+                    return re.sub(r'name="(?!BackButton"|More"|TabsMenu")([^"]+)"', r'name="btn-\1"', page_source_of(client.layout()))
+
+            text = SIMULATOR.read_text().replace('"settle": 2', '"settle": 2, "ids": {' + ", ".join(f'"{i}": "btn-{i}"' for i in ids) + "}")
+            path = tmp_path / "renamed.json"
+            path.write_text(text)
+            assert Rig(Renamed(), client, load_rig_file(path)).look()["verdict"] == "match"
+    finally:
+        rig_daemon.stop()

@@ -93,6 +93,9 @@ class Rig:
         self.hinge_tolerance = hinge_tolerance
         device = rig_file.device
         self.ids: Dict[str, str] = dict(device.get("ids") or {})
+        # The page source names controls by the app's identifiers: read back as manifest ids.
+        self.id_map: Dict[str, str] = {ident: manifest for manifest, ident in self.ids.items()
+                                       if manifest not in ("pop", "dismiss", "inspector")}
         self.text_field = str(device.get("textField", "searchField"))
         self.rotations: Dict[str, int] = dict(device.get("rotations") or DEFAULT_ROTATIONS)
         self.deep_links: Dict[str, str] = dict(device.get("deepLinks") or {})
@@ -207,7 +210,7 @@ class Rig:
         started = time.monotonic_ns()
         xml = self.driver.page_source
         ended = time.monotonic_ns()
-        self.last_reading = read_page_source(xml, mapping=self.mapping, known_ids=known)
+        self.last_reading = read_page_source(xml, id_map=self.id_map, mapping=self.mapping, known_ids=known)
         return self.client.observe(self.last_reading.observed, tolerance=self.tolerance, captured_at=(started, ended))
 
     def settle(self, window: Optional[float] = None, pause: float = 0.05) -> JSONObject:
@@ -312,7 +315,7 @@ class Rig:
         event = dict(step["event"])
         expected = step.get("expected")
         if expected is not None:
-            seen = read_page_source(self.driver.page_source, mapping=self.mapping).observed
+            seen = read_page_source(self.driver.page_source, id_map=self.id_map, mapping=self.mapping).observed
             if _canonical(seen) == _canonical(expected):
                 self._tell_only(step, event)
                 return
