@@ -79,6 +79,8 @@ import Testing
         // The next night: the rest, from the start again, skipping what was seen.
         let resumed = try runProgram(Built.crease, common + ["--resume", coverage, "-o", rest], in: scratch)
         #expect(resumed.status == 0, "\(resumed.stderr)")
+        let otherCount = try runProgram(Built.crease, common + ["--observe", "digest", "--resume", coverage, "-o", rest + ".digest"], in: scratch)
+        #expect(otherCount.status == 2 && otherCount.stderr.contains("counts classes by \"page-source\""), "\(otherCount.stderr)")
         let restHeader = try Self.lines(rest)[0]
         guard case .number(let restClasses)? = restHeader["classes"] else { Issue.record("no classes"); return }
         #expect(restClasses == classes - covered)

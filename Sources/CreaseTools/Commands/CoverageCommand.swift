@@ -71,9 +71,8 @@ enum CoverageCommand {
             w.key("outsidePlan"); w.int(outside)
             w.key("missing"); w.beginArray(); for m in missing { w.string(Digest.hex(m.digest)) }; w.endArray()
             w.key("mismatchedClasses"); w.beginArray(); for c in classes where mismatchedClasses.contains(c) { w.string(Digest.hex(c)) }; w.endArray()
-            // What `crease plan --tour --resume` skips: the headline's classes, and their layouts.
+            // What `crease plan --tour --resume` skips: the headline's classes (a plan's: its layouts).
             w.key("coveredClasses"); w.beginArray(); for i in covered { w.string(Digest.hex(classes[i])) }; w.endArray()
-            w.key("coveredDigests"); w.beginArray(); for i in covered { w.string(Digest.hex(plan.layouts[i].digest)) }; w.endArray()
             w.endObject()
             Console.out(bytes: w.bytes)
         } else {

@@ -41,8 +41,7 @@ enum TourCommand {
             observe = o
         }
         let start = try fromPath.map { try PlanCommand.startState($0, app: app, profile: profile) } ?? DeviceState(app: app)
-        let done = try resumePath.map { try observedDigests($0, app: app) } ?? []
-        let doneClasses = try resumePath.map { try coveredClasses($0, observe: observe) } ?? []
+        let (done, doneClasses) = try resumePath.map { try resumed($0, app: app, observe: observe) } ?? ([], [])
 
         let began = TraceIO.monotonicNs()
         let tour: Tour
@@ -70,15 +69,15 @@ enum TourCommand {
             w.key("classes"); w.int(tour.classes)
             w.key("unreachable"); w.int(tour.unreachable.count)
             w.key("unobserved"); w.int(tour.unobserved)
-            w.key("estimatedSeconds"); w.number(TourFile.seconds(total))
-            w.key("lowerBoundSeconds"); w.number(TourFile.seconds(tour.lowerBound))
+            w.key("estimatedSeconds"); w.number(TourPlanner.microseconds(total))
+            w.key("lowerBoundSeconds"); w.number(TourPlanner.microseconds(tour.lowerBound))
             w.key("parts"); w.beginArray()
             for (p, path) in zip(tour.parts, paths) {
                 w.beginObject()
                 w.key("path"); w.string(path ?? "-")
                 w.key("steps"); w.int(p.steps.count)
                 w.key("observations"); w.int(p.observations)
-                w.key("estimatedSeconds"); w.number(TourFile.seconds(p.seconds))
+                w.key("estimatedSeconds"); w.number(TourPlanner.microseconds(p.seconds))
                 w.endObject()
             }
             w.endArray()
@@ -138,24 +137,10 @@ enum TourCommand {
         }
     }
 
-    /// `--resume COVERAGE.json` of a tour: the classes it saw, when it told them apart as this tour does.
-    static func coveredClasses(_ path: String, observe: RigProfile.ObserveMode) throws -> Set<UInt64> {
-        let value = try JSON.parse(try Inputs.readFile(path, what: "coverage", limit: InputFile.manifestLimit))
-        guard case .array(let list)? = value["coveredClasses"] else { return [] }
-        guard value["observe"] == .string(observe.rawValue) else {
-            throw UsageError("\(path) counts classes by \(value["observe"].map { "\($0)" } ?? "?"); this tour counts them by \(observe.rawValue)")
-        }
-        var out = Set<UInt64>()
-        for v in list {
-            guard case .string(let text) = v, let d = Digest.parseHex(text) else { throw UsageError("\(path): a class that is not 16 hex digits") }
-            out.insert(d)
-        }
-        return out
-    }
-
-    /// `--resume COVERAGE.json`: the layouts `crease coverage --json` says were observed
-    /// (else, from a coverage without observations, passed), for the same app.
-    static func observedDigests(_ path: String, app: App) throws -> Set<UInt64> {
+    /// `--resume COVERAGE.json` (`crease coverage --json`, same app): what it covered. The
+    /// coverage of a tour lists classes, which must be counted as this tour counts them;
+    /// the coverage of a plan lists layout digests.
+    static func resumed(_ path: String, app: App, observe: RigProfile.ObserveMode) throws -> (digests: Set<UInt64>, classes: Set<UInt64>) {
         let value: JSONValue
         do { value = try JSON.parse(try Inputs.readFile(path, what: "coverage", limit: InputFile.manifestLimit)) } catch let e as UsageError {
             throw e
@@ -165,16 +150,22 @@ enum TourCommand {
         if case .string(let other)? = value["app"], other != app.name {
             throw UsageError("\(path) is the coverage of app \"\(other)\"; the tour is for app \"\(app.name)\"")
         }
-        guard case .array(let list)? = value["observedDigests"] ?? value["coveredDigests"] else {
-            throw UsageError("\(path): no \"observedDigests\" or \"coveredDigests\": not the output of crease coverage --json")
+        guard case .array(let list)? = value["coveredClasses"] else {
+            throw UsageError("\(path): no \"coveredClasses\": not the output of crease coverage --json")
         }
-        var out = Set<UInt64>()
+        var covered = Set<UInt64>()
         for v in list {
             guard case .string(let text) = v, let d = Digest.parseHex(text) else {
-                throw UsageError("\(path): a digest that is not 16 hex digits in the coverage's digests")
+                throw UsageError("\(path): a covered class that is not 16 hex digits")
             }
-            out.insert(d)
+            covered.insert(d)
         }
-        return out
+        guard let counted = value["observe"] else { return (covered, []) }
+        guard counted == .string(observe.rawValue) else {
+            var shown = JSONWriter()
+            shown.value(counted)
+            throw UsageError("\(path) counts classes by \(Console.printable(String(decoding: shown.bytes, as: UTF8.self))); this tour counts them by \(observe.rawValue)")
+        }
+        return ([], covered)
     }
 }

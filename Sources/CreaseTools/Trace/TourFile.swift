@@ -13,9 +13,6 @@ enum TourFile {
         var part: (index: Int, of: Int)?
     }
 
-    /// Seconds as the tour writes them: to the microsecond, as its steps' costs are.
-    static func seconds(_ s: Double) -> Double { TourPlanner.microseconds(s) }
-
     static func encode(_ tour: Tour, part index: Int, header h: Header) -> [UInt8] {
         let part = tour.parts[index]
         var w = JSONWriter(capacity: 256 * 1024)
@@ -31,7 +28,7 @@ enum TourFile {
         if let p = h.part {
             w.key("part"); w.int(p.index)
             w.key("parts"); w.int(p.of)
-            w.key("totalEstimatedSeconds"); w.number(seconds(tour.parts.reduce(0) { $0 + $1.seconds }))
+            w.key("totalEstimatedSeconds"); w.number(TourPlanner.microseconds(tour.parts.reduce(0) { $0 + $1.seconds }))
         }
         w.key("classes"); w.int(tour.classes)
         w.key("unreachable"); w.beginArray()
@@ -48,8 +45,8 @@ enum TourFile {
         w.key("states"); w.int(tour.states)
         w.key("steps"); w.int(part.steps.count)
         w.key("observations"); w.int(part.observations)
-        w.key("estimatedSeconds"); w.number(seconds(part.seconds))
-        w.key("lowerBoundSeconds"); w.number(seconds(tour.lowerBound))
+        w.key("estimatedSeconds"); w.number(TourPlanner.microseconds(part.seconds))
+        w.key("lowerBoundSeconds"); w.number(TourPlanner.microseconds(tour.lowerBound))
         w.key("truncated"); w.bool(tour.truncated || tour.statesTruncated)
         w.endObject()
         var out = w.bytes
@@ -61,7 +58,7 @@ enum TourFile {
             w.key("event"); if let e = s.event { e.write(to: &w) } else { w.null() }
             w.key("digest"); w.string(Digest.hex(s.digest))
             w.key("class"); w.string(Digest.hex(s.classDigest))
-            w.key("cost"); w.number(seconds(s.cost))
+            w.key("cost"); w.number(TourPlanner.microseconds(s.cost))
             w.key("why"); w.string(s.why.rawValue)
             if let expected = s.expected { w.key("expected"); expected.write(to: &w) }
             w.endObject()

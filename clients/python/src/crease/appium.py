@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Set, 
 from .client import Client, JSONObject
 
 __all__ = ["TreeMapping", "PageSourceReading", "MappingError", "read_page_source", "observed_from_page_source",
-           "layout_ids", "DuoRig"]
+           "layout_ids", "look", "settle", "DuoRig"]
 
 
 class MappingError(ValueError):
@@ -176,6 +176,30 @@ def observed_from_page_source(xml: str, *, id_map: Optional[Mapping[str, str]] =
     return read_page_source(xml, id_map=id_map, mapping=mapping, known_ids=known_ids, complete=complete).observed
 
 
+def look(driver: Any, client: Client, *, id_map: Optional[Mapping[str, str]] = None, mapping: TreeMapping = TreeMapping(),
+         tolerance: Optional[float] = None) -> Tuple[JSONObject, PageSourceReading]:
+    """Reads the page source and sends it to creased as an observation captured over the
+    time the page source took (``capturedAt``), so a slow capture is judged against what
+    was on screen while it was read. Returns creased's reply (``verdict`` …) and the reading."""
+    known = layout_ids(client.layout())
+    started = time.monotonic_ns()
+    xml = driver.page_source
+    ended = time.monotonic_ns()
+    reading = read_page_source(xml, id_map=id_map, mapping=mapping, known_ids=known)
+    return client.observe(reading.observed, tolerance=tolerance, captured_at=(started, ended)), reading
+
+
+def settle(look_once: Callable[[], JSONObject], *, window: float = 2.0, pause: float = 0.05) -> JSONObject:
+    """Looks until the verdict is not ``stale`` (the device still catching up), for at
+    most ``window`` seconds; returns the last reply."""
+    deadline = time.monotonic() + window
+    reply = look_once()
+    while reply.get("verdict") == "stale" and time.monotonic() < deadline:
+        time.sleep(pause)
+        reply = look_once()
+    return reply
+
+
 class DuoRig:
     """An Appium session and a creased client, driven together.
 
@@ -250,22 +274,10 @@ class DuoRig:
     # -- looking
 
     def look(self) -> JSONObject:
-        """Reads the page source and sends it to creased as an observation captured over
-        the time the page source took (``capturedAt``), so a slow capture is judged against
-        what was on screen while it was read. Returns creased's reply (``verdict`` …)."""
-        known = layout_ids(self.client.layout())
-        started = time.monotonic_ns()
-        xml = self.driver.page_source
-        ended = time.monotonic_ns()
-        self.last_reading = read_page_source(xml, id_map=self.id_map, mapping=self.mapping, known_ids=known)
-        return self.client.observe(self.last_reading.observed, tolerance=self.tolerance, captured_at=(started, ended))
+        """Reads the page source and sends it to creased (:func:`look`)."""
+        reply, self.last_reading = look(self.driver, self.client, id_map=self.id_map, mapping=self.mapping, tolerance=self.tolerance)
+        return reply
 
     def settle(self, window: float = 2.0, pause: float = 0.05) -> JSONObject:
-        """Looks until the verdict is not ``stale`` (the device still catching up), for at
-        most ``window`` seconds; returns the last reply."""
-        deadline = time.monotonic() + window
-        reply = self.look()
-        while reply.get("verdict") == "stale" and time.monotonic() < deadline:
-            time.sleep(pause)
-            reply = self.look()
-        return reply
+        """Looks until the verdict is not ``stale`` (:func:`settle`)."""
+        return settle(self.look, window=window, pause=pause)

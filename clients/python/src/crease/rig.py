@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from .appium import PageSourceReading, TreeMapping, layout_ids, read_page_source
+from .appium import PageSourceReading, TreeMapping, look, read_page_source, settle
 from .client import Client, JSONObject
 from .rigfile import RigFile
 
@@ -205,22 +205,14 @@ class Rig:
     # -- looking
 
     def look(self) -> JSONObject:
-        """Reads the page source and sends it to creased, captured over the time it took."""
-        known = layout_ids(self.client.layout())
-        started = time.monotonic_ns()
-        xml = self.driver.page_source
-        ended = time.monotonic_ns()
-        self.last_reading = read_page_source(xml, id_map=self.id_map, mapping=self.mapping, known_ids=known)
-        return self.client.observe(self.last_reading.observed, tolerance=self.tolerance, captured_at=(started, ended))
-
-    def settle(self, window: Optional[float] = None, pause: float = 0.05) -> JSONObject:
-        """Looks until the verdict is not ``stale``, for at most ``window`` seconds."""
-        deadline = time.monotonic() + (self.settle_window if window is None else window)
-        reply = self.look()
-        while reply.get("verdict") == "stale" and time.monotonic() < deadline:
-            time.sleep(pause)
-            reply = self.look()
+        """Reads the page source and sends it to creased (:func:`crease.appium.look`)."""
+        reply, self.last_reading = look(self.driver, self.client, id_map=self.id_map, mapping=self.mapping, tolerance=self.tolerance)
         return reply
+
+    def settle(self, window: Optional[float] = None) -> JSONObject:
+        """Looks until the verdict is not ``stale``, for at most ``window`` seconds (the rig
+        file's ``device.settle`` unless given)."""
+        return settle(self.look, window=self.settle_window if window is None else window)
 
     # -- resetting and running
 

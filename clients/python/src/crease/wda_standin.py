@@ -226,11 +226,11 @@ class StandInWDA:
     def _relaunch(self, terminate: bool) -> None:
         """Terminating ends the app (its screens start afresh when it is next activated);
         the device keeps its fold, orientation and settings, the keyboard goes away."""
-        now = self.device.state()["state"]
-        now["ui"] = {"selectedTabs": [], "stacks": [], "sheet": None, "inspectors": []}
-        now["keyboard"] = {"visible": False, "height": None}
         self._terminated = terminate
         if not terminate:
+            now = self.device.state()["state"]
+            now["ui"] = {"selectedTabs": [], "stacks": [], "sheet": None, "inspectors": []}
+            now["keyboard"] = {"visible": False, "height": None}
             self.device.load(now)
 
     def _tap(self, ident: str) -> None:
