@@ -4,6 +4,7 @@ import PackageDescription
 // Crease: a model of iPhone Duo's vertical bars, as a pure core and a thin daemon shell.
 //
 // CreaseCore   — pure, deterministic: JSON, events, manifest, state machine, layout engine.
+// CreaseDaemonCore — the daemon's decisions as a reducer: pure, no libuv, no Glibc.
 // CreaseDaemon — the imperative shell: libuv loop, Unix socket, subscribers, trace files.
 // CreaseTools  — the `crease` subcommands (layout, replay, trace, bench, demo, ...).
 let package = Package(
@@ -21,15 +22,17 @@ let package = Package(
         ),
         // The core imports nothing (no Foundation); rounding needs libm.
         .target(name: "CreaseCore", linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "CreaseDaemon", dependencies: ["CreaseCore", "CLibUV"]),
-        .target(name: "CreaseTools", dependencies: ["CreaseCore", "CreaseDaemon", "CLibUV"]),
+        // The daemon's decisions (a reducer over its inputs) and their pure policies: no libuv, no Glibc.
+        .target(name: "CreaseDaemonCore", dependencies: ["CreaseCore"]),
+        .target(name: "CreaseDaemon", dependencies: ["CreaseCore", "CreaseDaemonCore", "CLibUV"]),
+        .target(name: "CreaseTools", dependencies: ["CreaseCore", "CreaseDaemonCore", "CreaseDaemon", "CLibUV"]),
         .executableTarget(name: "crease", dependencies: ["CreaseTools"]),
         .executableTarget(name: "creased", dependencies: ["CreaseDaemon"]),
         // What more than one test target uses (polling with a deadline, the descriptor bystander), once.
         .target(name: "CreaseTestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CreaseCoreTests", dependencies: ["CreaseCore"]),
-        .testTarget(name: "CreaseDaemonTests", dependencies: ["CreaseDaemon", "CreaseCore", "CreaseTestSupport"]),
-        .testTarget(name: "CreaseToolsTests", dependencies: ["CreaseTools", "CreaseCore", "CreaseTestSupport"]),
+        .testTarget(name: "CreaseDaemonTests", dependencies: ["CreaseDaemon", "CreaseDaemonCore", "CreaseCore", "CreaseTestSupport"]),
+        .testTarget(name: "CreaseToolsTests", dependencies: ["CreaseTools", "CreaseDaemonCore", "CreaseCore", "CreaseTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

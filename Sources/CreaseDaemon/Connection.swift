@@ -1,4 +1,5 @@
 import CLibUV
+import CreaseDaemonCore
 
 /// The memory every connection reads into (a read callback consumes its bytes
 /// before returning), and how much of it a read may fill.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLibUV
 import CreaseCore
+import CreaseDaemonCore
 
 public enum DaemonInfo {
     public static let version = "0.1.0"
@@ -63,6 +64,10 @@ public final class Daemon {
     /// `--metrics-textfile`: written by a thread of its own; the loop formats and hands over.
     private var metrics: MetricsTextfile?
     private var metricsFailure: String?
+    /// The metrics file closes once its last figures are written.
+    private var metricsClosing = false
+    /// The trace's figures as it closed, for the metrics file's last write.
+    private var closedTraceFigures: TraceFigures?
     private var signals: [UVSignal] = []
     private let refusedPeers = RefusedPeers()
     /// Clients whose lines wait for their next turn, in the order they ran out of it.
@@ -111,16 +116,12 @@ public final class Daemon {
                 log.warning("--resume: cannot resume: \(why); the file is left as it is and the daemon starts fresh")
             }
         }
-        let trace = self.trace
         let recorder = options.recordInputs.map(InputRecorder.init(path:))
         self.recorder = recorder
-        let probes = DaemonCore.Probes(residentKiB: Daemon.residentKiB, logDroppedLines: { log.droppedLines },
-                                       traceStats: { w in trace.sink?.writeStats(to: &w) }, clock: { uv_hrtime() })
         core = DaemonCore(engine: engine,
                           config: .init(daemonName: "creased \(DaemonInfo.version)", budgetUs: options.budgetUs,
                                         socketActivated: false, policy: policy, lineLimit: options.maxLineBytes,
                                         labels: options.labels, settleNs: options.settleMs * 1_000_000, resume: resume),
-                          probes: recorder.map { $0.recording(probes) } ?? probes,
                           startNs: uv_hrtime())
         actions = DaemonActions(logThreshold: options.logLevel)
     }
@@ -155,10 +156,9 @@ public final class Daemon {
             pthread_sigmask(SIG_UNBLOCK, &handled, nil)
             throw error
         }
-        core.config.socketActivated = activated
-        core.config.readersPerUid = options.maxReadersPerUid
-        core.config.readersTotal = Daemon.readerRoom()
         recorder?.append(DaemonRecording.header(core: core, logLevel: options.logLevel))
+        feed(.listening(socketActivated: activated, readersPerUid: options.maxReadersPerUid, readersTotal: Daemon.readerRoom()),
+             at: uv_hrtime(), into: &actions)
 
         if options.trace, let factory = traceFactory {
             let wake = UVAsync(loop: loop) { [unowned self] in self.traceMovedOn() }
@@ -413,6 +413,10 @@ public final class Daemon {
                 if let client { feed(.traceReopened(path: path, client: client, id: id), at: uv_hrtime(), into: &actions) }
             case .log(let level, let message):
                 log.log(level, message)
+            case .sampleGauges:
+                feed(.gauges(sampleGauges()), at: uv_hrtime(), into: &actions)
+            case .metrics(let range):
+                submitMetrics(actions.bytes[range])
             case .stopAccepting(let status):
                 stopAccepting(status: status)
             case .closeTrace:
@@ -478,18 +482,31 @@ public final class Daemon {
         notifier.send(NotifyMessage.status(status))
     }
 
-    /// Hands the stats, as Prometheus text, to the metrics file's writer; logs a failure
-    /// of the last write once (and its end).
+    /// What the core asked for: the resident size, the log's dropped lines, the trace's figures.
+    private func sampleGauges() -> SampledGauges {
+        SampledGauges(residentKiB: Daemon.residentKiB(), logDroppedLines: log.droppedLines, trace: trace.sink?.figures ?? closedTraceFigures)
+    }
+
+    /// The metrics timer: the core takes its figures and asks for the gauges (`metrics` follows).
     private func writeMetrics() {
+        feed(.metricsTick, at: uv_hrtime(), into: &actions)
+        perform()
+    }
+
+    /// Hands the stats (`metrics`), as Prometheus text, to the metrics file's writer; logs a
+    /// failure of the last write once (and its end). The last figures close the file.
+    private func submitMetrics(_ json: ArraySlice<UInt8>) {
         guard let metrics else { return }
-        var w = JSONWriter(capacity: 2048)
-        core.writeStats(at: uv_hrtime(), to: &w)
-        guard let stats = try? JSON.parse(w.bytes) else { return }
+        guard let stats = try? JSON.parse(Array(json)) else { return }
         metrics.submit(OpenMetrics.format(stats: stats, dialect: .prometheusText, rig: OpenMetrics.rigName(socketPath: socketPath)))
         let failure = metrics.status.failure
         if failure != metricsFailure {
             if let failure { log.warning("metrics: \(failure)") } else { log.notice("metrics: writing \(metrics.path) again") }
             metricsFailure = failure
+        }
+        if metricsClosing {
+            metrics.close()
+            self.metrics = nil
         }
     }
 
@@ -575,17 +592,19 @@ public final class Daemon {
     /// Performed inside `perform`: what the core answers joins the list being performed.
     private func closeTrace() {
         trace.sink?.close()
-        closeMetrics()   // after the trace: its final counts stay in the file
+        // The metrics file's last figures are sampled after this: the trace's final counts stay in it.
+        closedTraceFigures = trace.sink?.figures
+        closeMetrics()
         trace.sink = nil
         feed(.traceClosed, at: uv_hrtime(), into: &actions)
     }
 
-    /// The last figures written, then the metrics file's thread stopped (once).
+    /// The last figures asked for: performed inside `perform`, where the `metrics` action they
+    /// end in writes them and then stops the metrics file's thread (once).
     private func closeMetrics() {
-        guard let metrics else { return }
-        writeMetrics()
-        metrics.close()
-        self.metrics = nil
+        guard metrics != nil, !metricsClosing else { return }
+        metricsClosing = true
+        feed(.metricsTick, at: uv_hrtime(), into: &actions)
     }
 
     private func closeConnections(graceMs: Int) {

@@ -1,3 +1,4 @@
+import CreaseDaemonCore
 /// Settings from the environment, for a rig's configuration file (`/etc/crease/NAME.conf`,
 /// read by systemd's `EnvironmentFile=`). They become flags placed before the command
 /// line's, so a flag given on the command line wins. Empty values are ignored.

@@ -1,7 +1,8 @@
 import CreaseCore
+import CreaseDaemonCore
 
 /// `--record-inputs PATH`: the shell's side of `DaemonRecording`. Every input the core is
-/// given, every reading it makes of its surroundings and every list of actions performed
+/// given, the gauges among them, and every list of actions performed
 /// is kept in memory, and the file is written when the daemon stops (through `OutputFile`,
 /// so a device or a link is never replaced). A debugging aid, bounded: past `limit` bytes
 /// recording stops and the file says so.
@@ -27,20 +28,6 @@ final class InputRecorder {
         }
         bytes += line
         bytes.append(0x0A)
-    }
-
-    /// Probes that hand back what the daemon's own read, and record it.
-    func recording(_ probes: DaemonCore.Probes) -> DaemonCore.Probes {
-        DaemonCore.Probes(
-            residentKiB: { let v = probes.residentKiB(); self.append(DaemonRecording.probe("residentKiB", value: v)); return v },
-            logDroppedLines: { let v = probes.logDroppedLines(); self.append(DaemonRecording.probe("logDroppedLines", value: Int(v))); return v },
-            traceStats: { w in
-                var own = JSONWriter(capacity: 256)
-                probes.traceStats(&own)
-                self.append(DaemonRecording.probe("traceStats", json: own.bytes))
-                w.raw(own.bytes)
-            },
-            clock: probes.clock.map { clock in { let v = clock(); self.append(DaemonRecording.probe("clock", value: Int(truncatingIfNeeded: v))); return v } })
     }
 
     func write() throws(OutputFile.Failure) {

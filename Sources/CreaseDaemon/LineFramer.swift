@@ -1,3 +1,4 @@
+import CreaseDaemonCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,7 @@ import Glibc
 /// the next chunk arrives only the new bytes are searched for a newline: no byte is
 /// ever scanned twice, however the line is split.
 public struct LineFramer {
-    public static let defaultLimit = 64 * 1024
+    public static let defaultLimit = LineLimit.standard
 
     public enum Outcome: Equatable {
         /// Every complete line was handed out; a partial line may be held back.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLibUV
 import CreaseCore
+import CreaseDaemonCore
 
 /// The listening socket: bound under a staging name with its mode and group, or
 /// taken from systemd, then put in place.

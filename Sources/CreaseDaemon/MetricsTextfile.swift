@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CreaseCore
+import CreaseDaemonCore
 import Foundation
 
 /// `--metrics-textfile PATH`: the stats as Prometheus text, replaced atomically (a

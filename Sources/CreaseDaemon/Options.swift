@@ -1,4 +1,5 @@
 import CreaseCore
+import CreaseDaemonCore
 
 /// `creased`'s command line, parsed purely.
 public struct DaemonOptions: Sendable, Equatable {

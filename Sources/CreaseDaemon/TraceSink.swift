@@ -1,4 +1,5 @@
 import CreaseCore
+import CreaseDaemonCore
 
 /// Where the daemon records what it did, so a replay reproduces the same layouts
 /// (contract section 6). The trace writer implements it; the daemon runs without
@@ -48,8 +49,9 @@ public protocol TraceSink: AnyObject {
     /// `mark` reply waits for its record as an event's does (a load's waits for its seq).
     /// Nil exactly when `durableSeq` is nil.
     var durableAwaitedRecords: Int? { get }
-    /// The sink's counters (file, records, lost records, state) as one JSON object for `stats`.
-    func writeStats(to w: inout JSONWriter)
+    /// The sink's figures (file, records, lost records, state), for `stats`: sampled by the
+    /// shell when the core asks for its gauges.
+    var figures: TraceFigures { get }
     /// Flushes and closes, at shutdown.
     func close()
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLibUV
+import CreaseDaemonCore
 
 // One owning class per libuv handle. The handle is allocated once and never moves;
 // its `data` holds a retained reference to the owner from init until the close

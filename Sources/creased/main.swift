@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CreaseDaemon
+import CreaseDaemonCore
 import Foundation
 
 func fail(_ message: String, status: Int32) -> Never {

@@ -1,5 +1,6 @@
 import CreaseCore
 @testable import CreaseDaemon
+@testable import CreaseDaemonCore
 import Testing
 
 /// The access policy's decisions and its flags, without sockets.

@@ -1,11 +1,12 @@
 import CreaseCore
 @testable import CreaseDaemon
+@testable import CreaseDaemonCore
 import Testing
 
 /// Drives `DaemonCore` in-process with a clock the test moves: no socket, no loop. Every
 /// input goes through `DaemonCore.handle`, as the shell's do, and the actions are performed
 /// the way the shell does, into per-client lines. The run is recorded as `creased
-/// --record-inputs` records one (`DaemonRecording`: inputs, probe readings, actions), so
+/// --record-inputs` records one (`DaemonRecording`: inputs, the gauges among them, actions), so
 /// `replay()` checks that a fresh core fed the same inputs decides the same actions.
 struct CoreDriver {
     var core: DaemonCore
@@ -24,13 +25,20 @@ struct CoreDriver {
     var traceFlushes = 0
     var reopenRequests: [(reason: String, client: Int?, id: JSONValue?)] = []
     var logs: [String] = []
+    /// The figures each `metrics` action handed the metrics file.
+    var metrics: [JSONValue] = []
     /// Every action performed, as text (`DaemonActions.text`: a write's bytes included).
     private(set) var performed: [String] = []
     /// The run as `DaemonRecording` writes it.
     private let recording = RecordingBuffer()
     private let policy: AccessPolicy
 
-    /// Where the driver's recording (and the readings its probes make) goes.
+    /// What the driver samples when the core asks for its gauges, as the shell would.
+    static let gauges = SampledGauges(residentKiB: 1234, logDroppedLines: 0,
+                                      trace: TraceFigures(file: "t.jsonl", failure: nil, fsync: "never", records: 0, bytes: 0, lost: 0,
+                                                          gaps: 0, files: 1, removed: nil))
+
+    /// Where the driver's recording goes.
     final class RecordingBuffer {
         var bytes: [UInt8] = []
         func append(_ line: [UInt8]) { bytes += line; bytes.append(0x0A) }
@@ -38,14 +46,9 @@ struct CoreDriver {
 
     init(budgetUs: UInt64 = 1000, policy: AccessPolicy = .open, tracing: Bool = false, acksWaitForDisk: Bool = false) {
         self.policy = policy
-        let recording = recording
-        let traceStats: [UInt8] = Array(#"{"file":"t.jsonl"}"#.utf8)
         core = DaemonCore(engine: Engine(profile: Engine.builtinProfile, app: Engine.builtinApp(named: "tabs")!),
                           config: .init(daemonName: "creased test", budgetUs: budgetUs, socketActivated: false,
                                         policy: policy, lineLimit: LineFramer.defaultLimit),
-                          probes: .init(residentKiB: { recording.append(DaemonRecording.probe("residentKiB", value: 1234)); return 1234 },
-                                        logDroppedLines: { recording.append(DaemonRecording.probe("logDroppedLines", value: 0)); return 0 },
-                                        traceStats: { w in recording.append(DaemonRecording.probe("traceStats", json: traceStats)); w.raw(traceStats) }),
                           startNs: 0)
         recording.append(DaemonRecording.header(core: core, logLevel: actions.logThreshold))
         if tracing || acksWaitForDisk { input(.traceMode(.recording(layouts: false, repliesWaitForDisk: acksWaitForDisk))) }
@@ -107,8 +110,10 @@ struct CoreDriver {
 
     mutating func perform() {
         guard !actions.isEmpty else { return }
-        recording.append(DaemonRecording.actions(actions))
-        for i in actions.list.indices {
+        var i = 0
+        // Performing may add actions (the gauges' answer): read the list afresh each time, as the shell does.
+        while i < actions.list.count {
+            defer { i += 1 }
             performed.append(actions.text(at: i))
             switch actions.list[i] {
             case .write(let client, let range):
@@ -127,8 +132,13 @@ struct CoreDriver {
             case .flushTrace: traceFlushes += 1
             case .reopenTrace(let reason, let client, let id): reopenRequests.append((reason, client, id))
             case .log(_, let message): logs.append(message)
+            case .sampleGauges:
+                recording.append(DaemonRecording.input(.gauges(CoreDriver.gauges), at: now))
+                core.handle(.gauges(CoreDriver.gauges), at: now, into: &actions)
+            case .metrics(let range): metrics.append(try! JSON.parse(Array(actions.bytes[range])))
             }
         }
+        recording.append(DaemonRecording.actions(actions))
         actions.removeAll()
     }
 
@@ -354,6 +364,31 @@ private func orientation(_ value: String, id: Int) -> String {
         #expect(d.core.stats.rejected == 1)
     }
 
+    /// The core reads no gauge itself (issue 41): a `stats` reply, a stats push and the metrics
+    /// file's figures each ask for them (`sampleGauges`) and go out when the shell's sample comes
+    /// back as the `gauges` input. The core's own figures are those of when they were asked for.
+    @Test("stats, a stats push and the metrics figures wait for the gauges the shell samples, an input like any other")
+    func figuresWaitForTheSampledGauges() throws {
+        var d = CoreDriver(tracing: true)
+        d.connect(1)
+        d.read([hinge(90, id: 1), #"{"cmd":"stats","id":"s"}"#], from: 1)
+        let asked = try #require(d.performed.firstIndex(of: "sampleGauges"))
+        #expect(d.performed[(asked + 1)...].contains { $0.hasPrefix("write 1: {\"id\":\"s\"") },
+                "the reply is written once the gauges are in")
+        #expect(!d.performed[..<asked].contains { $0.contains(#""id":"s""#) }, "and not before")
+        let reply = try #require(d.take(1).last)
+        #expect(reply["stats"]?["rssKiB"] == .number(1234) && reply["stats"]?["trace"]?["file"] == .string("t.jsonl"))
+        #expect(reply["stats"]?["events"] == .number(1))
+
+        d.now += 2_000_000_000
+        d.input(.metricsTick)
+        let figures = try #require(d.metrics.last)
+        #expect(figures["events"] == .number(1) && figures["commands"] == .number(1) && figures["rssKiB"] == .number(1234))
+        #expect(figures["uptimeS"] == .number(Double(d.now / 1_000_000) / 1000))
+        // Every input the figures took, the gauges too, is in the recording: a fresh core decides the same.
+        #expect(try d.replay().difference == nil)
+    }
+
     @Test func traceCommandsWithATrace() {
         var d = CoreDriver(tracing: true)
         d.connect(1)
@@ -451,16 +486,13 @@ private func orientation(_ value: String, id: Int) -> String {
         d.connect(1)
         d.read([#"{"cmd":"subscribe","topics":["stats"]}"#], from: 1)
         _ = d.take(1)
-        d.core.statsTick(at: d.now, into: &d.actions)
-        d.perform()
+        d.input(.statsTick)
         #expect(d.take(1).first?["push"] == .string("stats"), "the first tick reports")
-        d.core.statsTick(at: d.now, into: &d.actions)
-        d.perform()
+        d.input(.statsTick)
         #expect(d.received[1] == nil, "no new events, no push")
         d.read([hinge(90)], from: 1)
         d.endOfIteration()
-        d.core.statsTick(at: d.now, into: &d.actions)
-        d.perform()
+        d.input(.statsTick)
         #expect(d.take(1).filter { $0["push"] == .string("stats") }.count == 1)
     }
 

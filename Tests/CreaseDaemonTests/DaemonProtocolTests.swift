@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 @testable import CreaseDaemon
+@testable import CreaseDaemonCore
 import Foundation
 import Testing
 import CreaseTestSupport

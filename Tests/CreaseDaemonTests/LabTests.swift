@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 import Foundation
 import Testing
 import CreaseTestSupport

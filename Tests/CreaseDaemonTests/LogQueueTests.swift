@@ -1,4 +1,5 @@
 @testable import CreaseDaemon
+@testable import CreaseDaemonCore
 import Testing
 
 /// The bounded queue behind non-blocking logging, without a loop.

@@ -1,5 +1,6 @@
 import CreaseCore
 @testable import CreaseDaemon
+@testable import CreaseDaemonCore
 import Testing
 
 extension PendingRecords {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 @testable import CreaseDaemon
+@testable import CreaseDaemonCore
 import Testing
 
 /// The pure pieces of the shell, without sockets.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import CreaseDaemon
+@testable import CreaseDaemonCore
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 @testable import CreaseDaemon
+@testable import CreaseDaemonCore
 import Foundation
 import Testing
 import CreaseTestSupport
@@ -142,7 +143,7 @@ final class FakeDaemon {
 
     func stats(_ sink: TraceWriter) throws -> JSONValue {
         var w = JSONWriter()
-        sink.writeStats(to: &w)
+        sink.figures.write(to: &w)
         return try JSON.parse(w.bytes)
     }
 

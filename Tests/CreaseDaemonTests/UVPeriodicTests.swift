@@ -1,5 +1,6 @@
 import CLibUV
 @testable import CreaseDaemon
+@testable import CreaseDaemonCore
 import Testing
 
 /// The daemon's periodic work runs on a timerfd so that no libuv timer is pending while it

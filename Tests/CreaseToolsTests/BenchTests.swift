@@ -1,5 +1,6 @@
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 @testable import CreaseTools
 import Foundation
 #if canImport(FoundationXML)

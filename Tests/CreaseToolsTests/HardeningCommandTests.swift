@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 @testable import CreaseTools
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import CreaseCore
+import CreaseDaemonCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import CreaseDaemonCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLibUV
 import CreaseCore
+import CreaseDaemonCore
 import Foundation
 
 /// `index.ndjson` in the trace directory: one line per trace file begun (docs/traces.md),

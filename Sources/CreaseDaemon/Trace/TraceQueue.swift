@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLibUV
 import CreaseCore
+import CreaseDaemonCore
 import Foundation
 
 /// What the loop hands the writer thread, in order.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CreaseCore
+import CreaseDaemonCore
 
 /// `creased --resume`: the state a restarted daemon continues from. The newest trace file
 /// creased wrote in the trace directory (`creased-….jsonl`) is read, its cut tail (a crash, kill -9) truncated as `crease

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLibUV
 import CreaseCore
+import CreaseDaemonCore
 import Foundation
 
 /// The trace file writer (contract section 6). The loop thread only encodes records
@@ -303,23 +304,12 @@ public final class TraceWriter: TraceSink {
         return queue.withLock { $0.durableAwaitedRecords }
     }
 
-    public func writeStats(to w: inout JSONWriter) {
+    public var figures: TraceFigures {
         queue.withLock { q in
-            w.beginObject()
-            w.key("file"); w.string(q.path)
-            w.key("state"); w.string(q.failing ? "failing" : "writing")
-            if q.failing { w.key("error"); w.string(q.failureReason) }
-            w.key("fsync"); w.string(options.fsync.rawValue)
-            w.key("records"); w.int(Int(q.recordsWritten))
-            w.key("bytes"); w.int(Int(q.bytesWritten))
-            w.key("lost"); w.int(Int(q.lostTotal))
-            w.key("gaps"); w.int(q.gapsWritten)
-            w.key("files"); w.int(part + 1)
-            if options.keepBytes > 0 || options.keepDays > 0 {
-                w.key("removedFiles"); w.int(q.removedFiles)
-                w.key("removedBytes"); w.int(Int(q.removedBytes))
-            }
-            w.endObject()
+            TraceFigures(file: q.path, failure: q.failing ? q.failureReason : nil, fsync: options.fsync.rawValue,
+                         records: Int(q.recordsWritten), bytes: Int(q.bytesWritten), lost: Int(q.lostTotal), gaps: q.gapsWritten,
+                         files: part + 1,
+                         removed: options.keepBytes > 0 || options.keepDays > 0 ? (q.removedFiles, Int(q.removedBytes)) : nil)
         }
     }
 

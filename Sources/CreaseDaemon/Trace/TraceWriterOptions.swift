@@ -1,3 +1,4 @@
+import CreaseDaemonCore
 /// `creased`'s trace flags (the daemon's parser hands them here).
 public struct TraceWriterOptions: Sendable, Equatable {
     public enum Fsync: String, Sendable, CaseIterable {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLibUV
 import CreaseCore
+import CreaseDaemonCore
 import Foundation
 
 /// The writer thread: takes what is queued, writes it, syncs as `--fsync` says.

@@ -1,4 +1,5 @@
 import CLibUV
+import CreaseDaemonCore
 
 /// A libuv async handle: `send()` may be called from any thread and runs the action
 /// on the loop thread (several sends may coalesce into one run).

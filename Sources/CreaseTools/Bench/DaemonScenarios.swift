@@ -1,5 +1,6 @@
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 import Foundation
 
 /// The scenarios that drive a real `creased` over its socket: `stream`, `burst` and

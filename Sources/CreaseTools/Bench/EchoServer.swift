@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLibUV
 import CreaseDaemon
+import CreaseDaemonCore
 
 /// The baseline of `rtt`: a bare libuv server on the same kind of socket as `creased`
 /// (a Unix stream socket, one loop on one thread), framing lines with the daemon's own

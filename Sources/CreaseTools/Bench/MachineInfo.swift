@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 import Foundation
 
 /// What the figures were measured on: printed at the top of every run.

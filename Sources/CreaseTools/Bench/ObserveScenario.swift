@@ -1,5 +1,6 @@
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 
 /// `observe`: what an observation costs the loop. One client, blocking round trips against
 /// one creased, alternating blocks of: an event with an id (a hinge tick inside one pose,

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 
 /// Where the client and the two servers of `rtt` run. Left to the scheduler, a round trip
 /// costs 10 to 50 us depending on whether the server woke on the client's core or had

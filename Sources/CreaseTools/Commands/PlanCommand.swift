@@ -1,5 +1,6 @@
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 import Foundation
 
 /// `crease plan`: every layout the app can show from a start, and the shortest event

@@ -1,5 +1,6 @@
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 import Foundation
 
 /// `crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET] [--each]`: replays a

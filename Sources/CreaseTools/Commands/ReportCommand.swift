@@ -1,5 +1,6 @@
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 import Foundation
 
 /// `crease report TRACE`: one self-contained HTML page for a bug ticket (docs/report.md).

@@ -1,5 +1,6 @@
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 
 /// `crease plan --tour`: one walk over the phone, with no reset, that shows it every
 /// observable class once at the least estimated device time found (docs/plan.md).

@@ -1,5 +1,6 @@
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 import Foundation
 
 /// `crease replay --to SOCKET TOUR.jsonl`: a tour's events streamed into a daemon, every

@@ -1,5 +1,6 @@
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 import Foundation
 
 /// `crease trace rebase PATH... (-o DIR | --in-place | --check)` (docs/corpus.md).

@@ -1,5 +1,6 @@
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 
 /// A plan as a JSON document (`crease plan -o PLAN`), and read back for `crease coverage`.
 enum PlanFile {

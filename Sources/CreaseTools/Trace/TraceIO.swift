@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 import Foundation
 
 /// A check failed (exit 1): the message is printed as is.

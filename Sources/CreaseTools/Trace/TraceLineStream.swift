@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 import CreaseDaemon
+import CreaseDaemonCore
 
 /// A trace file read a chunk at a time, one complete line at a time, for `trace check`:
 /// memory is bounded by the chunk and the longest line, not the file (a 3 GB file of NUL

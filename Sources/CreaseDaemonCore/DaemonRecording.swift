@@ -2,16 +2,13 @@ import CreaseCore
 
 /// A real run of the daemon's core, as `creased --record-inputs FILE` writes it: JSON
 /// Lines, a header, then in order every input the core took (with the time it was given),
-/// every reading of its surroundings it made through `DaemonCore.Probes` (the loop's clock,
-/// the resident size, the log's dropped lines, the trace's figures), and after each time the
-/// shell performed them, the actions it decided, as text. `replay` feeds the inputs and the
-/// readings to a fresh core and says where its actions differ: the core's decisions are a
+/// the gauges the shell sampled among them, and after each time the shell performed them, the
+/// actions it decided, as text. `replay` feeds the inputs to a fresh core and says where its actions differ: the core's decisions are a
 /// function of what it was told.
 ///
 /// ```
 /// {"recording":"creased core","startNs":…,"logLevel":"info","config":{…},"engine":{trace header}}
 /// {"at":…,"in":"line","client":1,"readNs":…,"hex":"7b226576…"}
-/// {"probe":"clock","value":…}
 /// {"actions":["write 1: {\"ok\":true,…}\n","record(…)"]}
 /// ```
 public enum DaemonRecording {
@@ -74,7 +71,15 @@ public enum DaemonRecording {
         case .repliesSent: w.key("in"); w.string("repliesSent")
         case .durable(let seq, let awaited):
             w.key("in"); w.string("durable"); w.key("seq"); w.int(seq); w.key("awaitedRecords"); w.int(awaited)
+        case .listening(let activated, let perUid, let total):
+            w.key("in"); w.string("listening"); w.key("socketActivated"); w.bool(activated)
+            w.key("readersPerUid"); w.int(min(perUid, Int(Int32.max))); w.key("readersTotal"); w.int(min(total, Int(Int32.max)))
         case .statsTick: w.key("in"); w.string("statsTick")
+        case .metricsTick: w.key("in"); w.string("metricsTick")
+        case .gauges(let g):
+            w.key("in"); w.string("gauges"); w.key("residentKiB"); w.int(g.residentKiB)
+            w.key("logDroppedLines"); w.int(Int(truncatingIfNeeded: g.logDroppedLines))
+            w.key("trace"); if let t = g.trace { t.write(to: &w) } else { w.null() }
         case .rotateTrace(let reason): w.key("in"); w.string("rotateTrace"); w.key("reason"); w.string(reason)
         case .traceReopened(let path, let client, let id):
             w.key("in"); w.string("traceReopened"); w.key("client"); w.int(client)
@@ -91,19 +96,6 @@ public enum DaemonRecording {
         case .shutdown(let reason): w.key("in"); w.string("shutdown"); w.key("reason"); w.string(reason)
         }
         w.endObject()
-        return w.bytes
-    }
-
-    /// A reading through `DaemonCore.Probes`: a number, or the trace's figures as JSON.
-    public static func probe(_ name: String, value: Int) -> [UInt8] {
-        var w = JSONWriter(capacity: 64)
-        w.beginObject(); w.key("probe"); w.string(name); w.key("value"); w.int(value); w.endObject()
-        return w.bytes
-    }
-
-    public static func probe(_ name: String, json: [UInt8]) -> [UInt8] {
-        var w = JSONWriter(capacity: 64 + json.count)
-        w.beginObject(); w.key("probe"); w.string(name); w.key("json"); w.raw(json); w.endObject()
         return w.bytes
     }
 
@@ -132,16 +124,15 @@ public enum DaemonRecording {
         public let description: String
     }
 
-    /// What a replay found: how many inputs, readings and performs it went through, and
+    /// What a replay found: how many inputs and performs it went through, and
     /// the first perform whose actions differ from the recording's (nil: none).
     public struct Outcome {
         public var inputs = 0
-        public var probes = 0
         public var performs = 0
         public var difference: String?
     }
 
-    /// Feeds a recording's inputs and readings to a fresh core made from its header and
+    /// Feeds a recording's inputs to a fresh core made from its header and
     /// `policy` (the access rules the daemon ran with: they are not recorded), comparing its
     /// actions with the recorded ones at every perform.
     public static func replay(_ text: [UInt8], policy: AccessPolicy) throws(Failure) -> Outcome {
@@ -177,20 +168,7 @@ public enum DaemonRecording {
                                     settleNs: UInt64(try int(config["settleNs"], "settleNs")))
         cfg.readersPerUid = try int(config["readersPerUid"], "readersPerUid")
         cfg.readersTotal = try int(config["readersTotal"], "readersTotal")
-        // The readings a core made while it handled an input follow that input: they are
-        // all taken first, each kind handed back in its order.
-        let readings = ProbeReadings()
-        var scan = text.split(separator: 0x0A, omittingEmptySubsequences: true).makeIterator()
-        _ = scan.next()
-        var scanned = 1
-        while let line = scan.next() {
-            scanned += 1
-            guard line.starts(with: Array(#"{"probe""#.utf8)) else { continue }
-            let record = try parse(line, line: scanned)
-            if case .string(let name)? = record["probe"] { readings.add(name, record) }
-        }
-        var core = DaemonCore(engine: engine, config: cfg, probes: readings.probes,
-                              startNs: UInt64(try int(header["startNs"], "startNs")))
+        var core = DaemonCore(engine: engine, config: cfg, startNs: UInt64(try int(header["startNs"], "startNs")))
         var actions = DaemonActions(logThreshold: level)
         var outcome = Outcome()
         var number = 1
@@ -208,8 +186,6 @@ public enum DaemonRecording {
                 actions.removeAll()
             } else if record["stopped"] != nil {
                 break
-            } else if record["probe"] != nil {
-                outcome.probes += 1
             } else {
                 outcome.inputs += 1
                 let at = UInt64(truncatingIfNeeded: try int(record["at"], "line \(number): at"))
@@ -267,7 +243,15 @@ public enum DaemonRecording {
         case "endOfIteration": body(.endOfIteration)
         case "repliesSent": body(.repliesSent)
         case "durable": body(.durable(seq: try int("seq"), awaitedRecords: try int("awaitedRecords")))
+        case "listening":
+            body(.listening(socketActivated: r["socketActivated"] == .bool(true), readersPerUid: try int("readersPerUid"),
+                            readersTotal: try int("readersTotal")))
         case "statsTick": body(.statsTick)
+        case "metricsTick": body(.metricsTick)
+        case "gauges":
+            var trace: TraceFigures?
+            if let t = r["trace"], t != .null { trace = try traceFigures(t, line: line) }
+            body(.gauges(SampledGauges(residentKiB: try int("residentKiB"), logDroppedLines: UInt64(try int("logDroppedLines")), trace: trace)))
         case "rotateTrace": body(.rotateTrace(reason: try string("reason")))
         case "traceReopened":
             let path: String? = if case .string(let s)? = r["path"] { s } else { nil }
@@ -283,6 +267,20 @@ public enum DaemonRecording {
         case "shutdown": body(.shutdown(reason: try string("reason")))
         default: throw Failure(description: "line \(line): unknown input \"\(kind)\"")
         }
+    }
+
+    private static func traceFigures(_ t: JSONValue, line: Int) throws(Failure) -> TraceFigures {
+        func int(_ key: String) throws(Failure) -> Int {
+            guard let n = wholeNumber(t[key]) else { throw Failure(description: "line \(line): trace.\(key)") }
+            return n
+        }
+        guard case .string(let file)? = t["file"], case .string(let fsync)? = t["fsync"] else {
+            throw Failure(description: "line \(line): trace.file or trace.fsync")
+        }
+        let failure: String? = if case .string(let e)? = t["error"] { e } else { nil }
+        let removed: (files: Int, bytes: Int)? = t["removedFiles"] == nil ? nil : (try int("removedFiles"), try int("removedBytes"))
+        return TraceFigures(file: file, failure: failure, fsync: fsync, records: try int("records"), bytes: try int("bytes"),
+                            lost: try int("lost"), gaps: try int("gaps"), files: try int("files"), removed: removed)
     }
 
     private static func unhex(_ s: String, line: Int) throws(Failure) -> [UInt8] {
@@ -303,42 +301,5 @@ public enum DaemonRecording {
             i += 2
         }
         return out
-    }
-}
-
-/// The readings a recording holds, handed back in order through `DaemonCore.Probes`
-/// (a cursor per kind: a long recording holds millions of clock readings).
-final class ProbeReadings {
-    private var values: [String: (list: [Int], next: Int)] = [:]
-    private var json: [String: (list: [[UInt8]], next: Int)] = [:]
-
-    func add(_ name: String, _ record: JSONValue) {
-        if case .number(let n)? = record["value"] {
-            values[name, default: ([], 0)].list.append(Int(n))
-        } else if let j = record["json"] {
-            var w = JSONWriter(capacity: 256)
-            w.value(j)
-            json[name, default: ([], 0)].list.append(w.bytes)
-        }
-    }
-
-    /// The next reading of `name`; 0 when the recording holds no more (a core asking more
-    /// often than the recorded one did then differs in its actions, which the replay reports).
-    private func next(_ name: String) -> Int {
-        guard let v = values[name], v.next < v.list.count else { return 0 }
-        values[name]!.next += 1
-        return v.list[v.next]
-    }
-
-    private func nextJSON(_ name: String) -> [UInt8]? {
-        guard let v = json[name], v.next < v.list.count else { return nil }
-        json[name]!.next += 1
-        return v.list[v.next]
-    }
-
-    var probes: DaemonCore.Probes {
-        DaemonCore.Probes(residentKiB: { self.next("residentKiB") }, logDroppedLines: { UInt64(self.next("logDroppedLines")) },
-                          traceStats: { w in if let j = self.nextJSON("traceStats") { w.raw(j) } else { w.null() } },
-                          clock: { UInt64(truncatingIfNeeded: self.next("clock")) })
     }
 }

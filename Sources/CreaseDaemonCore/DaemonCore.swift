@@ -49,26 +49,6 @@ public struct DaemonCore {
         }
     }
 
-    /// What the core reads from its surroundings when it writes `stats`.
-    public struct Probes {
-        public var residentKiB: () -> Int
-        public var logDroppedLines: () -> UInt64
-        /// The trace sink's stats object.
-        public var traceStats: (inout JSONWriter) -> Void
-        /// The loop's clock, read once a batch is published and checked, so an event's
-        /// latency counts everything on its path (publishing, the glitch checks). Nil: the
-        /// time the batch was cut stands (the tests' moved clock).
-        public var clock: (() -> UInt64)?
-
-        public init(residentKiB: @escaping () -> Int, logDroppedLines: @escaping () -> UInt64,
-                    traceStats: @escaping (inout JSONWriter) -> Void, clock: (() -> UInt64)? = nil) {
-            self.residentKiB = residentKiB
-            self.logDroppedLines = logDroppedLines
-            self.traceStats = traceStats
-            self.clock = clock
-        }
-    }
-
     /// A connected client that may send lines.
     public struct Client: Sendable {
         public let access: AccessLevel
@@ -91,8 +71,8 @@ public struct DaemonCore {
     }
 
     public internal(set) var config: Config
-    let probes: Probes
-    let startNs: UInt64
+    /// The clock's reading when the daemon started: the trace's `t = 0`.
+    public let startNs: UInt64
     /// When the counters' period began: the start, or the last `stats` reset.
     var periodStartNs: UInt64
     public internal(set) var engine: Engine
@@ -145,11 +125,12 @@ public struct DaemonCore {
     var lastStatsPushEvents: UInt64 = .max
     /// Refused connections' log lines, rate-limited.
     var refusalLog = RefusalLog()
+    /// What waits for the shell's sample of the gauges (`gauges`), in the order it was asked.
+    var gaugeWaiters: [GaugeWaiter] = []
 
-    public init(engine: Engine, config: Config, probes: Probes, startNs: UInt64) {
+    public init(engine: Engine, config: Config, startNs: UInt64) {
         self.engine = engine
         self.config = config
-        self.probes = probes
         self.startNs = startNs
         periodStartNs = startNs
         stats = DaemonStats(budgetNs: config.budgetUs * 1000)
@@ -350,7 +331,7 @@ public struct DaemonCore {
 
     /// The longest line a read-only connection may send: the default line limit, whatever
     /// `--max-line-bytes` allows publishers (a load of a large manifest).
-    static let readerLineLimit = LineFramer.defaultLimit
+    static let readerLineLimit = LineLimit.standard
 
     /// An event line from a client with `access`: applied if it may publish.
     /// (The event, its id and its ts apart: see `WireFastPath.Hinge`. The id is consumed: it
@@ -470,7 +451,9 @@ public struct DaemonCore {
             layoutGlitches = glitches.check(layout: engine.layout, seq: engine.seq, t: lastReadT ?? (cut &- startNs), digest: engine.digest)
             stats.publishes += 1
         }
-        let now = max(cut, probes.clock?() ?? cut)
+        // An event's latency runs from its read to the cut of its batch, a time the shell read
+        // and handed in (after the batch's last line was applied): the core reads no clock.
+        let now = cut
         for i in batchEvents.indices {
             let latency = now &- (batchEvents[i].t &+ startNs)
             stats.latency.record(latency)
@@ -596,17 +579,6 @@ public struct DaemonCore {
         subscribers.forEach(subscribedTo: topic) { out.write(client: $0, range: range) }
     }
 
-    /// The stats timer fired: stats subscribers get the counters when events came in since.
-    mutating func statsTick(at now: UInt64, into out: inout DaemonActions) {
-        guard stats.events != lastStatsPushEvents, subscribers.any(.stats) else { return }
-        lastStatsPushEvents = stats.events
-        let start = out.bytes.count
-        Reply.appendPush("stats", seq: engine.seq, to: &out.bytes) { w in
-            w.key("stats"); writeStats(at: now, to: &w)
-        }
-        fanOut(.stats, start..<out.bytes.count, into: &out)
-    }
-
     /// A STATUS= line for `systemctl status`.
     public func status() -> String {
         "\(stats.events) events, \(clients.count) clients, \(subscribers.count) subscribers, "
@@ -644,12 +616,4 @@ public struct DaemonCore {
 
     /// How long a peer that does not read may hold its connection open at shutdown.
     static let shutdownGraceMs = 1000
-
-    func writeStats(at now: UInt64, to w: inout JSONWriter) {
-        let gauges = DaemonStats.Gauges(uptimeNs: now &- startNs, periodNs: now &- periodStartNs, labels: config.labels,
-                                        clients: clients.count, subscribers: subscribers.count,
-                                        logDroppedLines: probes.logDroppedLines(), residentKiB: probes.residentKiB(),
-                                        trace: tracing ? probes.traceStats : nil)
-        stats.write(gauges, to: &w)
-    }
 }

@@ -25,6 +25,10 @@ public struct DaemonActions {
         /// Boxed: rare, and inline it made every action larger.
         indirect case reopenTrace(reason: String, client: Int?, id: JSONValue?)
         case log(LogLevel, String)
+        /// Sample the gauges and answer with the `gauges` input at once (figures wait for it).
+        case sampleGauges
+        /// The stats, as one JSON object (`bytes[range]`), for the metrics file.
+        case metrics(Range<Int>)
         /// Stopping: accept no more clients, take the socket's name away, tell systemd `status`.
         case stopAccepting(status: String)
         /// Stopping: close the trace (its last records on disk), then the trace mode is `.off`.
@@ -95,6 +99,8 @@ public struct DaemonActions {
                 + String(decoding: bytes[e.line], as: UTF8.self) + (e.layout.map { " layout " + String(decoding: bytes[$0], as: UTF8.self) } ?? "")
         case .record(.observation(let tNs, let client, let line, let result, let captured)):
             "record observation t \(tNs) client \(client) \(result) \(captured.map { "\($0)" } ?? "-"): " + String(decoding: bytes[line], as: UTF8.self)
+        // By name, not as Swift prints it: a recording's text does not name the module.
+        case .log(let level, let message): "log \(level.name): \(message)"
         case let other: "\(other)"
         }
     }

@@ -72,11 +72,9 @@ extension DaemonCore {
             subscribers.remove(TopicSet(topics), for: client)
             appendTopicsReply(id: id, for: client, to: &out.bytes)
         case .stats(let reset):
-            Reply.appendOK(id: id, to: &out.bytes) { w in
-                w.key("seq"); w.int(engine.seq)
-                w.key("stats"); writeStats(at: now, to: &w)
-                if reset { w.key("reset"); w.bool(true) }
-            }
+            // The figures are taken now; the reply waits for the gauges the shell samples.
+            answered = true
+            awaitGauges(.reply(client: client, id: id, reset: reset, snapshot(at: now)), into: &out)
             if reset {
                 // The figures just answered close the period; the next one starts empty.
                 stats = DaemonStats(budgetNs: config.budgetUs * 1000)

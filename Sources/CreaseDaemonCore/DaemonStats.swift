@@ -33,7 +33,8 @@ public struct DaemonStats: Sendable {
         latency = LatencyHistogram(budgetNs: budgetNs)
     }
 
-    /// What the core does not know by itself, read when stats are written.
+    /// What the figures are reported with: the core's own counts when they were taken, and
+    /// what the shell sampled.
     public struct Gauges {
         public var uptimeNs: UInt64
         /// Since the counters' period began (the start or the last reset).
@@ -41,10 +42,7 @@ public struct DaemonStats: Sendable {
         public var labels: [Label]
         public var clients: Int
         public var subscribers: Int
-        public var logDroppedLines: UInt64
-        public var residentKiB: Int
-        /// The trace sink's own object, when there is a trace.
-        public var trace: ((inout JSONWriter) -> Void)?
+        public var sampled: SampledGauges
     }
 
     public func write(_ g: Gauges, to w: inout JSONWriter) {
@@ -65,10 +63,10 @@ public struct DaemonStats: Sendable {
         w.key("forbidden"); w.int(Int(forbidden))
         w.key("unterminatedLines"); w.int(Int(unterminatedLines))
         w.key("clampedAngles"); w.int(Int(clampedAngles))
-        w.key("logDroppedLines"); w.int(Int(g.logDroppedLines))
+        w.key("logDroppedLines"); w.int(Int(g.sampled.logDroppedLines))
         w.key("bytesIn"); w.int(Int(bytesIn))
         w.key("bytesOut"); w.int(Int(bytesOut))
-        w.key("rssKiB"); w.int(g.residentKiB)
+        w.key("rssKiB"); w.int(g.sampled.residentKiB)
         w.key("latency"); latency.write(to: &w)
         w.key("observations"); w.beginObject()
         for (v, n) in zip(Verdict.allCases, observations) { w.key(v.rawValue); w.int(Int(n)) }
@@ -76,7 +74,7 @@ public struct DaemonStats: Sendable {
         w.key("glitches"); w.beginObject()
         for (kind, n) in zip(GlitchKind.allCases, glitches) { w.key(kind.rawValue); w.int(Int(n)) }
         w.endObject()
-        if let trace = g.trace { w.key("trace"); trace(&w) }
+        if let trace = g.sampled.trace { w.key("trace"); trace.write(to: &w) }
         w.key("labels"); Label.write(g.labels, to: &w)
         w.key("periodS"); w.number(Double(g.periodNs / 1_000_000) / 1000)
         w.endObject()

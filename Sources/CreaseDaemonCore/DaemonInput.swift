@@ -30,8 +30,15 @@ public enum DaemonInput {
     /// The trace's records up to `seq`, and `awaitedRecords` observation and mark records,
     /// are on disk (or counted lost).
     case durable(seq: Int, awaitedRecords: Int)
+    /// The socket is listening: whether systemd handed it over, and how many read-only
+    /// connections the descriptor limit leaves room for (per uid, and in all).
+    case listening(socketActivated: Bool, readersPerUid: Int, readersTotal: Int)
     /// The stats timer fired.
     case statsTick
+    /// The metrics timer fired (or the metrics file is written a last time).
+    case metricsTick
+    /// What the shell sampled when the core asked (`sampleGauges`).
+    case gauges(SampledGauges)
     /// A signal asked for a new trace file (`reason`: its name).
     case rotateTrace(reason: String)
     /// The shell reopened the trace for `client`'s `trace rotate` (`path` nil: it failed).
@@ -61,7 +68,13 @@ extension DaemonCore {
         case .lineTooLong(let client, let length): lineTooLong(client: client, length: length, at: now, into: &out)
         case .dropped(let client, let reason): dropped(client: client, reason: reason, into: &out)
         case .closed(let client): closed(client: client)
+        case .listening(let activated, let perUid, let total):
+            config.socketActivated = activated
+            config.readersPerUid = perUid
+            config.readersTotal = total
         case .statsTick: statsTick(at: now, into: &out)
+        case .metricsTick: metricsTick(at: now, into: &out)
+        case .gauges(let sampled): gauges(sampled, into: &out)
         case .rotateTrace(let reason):
             // Events read before the signal are published first, so their records go into the old file.
             flush(at: now, into: &out)
