@@ -5,6 +5,7 @@ import PackageDescription
 //
 // CreaseCore   — pure, deterministic: JSON, events, manifest, state machine, layout engine.
 // CreaseDaemonCore — the daemon's decisions as a reducer: pure, no libuv, no Glibc.
+// CreaseSystem — bounded reads, safe writes, line framing, socket and trace names.
 // CreaseDaemon — the imperative shell: libuv loop, Unix socket, subscribers, trace files.
 // CreaseTools  — the `crease` subcommands (layout, replay, trace, bench, demo, ...).
 let package = Package(
@@ -22,17 +23,20 @@ let package = Package(
         ),
         // The core imports nothing (no Foundation); rounding needs libm.
         .target(name: "CreaseCore", linkerSettings: [.linkedLibrary("m")]),
+        // The file, path and socket-name helpers the daemon and the CLI both use (bounded reads,
+        // safe writes, line framing): system calls, no libuv.
+        .target(name: "CreaseSystem", dependencies: ["CreaseCore"]),
         // The daemon's decisions (a reducer over its inputs) and their pure policies: no libuv, no Glibc.
         .target(name: "CreaseDaemonCore", dependencies: ["CreaseCore"]),
-        .target(name: "CreaseDaemon", dependencies: ["CreaseCore", "CreaseDaemonCore", "CLibUV"]),
-        .target(name: "CreaseTools", dependencies: ["CreaseCore", "CreaseDaemonCore", "CreaseDaemon", "CLibUV"]),
+        .target(name: "CreaseDaemon", dependencies: ["CreaseCore", "CreaseDaemonCore", "CreaseSystem", "CLibUV"]),
+        .target(name: "CreaseTools", dependencies: ["CreaseCore", "CreaseDaemonCore", "CreaseSystem", "CLibUV"]),
         .executableTarget(name: "crease", dependencies: ["CreaseTools"]),
         .executableTarget(name: "creased", dependencies: ["CreaseDaemon"]),
         // What more than one test target uses (polling with a deadline, the descriptor bystander), once.
         .target(name: "CreaseTestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CreaseCoreTests", dependencies: ["CreaseCore"]),
-        .testTarget(name: "CreaseDaemonTests", dependencies: ["CreaseDaemon", "CreaseDaemonCore", "CreaseCore", "CreaseTestSupport"]),
-        .testTarget(name: "CreaseToolsTests", dependencies: ["CreaseTools", "CreaseDaemonCore", "CreaseCore", "CreaseTestSupport"]),
+        .testTarget(name: "CreaseDaemonTests", dependencies: ["CreaseDaemon", "CreaseDaemonCore", "CreaseSystem", "CreaseCore", "CreaseTestSupport"]),
+        .testTarget(name: "CreaseToolsTests", dependencies: ["CreaseTools", "CreaseDaemonCore", "CreaseSystem", "CreaseCore", "CreaseTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

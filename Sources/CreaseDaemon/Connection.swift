@@ -1,3 +1,4 @@
+import CreaseSystem
 import CLibUV
 import CreaseDaemonCore
 

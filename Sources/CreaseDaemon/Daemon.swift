@@ -3,11 +3,8 @@ import Glibc
 #endif
 import CLibUV
 import CreaseCore
+import CreaseSystem
 import CreaseDaemonCore
-
-public enum DaemonInfo {
-    public static let version = "0.1.0"
-}
 
 /// The imperative shell: one libuv loop on one thread, the listening socket,
 /// connections, timers and signals. It reads bytes, hands lines to `DaemonCore`

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CreaseCore
+import CreaseSystem
 import CreaseDaemonCore
 
 /// Builds the engine the daemon starts with from `--app` and `--profile`.

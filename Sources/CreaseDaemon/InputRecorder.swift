@@ -1,4 +1,5 @@
 import CreaseCore
+import CreaseSystem
 import CreaseDaemonCore
 
 /// `--record-inputs PATH`: the shell's side of `DaemonRecording`. Every input the core is

@@ -1,4 +1,5 @@
 import CreaseCore
+import CreaseSystem
 @testable import CreaseDaemon
 @testable import CreaseDaemonCore
 import Testing

@@ -1,4 +1,5 @@
 import CreaseCore
+import CreaseSystem
 import CreaseDaemon
 import CreaseDaemonCore
 import Foundation

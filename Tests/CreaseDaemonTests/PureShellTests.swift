@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CreaseCore
+import CreaseSystem
 @testable import CreaseDaemon
 @testable import CreaseDaemonCore
 import Testing

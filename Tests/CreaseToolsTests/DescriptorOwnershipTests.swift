@@ -1,3 +1,4 @@
+import CreaseSystem
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import CreaseCore
-import CreaseDaemon
 import CreaseDaemonCore
 @testable import CreaseTools
 import Foundation

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CreaseCore
+import CreaseSystem
 import Foundation
 import Testing
 

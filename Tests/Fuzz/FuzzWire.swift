@@ -16,6 +16,7 @@
 // - after the stream, the incremental layout equals a layout computed from scratch.
 
 import CreaseCore
+import CreaseSystem
 
 /// Small, so the fuzzer reaches the over-limit path often; the daemon's is 64 KiB.
 private let lineLimit = 2048

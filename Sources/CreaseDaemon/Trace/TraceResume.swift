@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CreaseCore
+import CreaseSystem
 import CreaseDaemonCore
 
 /// `creased --resume`: the state a restarted daemon continues from. The newest trace file

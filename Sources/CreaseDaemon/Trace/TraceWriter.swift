@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLibUV
 import CreaseCore
+import CreaseSystem
 import CreaseDaemonCore
 import Foundation
 

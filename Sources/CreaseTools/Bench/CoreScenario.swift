@@ -1,5 +1,4 @@
 import CreaseCore
-import CreaseDaemon
 import CreaseDaemonCore
 
 /// `core`: relayout latency in process, per event type, on each built-in app and the

@@ -1,8 +1,8 @@
+import CreaseSystem
 #if canImport(Glibc)
 import Glibc
 #endif
 import CLibUV
-import CreaseDaemon
 import CreaseDaemonCore
 
 /// The baseline of `rtt`: a bare libuv server on the same kind of socket as `creased`

@@ -1,5 +1,4 @@
 import CreaseCore
-import CreaseDaemon
 import CreaseDaemonCore
 
 /// `observe`: what an observation costs the loop. One client, blocking round trips against

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import CreaseCore
-import CreaseDaemon
 import CreaseDaemonCore
 
 /// Where the client and the two servers of `rtt` run. Left to the scheduler, a round trip

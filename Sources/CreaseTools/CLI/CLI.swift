@@ -1,5 +1,4 @@
 import CreaseCore
-import CreaseDaemon
 import CreaseDaemonCore
 
 /// The `crease` command table. Each subcommand lives in its own file under Commands/.

@@ -1,5 +1,5 @@
 import CreaseCore
-import CreaseDaemon
+import CreaseSystem
 import CreaseDaemonCore
 import Foundation
 import Synchronization

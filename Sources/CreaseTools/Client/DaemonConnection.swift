@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CreaseCore
-import CreaseDaemon
+import CreaseSystem
 import CreaseDaemonCore
 import Foundation
 

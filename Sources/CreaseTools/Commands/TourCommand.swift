@@ -1,5 +1,5 @@
 import CreaseCore
-import CreaseDaemon
+import CreaseSystem
 import CreaseDaemonCore
 
 /// `crease plan --tour`: one walk over the phone, with no reset, that shows it every

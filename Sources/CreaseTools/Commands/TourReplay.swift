@@ -1,5 +1,4 @@
 import CreaseCore
-import CreaseDaemon
 import CreaseDaemonCore
 import Foundation
 

@@ -1,5 +1,5 @@
 import CreaseCore
-import CreaseDaemon
+import CreaseSystem
 import CreaseDaemonCore
 
 /// A plan as a JSON document (`crease plan -o PLAN`), and read back for `crease coverage`.

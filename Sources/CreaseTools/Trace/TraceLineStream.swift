@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CreaseCore
-import CreaseDaemon
+import CreaseSystem
 import CreaseDaemonCore
 
 /// A trace file read a chunk at a time, one complete line at a time, for `trace check`:

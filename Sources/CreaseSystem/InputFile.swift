@@ -1,4 +1,3 @@
-import CreaseDaemonCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import CreaseDaemonCore
+import CreaseCore
 #if canImport(Glibc)
 import Glibc
 #endif
