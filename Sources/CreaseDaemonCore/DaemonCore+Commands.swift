@@ -213,7 +213,7 @@ extension DaemonCore {
         } else {
             Reply.appendError(InputError(.traceFailed, "the trace could not be reopened; see the daemon's log", id: id), to: &out.bytes)
         }
-        out.write(client: client, from: start)
+        reply(from: start, to: client, into: &out)
     }
 
     private func appendTopicsReply(id: JSONValue?, for client: Int, to bytes: inout [UInt8]) {

@@ -119,6 +119,8 @@ public struct DaemonCore {
     var batchAcks: [Ack] = []
     /// Replies waiting for the disk (`acksWaitForDisk`).
     var held = HeldReplies()
+    /// Clients that hung up (or sent a line too long) with replies still held: closed once those are sent.
+    var closeAfterHeld: [Int] = []
     public internal(set) var lastPublishedDigest: UInt64
     /// The diagnostics subscribers last saw: compared as values, encoded only when they change.
     var lastDiagnostics: [Diagnostic]
@@ -218,10 +220,10 @@ public struct DaemonCore {
             error.line = lines + 1
             let start = out.bytes.count
             Reply.appendError(error, to: &out.bytes)
-            out.write(client: client, from: start)
+            reply(from: start, to: client, into: &out)
             out.log(.warning, "client \(client) ended its stream inside line \(lines + 1) (\(unterminatedBytes) bytes with no newline); not applied")
         }
-        out.append(.closeAfterWrites(client: client))
+        closeWhenAnswered(client, into: &out)
     }
 
     /// The client sent a line longer than the limit: told so, then closed.
@@ -231,13 +233,24 @@ public struct DaemonCore {
         let start = out.bytes.count
         Reply.appendError(InputError(.lineTooLong, "a line of \(length)+ bytes passes the \(config.lineLimit)-byte limit; closing the connection"),
                           to: &out.bytes)
-        out.write(client: client, from: start)
+        reply(from: start, to: client, into: &out)
         out.log(.warning, "client \(client): line longer than \(config.lineLimit) bytes; closing it")
-        out.append(.closeAfterWrites(client: client))
+        closeWhenAnswered(client, into: &out)
+    }
+
+    /// Closes `client` once everything it is owed is written: at once, or, when replies wait for
+    /// the disk, once they are released (a client that half-closes still reads its replies).
+    mutating func closeWhenAnswered(_ client: Int, into out: inout DaemonActions) {
+        if acksWaitForDisk, held.holds(client: client) {
+            if !closeAfterHeld.contains(client) { closeAfterHeld.append(client) }
+        } else {
+            out.append(.closeAfterWrites(client: client))
+        }
     }
 
     /// The client is gone (or going): it gets no more replies or pushes.
     mutating func closed(client: Int) {
+        closeAfterHeld.removeAll { $0 == client }
         lastSender = nil
         clients[client] = nil
         subscribers.remove([], for: client)
@@ -353,7 +366,7 @@ public struct DaemonCore {
         error.line = clients[client]?.lines
         let start = out.bytes.count
         Reply.appendError(error, to: &out.bytes)
-        out.write(client: client, from: start)
+        reply(from: start, to: client, into: &out)
         out.log(.debug, "client \(client): rejected: \(error)")
     }
 
@@ -369,7 +382,7 @@ public struct DaemonCore {
         error.line = c?.lines
         error.ts = ts
         Reply.appendError(error, to: &out.bytes)
-        out.write(client: client, from: start)
+        reply(from: start, to: client, into: &out)
         out.log(.debug, "client \(client): forbidden: \(wanted)")
     }
 
@@ -487,6 +500,9 @@ public struct DaemonCore {
         held.release(upTo: seq, records: awaitedRecords) { ready in
             DaemonCore.sendAcks(ready, clients: clients, lastSender: lastSender, at: now, into: &out)
         }
+        guard !closeAfterHeld.isEmpty else { return }
+        for client in closeAfterHeld where !held.holds(client: client) { out.append(.closeAfterWrites(client: client)) }
+        closeAfterHeld.removeAll { !held.holds(client: $0) }
     }
 
     public var holdsAcks: Bool { !held.isEmpty }

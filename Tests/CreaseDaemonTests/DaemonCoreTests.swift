@@ -268,6 +268,40 @@ private func orientation(_ value: String, id: Int) -> String {
         #expect(!d.core.holdsAcks)
     }
 
+    /// Found by `crease hunt` (seed 2, shrunk to: a publisher, a burst, an unknown event): under
+    /// --fsync always the error reply to a bad line was written at once, ahead of the replies
+    /// to the events before it, which waited for the disk.
+    @Test("under --fsync always an error reply waits behind the replies held before it")
+    func anErrorReplyKeepsItsPlaceBehindHeldAcks() {
+        var d = CoreDriver(tracing: true, acksWaitForDisk: true)
+        d.connect(1)
+        d.read([hinge(90, id: 1), #"{"event":"nope","id":2}"#, #"{"event":"hinge","angle":"wide","id":3}"#], from: 1)
+        d.endOfIteration()
+        #expect(d.received[1] == nil, "the error replies wait behind the held ack")
+        d.durable(upTo: 1)
+        let replies = d.take(1)
+        #expect(replies.map { $0["id"] } == [.number(1), .number(2), .number(3)])
+        #expect(replies.dropFirst().allSatisfy { $0["ok"] == .bool(false) })
+    }
+
+    /// Found by `crease hunt`: a client that sent events and then half-closed (as `crease send`
+    /// and `nc -N` do) was closed at once under --fsync always, and its held replies were lost.
+    @Test("a client that hangs up with replies held is closed once they are sent, not before")
+    func aHalfClosedClientGetsItsHeldRepliesBeforeItIsClosed() {
+        var d = CoreDriver(tracing: true, acksWaitForDisk: true)
+        d.connect(1)
+        d.read([hinge(90, id: 1), hinge(100, id: 2)], from: 1)
+        d.input(.endOfInput(client: 1, unterminatedBytes: 4))
+        #expect(d.closed.isEmpty && d.received[1] == nil, "nothing is closed while replies are held")
+        d.durable(upTo: 1)
+        #expect(d.closed.isEmpty, "one reply is still held")
+        d.durable(upTo: 2)
+        let replies = d.take(1)
+        #expect(replies.map { $0["id"] } == [.number(1), .number(2), nil])
+        #expect(replies.last?["error"]?["code"] == .string("unterminatedLine"))
+        #expect(d.closed == [1], "closed once everything owed was written")
+    }
+
     @Test func aTracedEventRecordsItsLineAsReceived() {
         var d = CoreDriver(tracing: true)
         d.connect(1)

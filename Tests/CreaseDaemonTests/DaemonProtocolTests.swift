@@ -250,6 +250,19 @@ func readPushes(_ c: Client, topic: String = "layout", quiet: Double = 0.5) -> [
         #expect(lines.compactMap { parseJSON($0)?["id"]?.str } == ["h0", "h1", "h2", "h3", "h4"])
     }
 
+    /// Under --fsync always the replies wait for the disk; a client that half-closes first
+    /// (found by `crease hunt`) used to be closed before they were released, and lost them.
+    @Test("under --fsync always a client that hangs up still gets every reply, after its records are on disk")
+    func aClientThatHangsUpUnderFsyncAlwaysStillGetsItsReplies() throws {
+        let d = try DaemonProcess(arguments: ["--fsync", "always"])
+        let c = try Client(d.socketPath)
+        c.send((0..<5).map { toggle($0, id: "h\($0)") }.joined(separator: "\n") + "\n" + #"{"event":"nope","id":"bad"}"# + "\n")
+        c.shutdownWrite()
+        let (lines, eof) = c.drainToEOF(timeout: 30)
+        #expect(eof, "\(d.log())")
+        #expect(lines.compactMap { parseJSON($0)?["id"]?.str } == ["h0", "h1", "h2", "h3", "h4", "bad"], "\(lines)")
+    }
+
     @Test func sigtermPushesShutdownRemovesTheSocketAndExitsZero() throws {
         let d = try DaemonProcess()
         let sub = try Client(d.socketPath)
