@@ -28,15 +28,18 @@ let package = Package(
         .target(name: "CreaseSystem", dependencies: ["CreaseCore"]),
         // The daemon's decisions (a reducer over its inputs) and their pure policies: no libuv, no Glibc.
         .target(name: "CreaseDaemonCore", dependencies: ["CreaseCore"]),
+        // The seeded simulator: the real core, a virtual clock, simulated clients and disk (crease hunt).
+        .target(name: "CreaseSimulation", dependencies: ["CreaseCore", "CreaseDaemonCore"]),
         .target(name: "CreaseDaemon", dependencies: ["CreaseCore", "CreaseDaemonCore", "CreaseSystem", "CLibUV"]),
-        .target(name: "CreaseTools", dependencies: ["CreaseCore", "CreaseDaemonCore", "CreaseSystem", "CLibUV"]),
+        .target(name: "CreaseTools", dependencies: ["CreaseCore", "CreaseDaemonCore", "CreaseSimulation", "CreaseSystem", "CLibUV"]),
         .executableTarget(name: "crease", dependencies: ["CreaseTools"]),
         .executableTarget(name: "creased", dependencies: ["CreaseDaemon"]),
         // What more than one test target uses (polling with a deadline, the descriptor bystander), once.
         .target(name: "CreaseTestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CreaseCoreTests", dependencies: ["CreaseCore"]),
         .testTarget(name: "CreaseDaemonTests", dependencies: ["CreaseDaemon", "CreaseDaemonCore", "CreaseSystem", "CreaseCore", "CreaseTestSupport"]),
-        .testTarget(name: "CreaseToolsTests", dependencies: ["CreaseTools", "CreaseDaemonCore", "CreaseSystem", "CreaseCore", "CreaseTestSupport"]),
+        .testTarget(name: "CreaseSimulationTests", dependencies: ["CreaseSimulation", "CreaseDaemonCore", "CreaseCore"]),
+        .testTarget(name: "CreaseToolsTests", dependencies: ["CreaseTools", "CreaseDaemonCore", "CreaseSimulation", "CreaseSystem", "CreaseCore", "CreaseTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -101,6 +101,8 @@ public struct DaemonActions {
             "record observation t \(tNs) client \(client) \(result) \(captured.map { "\($0)" } ?? "-"): " + String(decoding: bytes[line], as: UTF8.self)
         // By name, not as Swift prints it: a recording's text does not name the module.
         case .log(let level, let message): "log \(level.name): \(message)"
+        // Its bytes, not their place in the buffer (which depends on what came before, in other calls).
+        case .metrics(let range): "metrics: " + String(decoding: bytes[range], as: UTF8.self)
         case let other: "\(other)"
         }
     }

@@ -22,6 +22,7 @@ public enum CLI {
         Command(name: "calibrate", usage: CalibrateCommand.usage, summary: "fit the profile's assumed numbers to what the device showed in traces", run: CalibrateCommand.run),
         Command(name: "plan", usage: PlanCommand.usage + "\n       " + TourCommand.usage, summary: "every layout the app can show, and the shortest events to each; --tour: one walk that shows the phone every class", run: PlanCommand.run),
         Command(name: "coverage", usage: CoverageCommand.usage, summary: "which of a plan's layouts and transitions a campaign's traces showed", run: CoverageCommand.run),
+        Command(name: "hunt", usage: HuntCommand.usage, summary: "the seeded simulator: the daemon's core through clients, crashes and a failing disk, checked after every step", run: HuntCommand.run),
         Command(name: "demo", usage: DemoCommand.usage, summary: "the built-in app through folding, rotating, keyboard and Live Activities", run: DemoCommand.run),
         Command(name: "version", usage: "crease version (or crease --version)", summary: "print the version, as creased --version does", run: version),
     ] + clientCommands
