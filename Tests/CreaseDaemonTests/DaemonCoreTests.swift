@@ -284,8 +284,8 @@ private func orientation(_ value: String, id: Int) -> String {
         #expect(replies.dropFirst().allSatisfy { $0["ok"] == .bool(false) })
     }
 
-    /// Found by `crease hunt`: a client that sent events and then half-closed (as `crease send`
-    /// and `nc -N` do) was closed at once under --fsync always, and its held replies were lost.
+    /// Found by `crease hunt`: a client that sent events and then half-closed (as `nc -N` does)
+    /// was closed at once under --fsync always, and its held replies were lost.
     @Test("a client that hangs up with replies held is closed once they are sent, not before")
     func aHalfClosedClientGetsItsHeldRepliesBeforeItIsClosed() {
         var d = CoreDriver(tracing: true, acksWaitForDisk: true)
