@@ -87,6 +87,9 @@ public final class Daemon {
         let log = Logger(threshold: options.logLevel,
                          format: LogFormat(journal: LogFormat.stderrIsJournal(environment["JOURNAL_STREAM"])))
         self.log = log
+        if let fd = options.readyFd, fcntl(fd, F_GETFD) == -1 {
+            throw StartupError("--ready-fd \(fd) is not an open descriptor (pass the write end of a pipe)")
+        }
         socketPath = SocketPath.resolve(explicit: options.socketPath, environment: environment)
         notifier = Notifier(socketName: environment["NOTIFY_SOCKET"])
         policy = try options.access.policy(resolve: AccessLookup.principal)
@@ -205,6 +208,7 @@ public final class Daemon {
 
         let status = "listening on \(socketPath); app \(core.engine.appName); profile \(core.engine.profileName)"
         notifier.send(NotifyMessage.ready(status: status))
+        if let fd = options.readyFd { signalReady(fd: fd) }
         log.notice("creased \(DaemonInfo.version) \(status)\(activated ? " (socket activation)" : ""); budget \(options.budgetUs) us")
 
         uv_run(loop, UV_RUN_DEFAULT)
@@ -477,6 +481,23 @@ public final class Daemon {
         guard status != lastStatus else { return }
         lastStatus = status
         notifier.send(NotifyMessage.status(status))
+    }
+
+    /// `--ready-fd`: one byte, then the descriptor is closed (the starter reads until it comes or
+    /// the pipe ends). Standard output or error is pointed at /dev/null instead, so no later open
+    /// takes its number and a stray print cannot reach a client's socket.
+    private func signalReady(fd: Int32) {
+        var byte: UInt8 = 0x0A
+        if write(fd, &byte, 1) != 1 { log.warning("--ready-fd \(fd): cannot write: \(String(cString: strerror(errno)))") }
+        if fd <= 2 {
+            let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+            if null >= 0 {
+                dup2(null, fd)
+                close(null)
+            }
+        } else {
+            close(fd)
+        }
     }
 
     /// What the core asked for: the resident size, the log's dropped lines, the trace's figures.

@@ -32,6 +32,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var metricsTextfile: String?
     /// `--record-inputs PATH`: the core's inputs, readings and actions, written at the end (`DaemonRecording`).
     public var recordInputs: String?
+    /// `--ready-fd N`: a descriptor the starter passed, written one byte and closed once the socket listens.
+    public var readyFd: Int32?
     public var metricsIntervalMs: UInt64 = 5000
     /// How long a replaced layout still makes an observation stale rather than a mismatch.
     public var settleMs: UInt64 = 500
@@ -76,6 +78,8 @@ public struct DaemonOptions: Sendable, Equatable {
                                  (a cut tail truncated first); the new file names the one it continues
         \(TraceWriterOptions.usage)
           --log-level LEVEL      debug, info, notice, warning or error (default info)
+          --ready-fd N           write one byte to descriptor N (a pipe the starter passed; 1 is
+                                 standard output) and close it once the socket accepts clients
           --record-inputs PATH   write every input the daemon's decision core took, what it read of
                                  its surroundings and the actions it decided to PATH when it stops
                                  (debugging the daemon itself; docs/architecture.md)
@@ -152,6 +156,10 @@ public struct DaemonOptions: Sendable, Equatable {
                 guard !p.isEmpty else { throw UsageError(description: "--metrics-textfile needs a path") }
                 o.metricsTextfile = p
             case "--metrics-interval-ms": o.metricsIntervalMs = try number(arg, min: 100)
+            case "--ready-fd":
+                let n = try number(arg, min: 1)
+                guard n <= 65_535 else { throw UsageError(description: "--ready-fd takes a descriptor from 1 to 65535") }
+                o.readyFd = Int32(n)
             case "--record-inputs":
                 let p = try value(arg)
                 guard !p.isEmpty else { throw UsageError(description: "--record-inputs needs a path") }

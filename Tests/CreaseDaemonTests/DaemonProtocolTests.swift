@@ -388,6 +388,18 @@ func readPushes(_ c: Client, topic: String = "layout", quiet: Double = 0.5) -> [
         #expect(st.st_mode & 0o777 == 0o750)
     }
 
+    /// Every `DaemonProcess` waits on `--ready-fd 1` (a pipe on its standard output); a
+    /// descriptor that is not open is refused before anything listens.
+    @Test("--ready-fd names an open descriptor; one that is not is refused at start")
+    func readyFdMustBeOpen() throws {
+        let d = try DaemonProcess(arguments: ["--ready-fd", "977"], waitUntilReady: false)
+        #expect(d.waitForExit() == 1)
+        #expect(d.log().contains("--ready-fd 977 is not an open descriptor"), "\(d.log())")
+        #expect(!FileManager.default.fileExists(atPath: d.socketPath))
+        let usage = try run(try creasedBinary(), ["--ready-fd", "0"])
+        #expect(usage.status == 2 && usage.err.contains("--ready-fd needs an integer >= 1"), "\(usage.err)")
+    }
+
     @Test func staleSocketIsReplacedLiveOneAndNonSocketAreRefused() throws {
         let first = try DaemonProcess()
         // A live daemon keeps its socket.

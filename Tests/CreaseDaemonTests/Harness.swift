@@ -71,6 +71,8 @@ func sockaddrUn(_ path: String) -> (sockaddr_un, socklen_t) {
 /// A running creased. Its stderr goes to a file, read by `log()`.
 final class DaemonProcess {
     let process = Process()
+    /// Signalled once, when the process exits (its termination handler).
+    private let exited = DispatchSemaphore(value: 0)
     let dir: String
     let socketPath: String
     let logPath: String
@@ -96,19 +98,49 @@ final class DaemonProcess {
         }
         process.environment = env
         process.standardError = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = FileHandle.nullDevice
+        process.terminationHandler = { [exited] _ in exited.signal() }
+        // creased says it listens by writing a byte to --ready-fd (its standard output, a pipe
+        // here): no polling of the socket.
+        let ready = waitUntilReady && executable == nil ? Pipe() : nil
+        process.standardOutput = ready ?? FileHandle.nullDevice
+        if ready != nil { process.arguments! += ["--ready-fd", "1"] }
         try process.run()
-        if waitUntilReady { try waitForSocket() }
+        guard waitUntilReady else { return }
+        if let ready {
+            try ready.fileHandleForWriting.close()
+            try waitForReadyByte(ready.fileHandleForReading.fileDescriptor)
+            try ready.fileHandleForReading.close()
+        } else {
+            try waitForSocket()
+        }
     }
 
-    func waitForSocket(timeout: Double = 10) throws {
+    /// Until creased writes its byte (it listens), or exits; other children that inherited the
+    /// pipe's write end cannot hold this up past the process's own exit.
+    private func waitForReadyByte(_ fd: Int32, timeout: Double = 20) throws {
         let deadline = monotonicSeconds() + timeout
+        var byte: UInt8 = 0
         while monotonicSeconds() < deadline {
-            if let c = try? Client(socketPath) { c.close(); return }
-            if !process.isRunning { throw HarnessError("creased exited (\(process.terminationStatus)): \(log())") }
-            usleep(10_000)
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, 100) == 1 {
+                if read(fd, &byte, 1) == 1 { return }
+                break   // the pipe ended: creased exited (or closed it) without a byte
+            }
+            if !process.isRunning { break }
         }
-        throw HarnessError("creased did not accept on \(socketPath) within \(timeout)s: \(log())")
+        if exited.wait(timeout: .now() + 5) == .success {
+            throw HarnessError("creased exited (\(process.terminationStatus)) before it listened: \(log())")
+        }
+        throw HarnessError("creased did not listen on \(socketPath) within \(timeout)s: \(log())")
+    }
+
+    /// For a creased started by another executable (a wrapper): waits until the socket accepts.
+    func waitForSocket(timeout: Double = 10) throws {
+        let accepted = (try? waitUntil("creased to accept", timeout: timeout) {
+            if let c = try? Client(socketPath) { c.close(); return true }
+            return !process.isRunning
+        }) != nil
+        guard accepted, process.isRunning else { throw HarnessError("creased did not accept on \(socketPath) within \(timeout)s: \(log())") }
     }
 
     func log() -> String {
@@ -119,9 +151,8 @@ final class DaemonProcess {
 
     /// Waits for the process to exit; returns its status, or nil on timeout.
     func waitForExit(timeout: Double = 10) -> Int32? {
-        let deadline = monotonicSeconds() + timeout
-        while process.isRunning && monotonicSeconds() < deadline { usleep(5_000) }
-        if process.isRunning { return nil }
+        guard exited.wait(timeout: .now() + timeout) == .success else { return nil }
+        exited.signal()   // a later call finds it exited too
         return process.terminationStatus
     }
 
