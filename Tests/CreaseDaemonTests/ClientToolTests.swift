@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 import Foundation
+import CreaseTestSupport
 import Testing
 
 /// `crease send`, `watch` and `stats` against a real creased.
@@ -81,8 +82,7 @@ func crease(_ arguments: [String], socket: String, input: String? = nil) throws 
         try watcher.run()
         // Wait until the watcher is subscribed, then change the layout twice.
         let c = try Client(d.socketPath)
-        let deadline = monotonicSeconds() + 10
-        while monotonicSeconds() < deadline, try c.request(#"{"cmd":"stats"}"#)["stats"]?["subscribers"] != .number(1) { usleep(20_000) }
+        try waitUntil("the watcher to subscribe") { try c.request(#"{"cmd":"stats"}"#)["stats"]?["subscribers"] == .number(1) }
         _ = try c.request(#"{"event":"hinge","angle":180,"id":1}"#)
         _ = try c.request(#"{"event":"orientation","value":"landscapeRight","id":2}"#)
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

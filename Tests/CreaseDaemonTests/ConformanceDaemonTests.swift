@@ -6,6 +6,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import CreaseTestSupport
 import Testing
 
 /// A rig session against a real creased: the layouts the daemon computes are computed here
@@ -97,19 +98,19 @@ private func crease(_ args: [String]) throws -> (status: Int32, out: String, err
         let windowMs = 200.0
         let s = try RigSession(arguments: ["--settle-ms", String(Int(windowMs))])
         let before = s.mirror.layout
-        let sent = monotonicSeconds()
+        let sent = try #require(try s.rig.request(#"{"cmd":"clock"}"#)["now"]?.double)
         try s.event(.hinge(angle: 180))
         var verdicts: [String] = []
-        let deadline = monotonicSeconds() + 30
-        while verdicts.last != "mismatch", monotonicSeconds() < deadline {
+        var judged = sent
+        try pollUntil(timeout: 30) {
             verdicts.append(try s.observe(Observation(describing: before))["verdict"]?.str ?? "?")
-            usleep(20_000)   // the rig's pace
+            judged = try #require(try s.rig.request(#"{"cmd":"clock"}"#)["now"]?.double)
+            return verdicts.last == "mismatch"
         }
-        let elapsed = monotonicSeconds() - sent
         #expect(verdicts.last == "mismatch")
         #expect(verdicts.dropLast().allSatisfy { $0 == "stale" }, "\(verdicts)")
-        // The daemon read the event after we sent it and answered after it judged: its window lies inside ours.
-        #expect(elapsed * 1000 > windowMs)
+        // On the daemon's own clock, the old layout stopped counting only once the window had passed.
+        #expect((judged - sent) / 1e6 > windowMs)
     }
 
     /// Issue 26: a page source read before an unfold and delivered after the settle window
@@ -122,8 +123,9 @@ private func crease(_ args: [String]) throws -> (status: Int32, out: String, err
         let end = try #require(try s.rig.request(#"{"cmd":"clock"}"#)["now"]?.double)
         #expect(end >= start)
         try s.event(.hinge(angle: 180))
-        // Delivered late: however fast the machine, more than the 100 ms window after the unfold.
-        usleep(250_000)
+        // Delivered late: on the daemon's clock, more than the 100 ms window after the unfold.
+        let unfolded = try #require(try s.rig.request(#"{"cmd":"clock"}"#)["now"]?.double)
+        try waitUntil("the settle window to pass") { (try s.rig.request(#"{"cmd":"clock"}"#)["now"]?.double ?? 0) > unfolded + 150e6 }
         let late = ObserveRequest(observed: Observation(describing: before), id: .string("late"), capturedAt: UInt64(start)...UInt64(end))
         let reply = try s.rig.request(String(decoding: late.jsonBytes(), as: UTF8.self))
         #expect(reply["verdict"] == .string("match") && reply["matchedSeq"] == .number(0) && reply["layoutSeq"] == .number(0), "\(reply)")

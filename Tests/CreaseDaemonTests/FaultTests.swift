@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 import Foundation
+import CreaseTestSupport
 import Testing
 
 /// Crash and disk faults against a real creased recording a trace (issue 6): kill -9
@@ -215,10 +216,9 @@ private func rigStream(_ rng: inout SplitMix64, count: Int) -> String {
         #expect(lostWhileFull >= 100)
         // Space returns: the next probe (once a second) writes a gap record and recording resumes.
         unlink(ballast)
-        let deadline = monotonicSeconds() + 10
-        while try trace(c)["state"] != .string("writing"), monotonicSeconds() < deadline {
+        try pollUntil {
             #expect(try event()["ok"] == .bool(true))
-            usleep(50_000)
+            return try trace(c)["state"] == .string("writing")
         }
         let resumed = try trace(c)
         #expect(resumed["state"] == .string("writing"), "\(resumed)")
@@ -262,10 +262,9 @@ private func rigStream(_ rng: inout SplitMix64, count: Int) -> String {
         // Space returns: the next probe marks the gap and replies go on waiting for the disk.
         unlink(ballast)
         var i = 400
-        let deadline = monotonicSeconds() + 10
-        while try trace(c)["state"] != .string("writing"), monotonicSeconds() < deadline {
+        try pollUntil {
             try event(i); i += 1
-            usleep(50_000)
+            return try trace(c)["state"] == .string("writing")
         }
         for _ in 0..<20 { try event(i); i += 1 }
         let resumed = try trace(c)
@@ -299,7 +298,6 @@ private func rigStream(_ rng: inout SplitMix64, count: Int) -> String {
                 let r = try c.request(#"{"event":"hinge","angle":\#((sent * 41) % 181),"id":\#(sent)}"#, timeout: 10)
                 #expect(r["ok"] == .bool(true), "event \(sent): \(r)")
             }
-            usleep(10_000)
             failing = try trace(c)["state"] == .string("failing")
         }
         #expect(failing, "\(sent) events")
@@ -364,8 +362,11 @@ private func rigStream(_ rng: inout SplitMix64, count: Int) -> String {
         }
         try events(10)
         try FileManager.default.removeItem(atPath: traces)
-        // Events after the removal, spread over more than the writer's probe interval.
-        for _ in 0..<15 { try events(2); usleep(100_000) }
+        // Events after the removal, until the writer's probe (once a second) notices.
+        try pollUntil {
+            try events(2)
+            return try trace(c)["state"] == .string("failing")
+        }
         try d.expectServing("its trace directory removed")
         let afterRemoval = try trace(c)
         // The writer notices (at most a second later) that its file has no name left: the
@@ -376,8 +377,7 @@ private func rigStream(_ rng: inout SplitMix64, count: Int) -> String {
         try FileManager.default.createDirectory(atPath: traces, withIntermediateDirectories: true)
         #expect(try c.request(#"{"cmd":"trace","action":"rotate","id":"r"}"#)["ok"] == .bool(true))
         try events(10)
-        let deadline = monotonicSeconds() + 10
-        while try trace(c)["state"] != .string("writing"), monotonicSeconds() < deadline { usleep(10_000) }
+        try pollUntil { try trace(c)["state"] == .string("writing") }
         let resumed = try trace(c)
         #expect(resumed["state"] == .string("writing") && resumed["gaps"] == .number(1), "\(resumed)")
         _ = try c.request(#"{"cmd":"mark","label":"the directory is back"}"#)

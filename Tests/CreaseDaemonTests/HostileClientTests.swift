@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 import Foundation
+import CreaseTestSupport
 import Testing
 
 /// Hostile clients against a real creased (issue 6). In every case the daemon
@@ -38,12 +39,10 @@ private func flap(_ i: Int) -> String {
         let seqs = swarm.peers.compactMap { $0.lines.last.flatMap(parseJSON)?["seq"]?.int }
         #expect(seqs.sorted() == Array(1...1000))
         for i in 0..<1000 { swarm.hangUp(i) }
-        let deadline = monotonicSeconds() + 10
         var clients = -1
-        while monotonicSeconds() < deadline {
+        try pollUntil {
             clients = try d.stats()["clients"]?.int ?? -1
-            if clients == 1 { break }
-            usleep(50_000)
+            return clients == 1
         }
         #expect(clients == 1, "the daemon still counts \(clients) clients after all hung up")
         try d.expectServing("a thousand connections")
@@ -111,7 +110,7 @@ private func flap(_ i: Int) -> String {
         for i in held { swarm.send(i, flap(i) + "\n") }
         #expect(swarm.pump(timeout: 20) { held.allSatisfy { swarm[$0].lineCount == 2 } })
         for i in swarm.peers.indices { swarm.hangUp(i) }
-        usleep(200_000)
+        #expect(try pollUntil { try d.stats()["clients"]?.int == 1 }, "every peer that hung up is gone")
         try d.expectServing("descriptor exhaustion")
         report("fd limit 64, 200 connections", d, "\(answered) answered, \(200 - answered) closed, \(String(format: "%.2f", spin)) s CPU in 1 s at the limit")
     }
@@ -211,7 +210,9 @@ private func flap(_ i: Int) -> String {
         let rssBefore = d.rssMiB
         for i in 0..<200 { swarm.send(i, String(padded(flap(i), to: limit - 10).dropLast())) }
         #expect(swarm.pump(timeout: 20) { swarm.peers.allSatisfy { $0.outbox.isEmpty } })
-        usleep(100_000)
+        // Measured once the daemon holds them all: it has read every byte sent.
+        let sentBytes = 200 * (limit - 11)
+        #expect(try pollUntil { (try d.stats()["bytesIn"]?.int ?? 0) >= sentBytes }, "the daemon read the partial lines")
         let held = d.rssMiB - rssBefore
         for i in 0..<200 { swarm.send(i, "}\n") }
         #expect(swarm.pump(timeout: 20) { swarm.peers.allSatisfy { $0.lineCount == 1 } })
@@ -383,10 +384,9 @@ private func flap(_ i: Int) -> String {
         let sync = try pub.request(#"{"cmd":"sync"}"#)
         #expect(sync["seq"] == .number(300))
         var clients = -1
-        for _ in 0..<100 {
+        try pollUntil {
             clients = try d.stats()["clients"]?.int ?? -1
-            if clients == 3 { break }
-            usleep(50_000)
+            return clients == 3
         }
         #expect(clients == 3, "sub, pub and the stats client; \(clients) counted")
         // Swift may end a value's lifetime after its last use: `sub` must stay connected

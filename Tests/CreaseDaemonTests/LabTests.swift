@@ -212,14 +212,7 @@ func filesBelow(_ dir: String) -> [String] {
 
     /// Polls until `condition` holds (the writer thread prunes on its own time); the
     /// deadline is a loaded machine's worst pause, not a measure of speed.
-    func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = monotonicSeconds() + 60
-        while monotonicSeconds() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
-    }
+    func eventually(_ condition: () -> Bool) -> Bool { pollUntil(condition) }
 
     @Test func aDaemonRemovesExpiredFilesAtStartAndKeepsOthers() throws {
         let dir = try makeTempDir()
@@ -281,13 +274,12 @@ func filesBelow(_ dir: String) -> [String] {
         // Readers only ever see whole files: each read ends with the last family's line.
         var reads = 0
         var sawAll = false
-        let deadline = monotonicSeconds() + 60
-        while monotonicSeconds() < deadline, !sawAll || reads < 50 {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { usleep(2_000); continue }
+        pollUntil {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
             reads += 1
             #expect(text.hasSuffix("\n") && text.contains("\ncrease_trace_failing{rig=\"creased\"} 0\n"), "a partial file: \(text.suffix(200))")
             if text.contains("\ncrease_events_total{rig=\"creased\"} 3\n") { sawAll = true }
-            usleep(2_000)
+            return sawAll && reads >= 50
         }
         #expect(sawAll, "\(d.log())")
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -308,9 +300,8 @@ func filesBelow(_ dir: String) -> [String] {
     @Test func aFileThatCannotBeWrittenIsLoggedAndTheDaemonServesOn() throws {
         let d = try DaemonProcess(arguments: ["--metrics-textfile", "/nonexistent-dir/rig.prom", "--metrics-interval-ms", "100"])
         let c = try Client(d.socketPath)
-        let deadline = monotonicSeconds() + 60
         let said = "metrics: cannot write /nonexistent-dir/rig.prom: cannot create /nonexistent-dir/rig.prom.crease-"
-        while monotonicSeconds() < deadline, !d.log().contains(said) { usleep(20_000) }
+        pollUntil { d.log().contains(said) }
         #expect(d.log().contains(said), "\(d.log())")
         #expect(try c.request(toggle(0, id: "e"))["ok"] == .bool(true))
     }

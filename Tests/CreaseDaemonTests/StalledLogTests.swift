@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 import Foundation
+import CreaseTestSupport
 import Testing
 
 /// creased with its stderr on a pipe nobody reads: logging must never stall the loop.
@@ -25,11 +26,8 @@ final class StderrPipeDaemon {
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let deadline = monotonicSeconds() + 10
-        while (try? Client(socketPath)) == nil {
-            guard monotonicSeconds() < deadline, process.isRunning else { throw HarnessError("creased did not start") }
-            usleep(10_000)
-        }
+        let started = pollUntil(timeout: 10) { (try? Client(socketPath)) != nil || !process.isRunning }
+        guard started, process.isRunning else { throw HarnessError("creased did not start") }
     }
 
     deinit {
@@ -72,8 +70,7 @@ final class StderrPipeDaemon {
     }
 
     func waitForExit(timeout: Double) -> Int32? {
-        let deadline = monotonicSeconds() + timeout
-        while process.isRunning && monotonicSeconds() < deadline { usleep(5_000) }
+        pollUntil(timeout: timeout) { !process.isRunning }
         return process.isRunning ? nil : process.terminationStatus
     }
 }

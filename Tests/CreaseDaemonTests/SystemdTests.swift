@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CreaseCore
 import Foundation
+import CreaseTestSupport
 import Testing
 
 /// The units under the real systemd-analyze, a real start through
@@ -142,10 +143,9 @@ final class NotifyListener {
                                   socketPath: path, waitUntilReady: false,
                                   executable: try findTool("systemd-socket-activate"))
         var client: Client?
-        let deadline = monotonicSeconds() + 10
-        while client == nil && monotonicSeconds() < deadline {
+        pollUntil(timeout: 10) {
             client = try? Client(path)
-            if client == nil { usleep(10_000) }
+            return client != nil
         }
         let c = try #require(client, "\(d.log())")
         let hello = try c.request(#"{"cmd":"hello","id":1}"#, timeout: 10)

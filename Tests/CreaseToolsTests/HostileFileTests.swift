@@ -4,14 +4,14 @@ import Glibc
 import CreaseCore
 import CreaseSystem
 import Foundation
+import CreaseTestSupport
 import Testing
 
 /// Runs a program that must finish by itself; one still running after `seconds` is killed
 /// and reported as hung (status nil), so a regression fails the test instead of stalling it.
 func runBounded(_ path: String, _ args: [String], in scratch: Scratch, seconds: Double = 20) throws -> (finished: Finished, hung: Bool) {
     let p = try launch(path, args, in: scratch)
-    let deadline = Date().addingTimeInterval(seconds)
-    while p.process.isRunning, Date() < deadline { usleep(10_000) }
+    pollUntil(timeout: seconds) { !p.process.isRunning }
     let hung = p.process.isRunning
     if hung { kill(p.process.processIdentifier, SIGKILL) }
     p.process.waitUntilExit()
