@@ -19,15 +19,15 @@ public final class Daemon {
     let options: DaemonOptions
     let log: Logger
     let socketPath: String
-    private let notifier: Notifier
+    let notifier: Notifier
     let policy: AccessPolicy
     let socketGroup: gid_t?
     let environment: [String: String]
-    @exclusivity(unchecked) private var core: DaemonCore
-    @exclusivity(unchecked) private var actions: DaemonActions
+    @exclusivity(unchecked) var core: DaemonCore
+    @exclusivity(unchecked) var actions: DaemonActions
     /// The trace sink, where the core's stats probe can reach it.
-    private let trace = TraceSlot()
-    private let traceFactory: TraceSinkFactory?
+    let trace = TraceSlot()
+    let traceFactory: TraceSinkFactory?
 
     let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     let server = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
@@ -37,47 +37,47 @@ public final class Daemon {
     var boundPath: String?
 
     /// One read buffer serves every connection; `readSizer` decides how much of it a read may fill.
-    @exclusivity(unchecked) private var readSizer: ReadSizer
-    private let readBuffer: ReadBuffer
+    @exclusivity(unchecked) var readSizer: ReadSizer
+    let readBuffer: ReadBuffer
     /// Looked up per write: the runtime's exclusivity check cost as much as the lookup, and no access overlaps another.
-    @exclusivity(unchecked) private var connections: [Int: Connection] = [:]
+    @exclusivity(unchecked) var connections: [Int: Connection] = [:]
     /// The connection the last write went to, while it is in `connections`: a client's replies
     /// mostly follow one another, and hashing its number per write cost ~130 instructions.
-    @exclusivity(unchecked) private var lastWritten: Connection?
+    @exclusivity(unchecked) var lastWritten: Connection?
     /// The actions of the inputs that decide nothing (bytes written, a client gone), which
     /// arrive while `actions` is being performed: always empty.
-    @exclusivity(unchecked) private var quiet = DaemonActions(logThreshold: .error)
+    @exclusivity(unchecked) var quiet = DaemonActions(logThreshold: .error)
     /// Clients dropped during a write, not yet told to the core (read after every write).
-    @exclusivity(unchecked) private var drops: [(client: Int, reason: String)] = []
-    private var nextClientID = 1
-    private var lastStatus = ""
+    @exclusivity(unchecked) var drops: [(client: Int, reason: String)] = []
+    var nextClientID = 1
+    var lastStatus = ""
 
-    private var traceWake: UVAsync?
+    var traceWake: UVAsync?
     /// The periodic work (stats tick, watchdog, metrics file): `UVPeriodic`, so that no libuv
     /// timer is pending while the daemon serves.
-    private var ticks: [UVPeriodic] = []
+    var ticks: [UVPeriodic] = []
     /// The shutdown's grace period for peers that do not read.
-    private var grace: UVTimer?
+    var grace: UVTimer?
     /// `--metrics-textfile`: written by a thread of its own; the loop formats and hands over.
-    private var metrics: MetricsTextfile?
-    private var metricsFailure: String?
+    var metrics: MetricsTextfile?
+    var metricsFailure: String?
     /// The metrics file closes once its last figures are written.
-    private var metricsClosing = false
+    var metricsClosing = false
     /// The trace's figures as it closed, for the metrics file's last write.
-    private var closedTraceFigures: TraceFigures?
-    private var signals: [UVSignal] = []
-    private let refusedPeers = RefusedPeers()
+    var closedTraceFigures: TraceFigures?
+    var signals: [UVSignal] = []
+    let refusedPeers = RefusedPeers()
     /// Clients whose lines wait for their next turn, in the order they ran out of it.
-    private var backlog: [Connection] = []
-    private var backlogTurn: UVIdle?
+    var backlog: [Connection] = []
+    var backlogTurn: UVIdle?
     /// The work one client may cost a loop turn before the others are served: a quarter
     /// of the latency budget, as a batch is cut at.
-    private lazy var clientTurnNs: UInt64 = options.budgetUs * 250
-    private var check: UVCheck?
+    lazy var clientTurnNs: UInt64 = options.budgetUs * 250
+    var check: UVCheck?
     /// `--record-inputs`: what the core is told and decides.
-    private let recorder: InputRecorder?
+    let recorder: InputRecorder?
     /// With `--resume`, the file this run continues (its first trace file names it).
-    private var resumedFrom: TraceHeader.ResumedFrom?
+    var resumedFrom: TraceHeader.ResumedFrom?
 
     /// Loads the profile and app; nothing is opened yet.
     public init(options: DaemonOptions, environment: [String: String], traceFactory: TraceSinkFactory?) throws(StartupError) {
@@ -221,7 +221,7 @@ public final class Daemon {
 
     // MARK: - Connections
 
-    private lazy var connectionCallbacks = ConnectionCallbacks(
+    lazy var connectionCallbacks = ConnectionCallbacks(
         didRead: { [unowned self] c, nread, bytes in self.didRead(c, nread: nread, bytes: bytes) },
         // Called from a write while the action bytes are borrowed: inputs that decide nothing,
         // given an action list of their own.
@@ -263,230 +263,22 @@ public final class Daemon {
     }
 
     /// The open connection numbered `id`, if any.
-    private func connection(_ id: Int) -> Connection? {
+    func connection(_ id: Int) -> Connection? {
         if let last = lastWritten, last.id == id { return last }
         let found = connections[id]
         lastWritten = found
         return found
     }
 
-    private func forget(_ c: Connection) {
+    func forget(_ c: Connection) {
         connections[c.id] = nil
         if lastWritten === c { lastWritten = nil }
-    }
-
-    // MARK: - Input
-
-    private func didRead(_ c: Connection, nread: Int, bytes: UnsafeRawPointer?) {
-        guard c.state == .open else { return }
-        if nread < 0 {
-            if nread != Int(UV_EOF.rawValue) {
-                log.debug("client \(c.id): read failed: \(uvErrorName(Int32(nread)))")
-            }
-            // Answer what it sent before it hung up, then close.
-            feed(.endOfInput(client: c.id, unterminatedBytes: c.framer.partial.count), at: uv_hrtime(), into: &actions)
-            perform()
-            return
-        }
-        guard nread > 0, let bytes else { return }
-        feed(.bytesRead(nread), at: 0, into: &actions)
-        let readNs = uv_hrtime()
-        let turnEnds = readNs &+ clientTurnNs
-        let outcome = c.framer.feed(UnsafeRawBufferPointer(start: bytes, count: nread)) { line in
-            self.handle(line, from: c, readAt: readNs, turnEnds: turnEnds)
-        }
-        if outcome == .ok, c.framer.partial.count < nread {
-            // At least one whole line was handled: learn what a byte costs.
-            readSizer.observe(bytes: nread, ns: uv_hrtime() &- readNs)
-            readBuffer.size = readSizer.size
-        }
-        settle(outcome, of: c, readAt: readNs)
-    }
-
-    /// One line of `c`'s, read at `readNs`; false when `c` is gone or its turn is over.
-    @inline(__always)
-    private func handle(_ line: UnsafeRawBufferPointer, from c: Connection, readAt readNs: UInt64, turnEnds: UInt64) -> Bool {
-        feed(.line(line, client: c.id, readNs: readNs), at: uv_hrtime(), into: &actions)
-        let now = uv_hrtime()
-        feed(.lineHandled, at: now, into: &actions)
-        if !actions.isEmpty { perform() }
-        return c.state == .open && now < turnEnds
-    }
-
-    /// After a feed: a line too long ends the connection; lines held back because `c`'s turn
-    /// ran out wait in the backlog, with its reading paused, for the next loop turn.
-    private func settle(_ outcome: LineFramer.Outcome, of c: Connection, readAt readNs: UInt64) {
-        if case .lineTooLong(let length) = outcome {
-            feed(.lineTooLong(client: c.id, length: length), at: uv_hrtime(), into: &actions)
-            perform()
-            return
-        }
-        guard c.state == .open else { return }
-        if c.framer.held.isEmpty {
-            c.resumeReading()
-            return
-        }
-        if !c.paused {
-            c.heldReadNs = readNs
-            c.pauseReading()
-            backlog.append(c)
-            if backlogTurn == nil { backlogTurn = UVIdle(loop: loop) { [unowned self] in self.serveBacklog() } }
-            backlogTurn?.start()
-        }
-    }
-
-    /// One turn for each client whose lines wait: a client sending heavy commands (a
-    /// stream of 61 KB loads) gets `clientTurnNs` of work per loop turn, then the others
-    /// have theirs; it once cut another client's 1 kHz hinge stream to 13 Hz.
-    private func serveBacklog() {
-        let waiting = backlog
-        backlog.removeAll(keepingCapacity: true)
-        for c in waiting where c.state == .open {
-            let readNs = c.heldReadNs
-            let turnEnds = uv_hrtime() &+ clientTurnNs
-            let outcome = c.framer.resume { line in self.handle(line, from: c, readAt: readNs, turnEnds: turnEnds) }
-            if c.state == .open, !c.framer.held.isEmpty, outcome != .ok {
-                backlog.append(c)
-            } else {
-                settle(outcome, of: c, readAt: readNs)
-            }
-        }
-        if backlog.isEmpty { backlogTurn?.stop() }
-    }
-
-    // MARK: - Performing
-
-    /// An input for the core (recorded first, under `--record-inputs`).
-    @inline(__always)
-    private func feed(_ input: DaemonInput, at now: UInt64, into out: inout DaemonActions) {
-        if let recorder { recorder.append(DaemonRecording.input(input, at: now)) }
-        core.handle(input, at: now, into: &out)
-    }
-
-    /// The loop finished an iteration: the open batch publishes, then what its relayouts
-    /// evicted is freed, after the replies. One method, so the check handle's closure
-    /// touches its unowned `self` once (each touch is a strong retain).
-    private func endIteration() {
-        feed(.endOfIteration, at: uv_hrtime(), into: &actions)
-        perform()
-        feed(.repliesSent, at: 0, into: &actions)
-    }
-
-    /// Performs what the core decided, in order, and empties the list.
-    private func perform() {
-        var i = 0
-        // Performing may add actions (a trace reopen's answer): read the list afresh each time.
-        while i < actions.list.count {
-            if let action = actions.frequent(at: i) {
-                switch action {
-                case .write(let client, let range):
-                    if let c = connection(client) {
-                        actions.bytes.withUnsafeBytes { c.send(UnsafeRawBufferPointer(rebasing: $0[range])) }
-                        if !drops.isEmpty { handleDrops() }
-                    }
-                case .event(let event): record(event)
-                case .queued(let tNs): trace.sink?.eventsQueued(atNs: tNs) { core.engine }
-                case .flushTrace: trace.sink?.flush()
-                }
-                i += 1
-                continue
-            }
-            switch actions.list[i] {
-            case .write, .flushTrace:
-                break   // performed above, as `frequent`
-            case .closeAfterWrites(let client):
-                connections[client]?.closeAfterWrites()
-            case .startReading(let client):
-                guard let c = connections[client] else { break }
-                let r = c.startReading()
-                if r != 0 {
-                    log.warning("client \(client): cannot read: \(uvErrorName(r))")
-                    c.close()
-                }
-            case .refuse(let client):
-                guard let c = connections[client] else { break }
-                forget(c)
-                c.refuse(lingering: refusedPeers)
-            case .record(let entry):
-                record(entry)
-            case .reopenTrace(let reason, let client, let id):
-                let path = reopenTrace(reason: reason)
-                if let client { feed(.traceReopened(path: path, client: client, id: id), at: uv_hrtime(), into: &actions) }
-            case .log(let level, let message):
-                log.log(level, message)
-            case .sampleGauges:
-                feed(.gauges(sampleGauges()), at: uv_hrtime(), into: &actions)
-            case .metrics(let range):
-                submitMetrics(actions.bytes[range])
-            case .stopAccepting(let status):
-                stopAccepting(status: status)
-            case .closeTrace:
-                closeTrace()
-            case .closeConnections(let graceMs):
-                closeConnections(graceMs: graceMs)
-            }
-            i += 1
-        }
-        if let recorder, !actions.isEmpty { recorder.append(DaemonRecording.actions(actions)) }
-        actions.removeAll()
-        if core.holdsAcks, let sink = trace.sink, let durable = sink.durableSeq {
-            feed(.durable(seq: durable, awaitedRecords: sink.durableAwaitedRecords ?? .max), at: uv_hrtime(), into: &actions)
-            if !actions.isEmpty { perform() }
-        }
-    }
-
-    /// Clients the last write dropped (their queue passed its limit), told to the core.
-    private func handleDrops() {
-        for (client, reason) in drops { feed(.dropped(client: client, reason: reason), at: uv_hrtime(), into: &actions) }
-        drops.removeAll()
-    }
-
-    private func record(_ entry: DaemonActions.TraceEntry) {
-        guard let sink = trace.sink else { return }
-        switch entry {
-        case .event(let e):
-            record(e)
-        case .queued(let tNs):
-            sink.eventsQueued(atNs: tNs) { core.engine }
-        case .load(let tNs, let load):
-            sink.recordLoad(tNs: tNs, load: load, state: core.engine)
-        case .batch(let first, let last):
-            sink.recordBatch(firstSeq: first, lastSeq: last)
-        case .mark(let seq, let tNs, let label):
-            sink.recordMark(seq: seq, tNs: tNs, label: label)
-        case .observation(let tNs, let client, let line, let result, let captured):
-            actions.bytes.withUnsafeBytes {
-                sink.recordObservation(tNs: tNs, client: client, commandLine: UnsafeRawBufferPointer(rebasing: $0[line]), result: result,
-                                       captured: captured)
-            }
-        }
-    }
-
-    private func record(_ e: EventRecord) {
-        guard let sink = trace.sink else { return }
-        actions.bytes.withUnsafeBytes { sink.recordEvent(e, in: $0) }
-    }
-
-    /// The trace writer moved its durable seq (or the trace is gone): held replies may go.
-    private func traceMovedOn() {
-        feed(.durable(seq: trace.sink?.durableSeq ?? .max, awaitedRecords: trace.sink?.durableAwaitedRecords ?? .max), at: uv_hrtime(),
-                    into: &actions)
-        perform()
-    }
-
-    /// A STATUS= line for `systemctl status`, when something changed.
-    private func updateStatus() {
-        guard notifier.enabled else { return }
-        let status = core.status()
-        guard status != lastStatus else { return }
-        lastStatus = status
-        notifier.send(NotifyMessage.status(status))
     }
 
     /// `--ready-fd`: one byte, then the descriptor is closed (the starter reads until it comes or
     /// the pipe ends). Standard output or error is pointed at /dev/null instead, so no later open
     /// takes its number and a stray print cannot reach a client's socket.
-    private func signalReady(fd: Int32) {
+    func signalReady(fd: Int32) {
         var byte: UInt8 = 0x0A
         if write(fd, &byte, 1) != 1 { log.warning("--ready-fd \(fd): cannot write: \(String(cString: strerror(errno)))") }
         if fd <= 2 {
@@ -500,66 +292,7 @@ public final class Daemon {
         }
     }
 
-    /// What the core asked for: the resident size, the log's dropped lines, the trace's figures.
-    private func sampleGauges() -> SampledGauges {
-        SampledGauges(residentKiB: Daemon.residentKiB(), logDroppedLines: log.droppedLines, trace: trace.sink?.figures ?? closedTraceFigures)
-    }
-
-    /// The metrics timer: the core takes its figures and asks for the gauges (`metrics` follows).
-    private func writeMetrics() {
-        feed(.metricsTick, at: uv_hrtime(), into: &actions)
-        perform()
-    }
-
-    /// Hands the stats (`metrics`), as Prometheus text, to the metrics file's writer; logs a
-    /// failure of the last write once (and its end). The last figures close the file.
-    private func submitMetrics(_ json: ArraySlice<UInt8>) {
-        guard let metrics else { return }
-        guard let stats = try? JSON.parse(Array(json)) else { return }
-        metrics.submit(OpenMetrics.format(stats: stats, dialect: .prometheusText, rig: OpenMetrics.rigName(socketPath: socketPath)))
-        let failure = metrics.status.failure
-        if failure != metricsFailure {
-            if let failure { log.warning("metrics: \(failure)") } else { log.notice("metrics: writing \(metrics.path) again") }
-            metricsFailure = failure
-        }
-        if metricsClosing {
-            metrics.close()
-            self.metrics = nil
-        }
-    }
-
-    /// Descriptors kept for publishers: read-only connections stop short of them.
-    static let publisherReserve = 16
-
-    /// How many read-only connections the descriptor limit leaves room for, once the daemon's
-    /// own descriptors (counted now, after the socket and the trace are open) and the
-    /// publishers' reserve are taken off.
-    static func readerRoom() -> Int {
-        var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return .max }
-        var own = 0
-        if let dir = opendir("/proc/self/fd") {
-            while readdir(dir) != nil { own += 1 }
-            closedir(dir)
-            own -= 3  // ".", ".." and the directory's own descriptor
-        }
-        return max(1, Int(limit.rlim_cur) - max(own, 0) - publisherReserve)
-    }
-
-    /// Resident set size from /proc/self/statm, in KiB (0 if unreadable).
-    static func residentKiB() -> Int {
-        let fd = open("/proc/self/statm", O_RDONLY)
-        guard fd >= 0 else { return 0 }
-        defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 128)
-        let n = read(fd, &buf, buf.count)
-        guard n > 0 else { return 0 }
-        let fields = buf[0..<n].split(separator: UInt8(ascii: " "))
-        guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
-    }
-
-    private func configJSON() -> [UInt8] {
+    func configJSON() -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         w.key("socket"); w.string(socketPath)
@@ -572,7 +305,7 @@ public final class Daemon {
     }
 
     @discardableResult
-    private func reopenTrace(reason: String) -> String? {
+    func reopenTrace(reason: String) -> String? {
         guard let sink = trace.sink else {
             log.info("\(reason): no trace to reopen")
             return nil
@@ -587,76 +320,9 @@ public final class Daemon {
         }
     }
 
-    // MARK: - Stopping
-
-    /// Stopping: the core says in which order (`DaemonCore.shutdown`); the loop then ends.
-    func shutdown(reason: String) {
-        feed(.shutdown(reason: reason), at: uv_hrtime(), into: &actions)
-        perform()
-    }
-
-    private func stopAccepting(status: String) {
-        notifier.send(NotifyMessage.stopping(status: status))
-        if serverOpen {
-            serverOpen = false
-            uv_close(asHandle(server), nil)
-        }
-        if let p = boundPath {
-            unlink(p)
-            boundPath = nil
-        }
-    }
-
-    /// Performed inside `perform`: what the core answers joins the list being performed.
-    private func closeTrace() {
-        trace.sink?.close()
-        // The metrics file's last figures are sampled after this: the trace's final counts stay in it.
-        closedTraceFigures = trace.sink?.figures
-        closeMetrics()
-        trace.sink = nil
-        feed(.traceClosed, at: uv_hrtime(), into: &actions)
-    }
-
-    /// The last figures asked for: performed inside `perform`, where the `metrics` action they
-    /// end in writes them and then stops the metrics file's thread (once).
-    private func closeMetrics() {
-        guard metrics != nil, !metricsClosing else { return }
-        metricsClosing = true
-        feed(.metricsTick, at: uv_hrtime(), into: &actions)
-    }
-
-    private func closeConnections(graceMs: Int) {
-        closeMetrics()
-        traceWake?.close()
-        traceWake = nil
-        for id in connections.keys.sorted() { connections[id]?.closeAfterWrites() }
-        check?.close()
-        check = nil
-        backlog.removeAll()
-        backlogTurn?.close()
-        backlogTurn = nil
-        for s in signals { s.close() }
-        signals.removeAll()
-        for t in ticks { t.close() }
-        ticks.removeAll()
-        // Peers that do not read would hold their connection open: give them a moment.
-        let grace = UVTimer(loop: loop) { [unowned self] in self.forceClose() }
-        grace.start(afterMs: UInt64(graceMs))
-        grace.unref()
-        self.grace = grace
-    }
-
-    private func forceClose() {
-        uv_walk(loop, { h, _ in
-            guard let h, uv_is_closing(h) == 0, h.pointee.type == UV_NAMED_PIPE else { return }
-            Connection.from(h.pointee.data).close()
-        }, nil)
-        grace?.close()
-        grace = nil
-    }
 }
 
 /// Holds the trace sink once it is open; nil without one or after shutdown.
-private final class TraceSlot {
+final class TraceSlot {
     var sink: (any TraceSink)?
 }
