@@ -12,11 +12,13 @@ enum ReplayCommand {
     static let usage = """
         crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET [--no-load] [--timeout S]] [--each]   (--each: every published layout)
                crease replay TOUR.jsonl --to SOCKET [--speed max|N] [--timeout S]   (a tour from crease plan --tour)
-               crease replay --verify PATH... [--jobs N] [--shard I/N] [--junit FILE] [--json]   (files and directories: a whole corpus)
+               crease replay --verify PATH... [--daemon] [--jobs N] [--shard I/N] [--junit FILE] [--json]   (files and directories: a whole corpus)
+               --daemon: also feed each trace through the daemon's decision core and check its records and batches
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let verify = args.flag("--verify")
+        let daemon = args.flag("--daemon")
         let each = args.flag("--each")
         let speed = try Pacer.speed(try args.option("--speed"))
         let socket = try args.option("--to")
@@ -30,6 +32,8 @@ enum ReplayCommand {
         let paths = args.remainingPositionals()
         try args.finish()
         guard let path = paths.first else { throw UsageError("a trace file is needed") }
+        if daemon, !verify { throw UsageError("--daemon checks the daemon's decisions: it goes with --verify") }
+        if daemon, socket != nil || each || speed != 0 { throw UsageError("--daemon replays in process, as fast as it goes: no --to, --each or --speed") }
         let batchOptions = jobs != nil || shard != nil || junit != nil || json
         var isDirectory: ObjCBool = false
         let batch = paths.count > 1 || batchOptions || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
@@ -38,7 +42,7 @@ enum ReplayCommand {
             guard socket == nil, !each, speed == 0 else { throw UsageError("a corpus is verified in process, as fast as it goes: no --to, --each or --speed") }
             if let jobs, !(1...256).contains(jobs) { throw UsageError("--jobs must be between 1 and 256, not \(jobs)") }
             return try BatchVerify.run(paths, options: .init(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: shard,
-                                                             junit: junit, json: json))
+                                                             junit: junit, json: json, daemon: daemon))
         }
         if let socket, TourReplay.looksLikeTour(path) {
             guard !verify, !each, !noLoad else { throw UsageError("a tour goes into a daemon with --to [--speed] [--timeout]: every reply's digest is always checked") }
@@ -57,7 +61,9 @@ enum ReplayCommand {
         TraceIO.warnIfCut(file, name: path)
         do {
             if let socket { return try intoDaemon(file, path: path, socket: socket, timeout: timeout, speed: speed, verify: verify, load: !noLoad) }
-            return try inProcess(file, speed: speed, verify: verify, each: each)
+            let status = try inProcess(file, speed: speed, verify: verify, each: each)
+            guard daemon, status == ExitStatus.success else { return status }
+            return try verifyDaemon(file, path: path)
         } catch let e as TraceError {
             Console.err("crease replay: \(path): \(e)")
             return ExitStatus.checkFailed
@@ -65,6 +71,19 @@ enum ReplayCommand {
             Console.err("crease replay: \(path): \(e)")
             return ExitStatus.checkFailed
         }
+    }
+
+    /// `--verify --daemon`: the trace through `DaemonCore` (`DaemonReplay`).
+    static func verifyDaemon(_ file: TraceFile, path: String) throws -> Int32 {
+        let outcome = try DaemonReplay.run(file)
+        if let d = outcome.divergence {
+            for line in DaemonReplay.describe(d) { Console.out(line) }
+            return ExitStatus.checkFailed
+        }
+        Console.err("crease replay: \(path): the daemon's core decides what the trace recorded: \(outcome.events) events, "
+                    + "\(outcome.batches) batches, \(outcome.marks) marks, \(outcome.loads) loads, \(outcome.observations) observations"
+                    + (outcome.segments > 1 ? " (\(outcome.segments - 1) gaps: the core restarted from each)" : ""))
+        return ExitStatus.success
     }
 
     static func inProcess(_ file: TraceFile, speed: Double, verify: Bool, each: Bool) throws -> Int32 {

@@ -17,6 +17,8 @@ enum BatchVerify {
         var shard: (index: Int, count: Int)?
         var junit: String?
         var json: Bool
+        /// `--daemon`: each trace through the daemon's decision core as well.
+        var daemon = false
     }
 
     /// One trace to verify: its path and its name relative to the argument it came from.
@@ -162,7 +164,7 @@ enum BatchVerify {
 
     // MARK: verifying
 
-    static func verify(_ input: Input) -> Outcome {
+    static func verify(_ input: Input, daemon: Bool = false) -> Outcome {
         if let unlisted = input.unlisted { return .unreadable("\(input.path): \(unlisted)") }
         let file: TraceFile
         do { file = try TraceIO.load(input.path) } catch {
@@ -173,6 +175,9 @@ enum BatchVerify {
             if let d = outcome.divergence {
                 return .diverged(seq: d.seq, report: TraceIO.describe(d), events: outcome.eventsApplied)
             }
+            if daemon, let d = try DaemonReplay.run(file).divergence {
+                return .diverged(seq: d.seq, report: DaemonReplay.describe(d), events: outcome.eventsApplied)
+            }
             return .verified(events: outcome.eventsApplied, observations: outcome.observationsChecked,
                              unchecked: outcome.observationsUnchecked, digest: outcome.engine.digest, cut: file.cutWarning)
         } catch {
@@ -181,7 +186,7 @@ enum BatchVerify {
     }
 
     /// Results in input order, verified on `jobs` threads, with a progress line on a terminal.
-    static func verifyAll(_ inputs: [Input], jobs: Int) -> [Result] {
+    static func verifyAll(_ inputs: [Input], jobs: Int, daemon: Bool = false) -> [Result] {
         final class Shared: Sendable {
             let state: Mutex<(next: Int, done: Int, events: Int, lastShownNs: UInt64, results: [Result?])>
             init(count: Int) { state = Mutex((0, 0, 0, 0, [Result?](repeating: nil, count: count))) }
@@ -198,7 +203,7 @@ enum BatchVerify {
                 }
                 guard let index else { return }
                 let started = TraceIO.monotonicNs()
-                let outcome = verify(inputs[index])
+                let outcome = verify(inputs[index], daemon: daemon)
                 let now = TraceIO.monotonicNs()
                 var events = 0
                 if case .verified(let e, _, _, _, _) = outcome { events = e }
@@ -227,7 +232,7 @@ enum BatchVerify {
             inputs = inputs.filter { BatchVerify.shard(of: $0.relative, count: shard.count) == shard.index }
         }
         let started = TraceIO.monotonicNs()
-        let results = verifyAll(inputs, jobs: options.jobs)
+        let results = verifyAll(inputs, jobs: options.jobs, daemon: options.daemon)
         let elapsed = TraceIO.monotonicNs() - started
 
         var events = 0, observations = 0, unchecked = 0
