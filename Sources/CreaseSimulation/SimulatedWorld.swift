@@ -13,6 +13,8 @@ struct SimulatedWorld {
     var clock: UInt64 = 1_000_000_000
     var nextClient = 1
     var recording: [UInt8] = []
+    /// The trace this run's core recorded, for `DaemonReplay`.
+    var trace: SimulatedTrace
     var outcome = SimulationOutcome()
     var stepIndex = 0
     /// Clients the last writes dropped (their queue passed its limit), told to the core after the write.
@@ -24,6 +26,7 @@ struct SimulatedWorld {
         self.options = options
         disk = SimulatedDisk(engine: options.engine, fault: options.fault)
         core = SimulatedWorld.start(engine: options.engine, options: options, at: clock)
+        trace = SimulatedTrace(core: core)
         begin()
     }
 
@@ -37,6 +40,7 @@ struct SimulatedWorld {
     /// A run's first inputs: the socket listens, the trace opens.
     private mutating func begin() {
         recording.removeAll(keepingCapacity: true)
+        trace = SimulatedTrace(core: core)
         append(DaemonRecording.header(core: core, logLevel: actions.logThreshold))
         feed(.listening(socketActivated: false, readersPerUid: Simulation.readersPerUid, readersTotal: 64))
         feed(.traceMode(.recording(layouts: false, repliesWaitForDisk: options.repliesWaitForDisk)))
@@ -236,7 +240,9 @@ struct SimulatedWorld {
             case .refuse(let client):
                 outcome.refusals += 1
                 if let c = index(of: client) { clients[c].state = .gone }
-            case .record(let entry): disk.record(entry, bytes: actions.bytes, coreStartNs: core.startNs)
+            case .record(let entry):
+                disk.record(entry, bytes: actions.bytes, coreStartNs: core.startNs)
+                trace.record(entry, bytes: actions.bytes)
             case .flushTrace: disk.flush()
             case .reopenTrace(_, let client, let id):
                 disk.reopen()
@@ -371,8 +377,18 @@ struct SimulatedWorld {
         }
     }
 
-    /// The run so far, fed to a fresh core, decides the same actions.
+    /// The run so far, fed to a fresh core, decides the same actions; the trace it recorded,
+    /// fed to the daemon's replay, gives the same records.
     private mutating func checkReplay() {
+        do {
+            let replayed = try DaemonReplay.run(try TraceFile(bytes: trace.bytes))
+            outcome.traceEventsReplayed += replayed.events
+            if let d = replayed.divergence {
+                fail("the run's trace replays through the daemon's core", DaemonReplay.describe(d).joined(separator: " "))
+            }
+        } catch {
+            fail("the run's trace replays through the daemon's core", "\(error)")
+        }
         do {
             let replayed = try DaemonRecording.replay(recording, policy: Simulation.policy)
             outcome.inputsReplayed += replayed.inputs

@@ -45,6 +45,8 @@ public struct SimulationOutcome: Sendable, Equatable {
     public var recordsLost = 0
     /// Inputs a fresh core was fed again (the replay check), over every run between crashes.
     public var inputsReplayed = 0
+    /// Events of the runs' traces that `DaemonReplay` fed through a fresh core again.
+    public var traceEventsReplayed = 0
     public var failure: SimulationFailure?
     /// With `SimulationOptions.log`: what happened, a line each.
     public var log: [String] = []

@@ -22,6 +22,7 @@ import Testing
         #expect(outcome.clients > 100 && outcome.acks > 500 && outcome.layoutPushes > 100, "\(outcome)")
         #expect(outcome.drops > 0 && outcome.refusals > 0 && outcome.crashes > 0 && outcome.recordsLost > 0, "\(outcome)")
         #expect(outcome.inputsReplayed > outcome.linesSent, "every run between crashes was replayed into a fresh core")
+        #expect(outcome.traceEventsReplayed > outcome.acks / 2, "and its trace through the daemon's replay")
     }
 
     @Test("the same seed gives the same run, step for step")

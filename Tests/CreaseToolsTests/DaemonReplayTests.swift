@@ -1,4 +1,5 @@
 import CreaseCore
+import CreaseDaemonCore
 import Foundation
 import Testing
 @testable import CreaseTools

@@ -83,7 +83,7 @@ enum HuntCommand {
 
     static func summary(_ o: SimulationOutcome) -> String {
         "\(o.clients) clients, \(o.linesSent) lines, \(o.acks) acks, \(o.layoutPushes) layout pushes, \(o.drops) dropped, "
-            + "\(o.refusals) refused, \(o.crashes) crashes, \(o.recordsLost) records lost, \(o.inputsReplayed) inputs replayed"
+            + "\(o.refusals) refused, \(o.crashes) crashes, \(o.recordsLost) records lost, \(o.inputsReplayed) inputs and \(o.traceEventsReplayed) trace events replayed"
     }
 }
 

@@ -1,5 +1,4 @@
 import CreaseCore
-import CreaseDaemonCore
 
 /// `crease replay --verify --daemon TRACE`: the trace fed through the daemon's own decision
 /// core (`DaemonCore`), its events as the lines the rig sent, read when the trace says, each
@@ -15,29 +14,29 @@ import CreaseDaemonCore
 /// commands that record nothing, the disk's reports), so acknowledgements and pushes are not
 /// checked here: `creased --record-inputs` and `crease hunt` check those. A gap starts the
 /// core again from the state the trace resumes with.
-enum DaemonReplay {
-    struct Divergence: Sendable, Equatable {
-        var seq: Int
+public enum DaemonReplay {
+    public struct Divergence: Sendable, Equatable {
+        public var seq: Int
         /// The trace line whose input the core was deciding.
-        var line: Int
-        var input: String
-        var recorded: String
-        var decided: String
+        public var line: Int
+        public var input: String
+        public var recorded: String
+        public var decided: String
     }
 
-    struct Outcome: Sendable {
-        var events = 0
-        var batches = 0
-        var marks = 0
-        var loads = 0
-        var observations = 0
+    public struct Outcome: Sendable {
+        public var events = 0
+        public var batches = 0
+        public var marks = 0
+        public var loads = 0
+        public var observations = 0
         /// Runs of the core: one, and one more after each gap.
-        var segments = 1
-        var divergence: Divergence?
+        public var segments = 1
+        public var divergence: Divergence?
     }
 
     /// Where the replayed core's clock starts: any time, as each record's `t` is relative to it.
-    static let originNs: UInt64 = 1_000_000_000_000
+    public static let originNs: UInt64 = 1_000_000_000_000
 
     /// What the core must decide next, as the trace recorded it.
     private enum Recorded: Equatable, CustomStringConvertible {
@@ -71,7 +70,7 @@ enum DaemonReplay {
         var input = ""
     }
 
-    static func run(_ file: TraceFile) throws(TraceError) -> Outcome {
+    public static func run(_ file: TraceFile) throws(TraceError) -> Outcome {
         let header = file.header
         func configured(_ key: String, _ fallback: UInt64) -> UInt64 {
             guard case .number(let n)? = header.config[key], n >= 0, n < 1e12 else { return fallback }
@@ -212,7 +211,7 @@ enum DaemonReplay {
         run.outcome.divergence = Divergence(seq: seq, line: run.line, input: run.input, recorded: recorded, decided: decided)
     }
 
-    static func describe(_ d: Divergence) -> [String] {
+    public static func describe(_ d: Divergence) -> [String] {
         ["the daemon's core diverged at seq \(d.seq), deciding \(d.input):",
          "  the trace recorded: \(d.recorded)",
          "  the core decided:   \(d.decided)"]
