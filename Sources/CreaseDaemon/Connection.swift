@@ -78,7 +78,7 @@ final class Connection: UVHandleOwner {
         })
     }
 
-    /// Reading is paused while the lines it already read wait their turn (`Daemon.backlog`).
+    /// Reading is paused while the lines it already read wait their turn (`Daemon.turns`).
     var paused = false
     /// When the held lines were read: their latency counts the wait.
     var heldReadNs: UInt64 = 0

@@ -24,7 +24,7 @@ extension Daemon {
         guard nread > 0, let bytes else { return }
         feed(.bytesRead(nread), at: 0, into: &actions)
         let readNs = uv_hrtime()
-        let turnEnds = readNs &+ clientTurnNs
+        let turnEnds = turns.end(ofTurnStartingAt: readNs)
         let outcome = c.framer.feed(UnsafeRawBufferPointer(start: bytes, count: nread)) { line in
             self.handle(line, from: c, readAt: readNs, turnEnds: turnEnds)
         }
@@ -43,11 +43,11 @@ extension Daemon {
         let now = uv_hrtime()
         feed(.lineHandled, at: now, into: &actions)
         if !actions.isEmpty { perform() }
-        return c.state == .open && now < turnEnds
+        return c.state == .open && ClientTurns.goesOn(at: now, turnEnds: turnEnds)
     }
 
     /// After a feed: a line too long ends the connection; lines held back because `c`'s turn
-    /// ran out wait in the backlog, with its reading paused, for the next loop turn.
+    /// ran out wait their next turn (`ClientTurns`), with its reading paused, for the next loop turn.
     func settle(_ outcome: LineFramer.Outcome, of c: Connection, readAt readNs: UInt64) {
         if case .lineTooLong(let length) = outcome {
             feed(.lineTooLong(client: c.id, length: length), at: uv_hrtime(), into: &actions)
@@ -62,28 +62,25 @@ extension Daemon {
         if !c.paused {
             c.heldReadNs = readNs
             c.pauseReading()
-            backlog.append(c)
+            turns.ranOut(c.id)
             if backlogTurn == nil { backlogTurn = UVIdle(loop: loop) { [unowned self] in self.serveBacklog() } }
             backlogTurn?.start()
         }
     }
 
-    /// One turn for each client whose lines wait: a client sending heavy commands (a
-    /// stream of 61 KB loads) gets `clientTurnNs` of work per loop turn, then the others
-    /// have theirs; it once cut another client's 1 kHz hinge stream to 13 Hz.
+    /// One turn for each client whose lines wait, in the order `ClientTurns` gives.
     func serveBacklog() {
-        let waiting = backlog
-        backlog.removeAll(keepingCapacity: true)
-        for c in waiting where c.state == .open {
+        for id in turns.nextRound() {
+            guard let c = connections[id], c.state == .open else { continue }
             let readNs = c.heldReadNs
-            let turnEnds = uv_hrtime() &+ clientTurnNs
+            let turnEnds = turns.end(ofTurnStartingAt: uv_hrtime())
             let outcome = c.framer.resume { line in self.handle(line, from: c, readAt: readNs, turnEnds: turnEnds) }
             if c.state == .open, !c.framer.held.isEmpty, outcome != .ok {
-                backlog.append(c)
+                turns.ranOut(c.id)
             } else {
                 settle(outcome, of: c, readAt: readNs)
             }
         }
-        if backlog.isEmpty { backlogTurn?.stop() }
+        if turns.isEmpty { backlogTurn?.stop() }
     }
 }

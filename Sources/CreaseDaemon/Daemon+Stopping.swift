@@ -53,7 +53,7 @@ extension Daemon {
         for id in connections.keys.sorted() { connections[id]?.closeAfterWrites() }
         check?.close()
         check = nil
-        backlog.removeAll()
+        _ = turns.nextRound()
         backlogTurn?.close()
         backlogTurn = nil
         for s in signals { s.close() }

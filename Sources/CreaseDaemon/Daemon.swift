@@ -67,12 +67,9 @@ public final class Daemon {
     var closedTraceFigures: TraceFigures?
     var signals: [UVSignal] = []
     let refusedPeers = RefusedPeers()
-    /// Clients whose lines wait for their next turn, in the order they ran out of it.
-    var backlog: [Connection] = []
+    /// Whose lines wait for their next turn, and how long a turn lasts.
+    var turns: ClientTurns
     var backlogTurn: UVIdle?
-    /// The work one client may cost a loop turn before the others are served: a quarter
-    /// of the latency budget, as a batch is cut at.
-    lazy var clientTurnNs: UInt64 = options.budgetUs * 250
     var check: UVCheck?
     /// `--record-inputs`: what the core is told and decides.
     let recorder: InputRecorder?
@@ -95,6 +92,7 @@ public final class Daemon {
         policy = try options.access.policy(resolve: AccessLookup.principal)
         socketGroup = try options.access.socketGroup.map(AccessLookup.socketGroup)
         readSizer = ReadSizer(budgetNs: options.budgetUs * 1000)
+        turns = ClientTurns(budgetUs: options.budgetUs)
         readBuffer = ReadBuffer(capacity: ReadSizer.maximum, size: readSizer.size)
         var engine = try EngineLoader.engine(app: options.app, profilePath: options.profilePath)
         var resume: DaemonCore.Config.ResumeStatus?
@@ -273,6 +271,7 @@ public final class Daemon {
     func forget(_ c: Connection) {
         connections[c.id] = nil
         if lastWritten === c { lastWritten = nil }
+        turns.forget(c.id)
     }
 
     /// `--ready-fd`: one byte, then the descriptor is closed (the starter reads until it comes or
