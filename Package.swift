@@ -8,6 +8,11 @@ import PackageDescription
 // CreaseSystem — bounded reads, safe writes, line framing, socket and trace names.
 // CreaseDaemon — the imperative shell: libuv loop, Unix socket, subscribers, trace files.
 // CreaseTools  — the `crease` subcommands (layout, replay, trace, bench, demo, ...).
+// The event path crosses CreaseDaemon, CreaseDaemonCore and CreaseSystem once per line: their
+// bodies are offered to the modules that call them, so the path inlines and specializes as
+// when it was one module (without it a round trip cost 25 % more instructions; BENCHMARKS.md).
+let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization", "-Xfrontend", "-enable-cmo-everything"], .when(configuration: .release))]
+
 let package = Package(
     name: "Crease",
     products: [
@@ -25,9 +30,9 @@ let package = Package(
         .target(name: "CreaseCore", linkerSettings: [.linkedLibrary("m")]),
         // The file, path and socket-name helpers the daemon and the CLI both use (bounded reads,
         // safe writes, line framing): system calls, no libuv.
-        .target(name: "CreaseSystem", dependencies: ["CreaseCore"]),
+        .target(name: "CreaseSystem", dependencies: ["CreaseCore"], swiftSettings: crossModule),
         // The daemon's decisions (a reducer over its inputs) and their pure policies: no libuv, no Glibc.
-        .target(name: "CreaseDaemonCore", dependencies: ["CreaseCore"]),
+        .target(name: "CreaseDaemonCore", dependencies: ["CreaseCore"], swiftSettings: crossModule),
         // The seeded simulator: the real core, a virtual clock, simulated clients and disk (crease hunt).
         .target(name: "CreaseSimulation", dependencies: ["CreaseCore", "CreaseDaemonCore"]),
         .target(name: "CreaseDaemon", dependencies: ["CreaseCore", "CreaseDaemonCore", "CreaseSystem", "CLibUV"]),

@@ -22,7 +22,8 @@ extension Daemon {
             return
         }
         guard nread > 0, let bytes else { return }
-        feed(.bytesRead(nread), at: 0, into: &actions)
+        if let recorder { recorder.append(DaemonRecording.input(.bytesRead(nread), at: 0)) }
+        core.handleBytesRead(nread)
         let readNs = uv_hrtime()
         let turnEnds = turns.end(ofTurnStartingAt: readNs)
         let outcome = c.framer.feed(UnsafeRawBufferPointer(start: bytes, count: nread)) { line in
@@ -39,9 +40,13 @@ extension Daemon {
     /// One line of `c`'s, read at `readNs`; false when `c` is gone or its turn is over.
     @inline(__always)
     func handle(_ line: UnsafeRawBufferPointer, from c: Connection, readAt readNs: UInt64, turnEnds: UInt64) -> Bool {
-        feed(.line(line, client: c.id, readNs: readNs), at: uv_hrtime(), into: &actions)
+        // The two inputs of every line, as `feed` gives them, without building them.
+        let readAt = uv_hrtime()
+        if let recorder { recorder.append(DaemonRecording.input(.line(line, client: c.id, readNs: readNs), at: readAt)) }
+        core.handleLine(line, client: c.id, readNs: readNs, at: readAt, into: &actions)
         let now = uv_hrtime()
-        feed(.lineHandled, at: now, into: &actions)
+        if let recorder { recorder.append(DaemonRecording.input(.lineHandled, at: now)) }
+        core.handleLineHandled(at: now, into: &actions)
         if !actions.isEmpty { perform() }
         return c.state == .open && ClientTurns.goesOn(at: now, turnEnds: turnEnds)
     }

@@ -21,9 +21,12 @@ extension Daemon {
     /// evicted is freed, after the replies. One method, so the check handle's closure
     /// touches its unowned `self` once (each touch is a strong retain).
     func endIteration() {
-        feed(.endOfIteration, at: uv_hrtime(), into: &actions)
+        let now = uv_hrtime()
+        if let recorder { recorder.append(DaemonRecording.input(.endOfIteration, at: now)) }
+        core.handleEndOfIteration(at: now, into: &actions)
         perform()
-        feed(.repliesSent, at: 0, into: &actions)
+        if let recorder { recorder.append(DaemonRecording.input(.repliesSent, at: 0)) }
+        core.handleRepliesSent()
     }
 
     /// Performs what the core decided, in order, and empties the list.

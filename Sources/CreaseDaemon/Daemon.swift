@@ -68,7 +68,7 @@ public final class Daemon {
     var signals: [UVSignal] = []
     let refusedPeers = RefusedPeers()
     /// Whose lines wait for their next turn, and how long a turn lasts.
-    var turns: ClientTurns
+    @exclusivity(unchecked) var turns: ClientTurns
     var backlogTurn: UVIdle?
     var check: UVCheck?
     /// `--record-inputs`: what the core is told and decides.
@@ -223,7 +223,10 @@ public final class Daemon {
         didRead: { [unowned self] c, nread, bytes in self.didRead(c, nread: nread, bytes: bytes) },
         // Called from a write while the action bytes are borrowed: inputs that decide nothing,
         // given an action list of their own.
-        wrote: { [unowned self] n in self.feed(.bytesWritten(n), at: 0, into: &self.quiet) },
+        wrote: { [unowned self] n in
+            if let recorder = self.recorder { recorder.append(DaemonRecording.input(.bytesWritten(n), at: 0)) }
+            self.core.handleBytesWritten(n)
+        },
         dropped: { [unowned self] c, reason in
             // Called from a write, while the action bytes are borrowed: the core hears of it
             // once the write is done (`perform`).

@@ -78,6 +78,7 @@ public struct DaemonActions {
 
     /// The action at `i` when it is one of the `Frequent` kinds: read in place, where taking
     /// the action out of the list copied (and later destroyed) the whole enum.
+    @inlinable
     public func frequent(at i: Int) -> Frequent? {
         list.withUnsafeBufferPointer { actions in
             switch actions[i] {

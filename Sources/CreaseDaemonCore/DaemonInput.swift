@@ -56,12 +56,12 @@ extension DaemonCore {
     @inline(__always)
     public mutating func handle(_ input: DaemonInput, at now: UInt64, into out: inout DaemonActions) {
         switch input {
-        case .line(let line, let client, let readNs): receive(line: line, from: client, readAt: readNs, now: now, into: &out)
-        case .lineHandled: lineHandled(at: now, into: &out)
-        case .endOfIteration: endOfIteration(at: now, into: &out)
-        case .repliesSent: repliesSent()
-        case .bytesRead(let n): stats.bytesIn &+= UInt64(n)
-        case .bytesWritten(let n): stats.bytesOut &+= UInt64(n)
+        case .line(let line, let client, let readNs): handleLine(line, client: client, readNs: readNs, at: now, into: &out)
+        case .lineHandled: handleLineHandled(at: now, into: &out)
+        case .endOfIteration: handleEndOfIteration(at: now, into: &out)
+        case .repliesSent: handleRepliesSent()
+        case .bytesRead(let n): handleBytesRead(n)
+        case .bytesWritten(let n): handleBytesWritten(n)
         case .durable(let seq, let awaited): durable(upTo: seq, awaitedRecords: awaited, at: now, into: &out)
         case .connected(let client, let peer): connected(client: client, peer: peer, at: now, into: &out)
         case .endOfInput(let client, let bytes): endOfInput(client: client, unterminatedBytes: bytes, at: now, into: &out)
@@ -85,4 +85,30 @@ extension DaemonCore {
         case .shutdown(let reason): shutdown(reason: reason, at: now, into: &out)
         }
     }
+}
+
+extension DaemonCore {
+    /// The inputs of every line and every loop turn, each as its own entry (what `handle` does
+    /// for that case, and all it does): across the module boundary, building the input and
+    /// switching on it again cost about 550 instructions a round trip. The shell records them
+    /// as the inputs they are.
+    ///
+    /// `handle(.line(…))`, for the shell's call per line.
+    public mutating func handleLine(_ line: UnsafeRawBufferPointer, client: Int, readNs: UInt64, at now: UInt64,
+                                    into out: inout DaemonActions) {
+        receive(line: line, from: client, readAt: readNs, now: now, into: &out)
+    }
+
+    /// `handle(.lineHandled)`, for the shell's call per line.
+    public mutating func handleLineHandled(at now: UInt64, into out: inout DaemonActions) {
+        lineHandled(at: now, into: &out)
+    }
+
+    /// `handle(.endOfIteration)` and `handle(.repliesSent)`, for the shell's calls per loop turn.
+    public mutating func handleEndOfIteration(at now: UInt64, into out: inout DaemonActions) { endOfIteration(at: now, into: &out) }
+    public mutating func handleRepliesSent() { repliesSent() }
+
+    /// `handle(.bytesRead(n))` and `handle(.bytesWritten(n))`, for the shell's calls per read and write.
+    public mutating func handleBytesRead(_ n: Int) { stats.bytesIn &+= UInt64(n) }
+    public mutating func handleBytesWritten(_ n: Int) { stats.bytesOut &+= UInt64(n) }
 }

@@ -26,11 +26,12 @@ public struct LineFramer {
     /// The longest accepted line, in bytes, not counting its newline.
     public let limit: Int
     /// Bytes of the current line received so far, all scanned already.
-    public private(set) var partial: [UInt8] = []
+    // Public and settable: `feed` is inlined into the daemon's read callback across the module.
+    public var partial: [UInt8] = []
     /// Bytes looked at by the newline search, in total (one per byte received).
-    public private(set) var scannedBytes = 0
+    public var scannedBytes = 0
     /// Bytes received after a line whose handler asked to stop, not looked at yet.
-    public private(set) var held: [UInt8] = []
+    public var held: [UInt8] = []
 
     public init(limit: Int = LineFramer.defaultLimit) {
         self.limit = limit
@@ -39,6 +40,7 @@ public struct LineFramer {
     /// Feeds one chunk. `onLine` gets each complete line without its newline (and
     /// without a trailing `\r`); the bytes are valid only during the call. Return
     /// false from `onLine` to stop.
+    @inlinable
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, onLine: (UnsafeRawBufferPointer) -> Bool) -> Outcome {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return .ok }
         var start = 0
@@ -74,6 +76,7 @@ public struct LineFramer {
     }
 
     /// Feeds what a stop held back, as if it had just arrived (and may hold some again).
+    @inlinable
     public mutating func resume(onLine: (UnsafeRawBufferPointer) -> Bool) -> Outcome {
         guard !held.isEmpty else { return .ok }
         let pending = held
@@ -81,8 +84,8 @@ public struct LineFramer {
         return pending.withUnsafeBytes { feed($0, onLine: onLine) }
     }
 
-    @inline(__always)
-    static func trimmed(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    @inlinable @inline(__always)
+    public static func trimmed(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         if line.count > 0, line[line.count - 1] == 0x0D {
             return UnsafeRawBufferPointer(rebasing: line[0..<(line.count - 1)])
         }
