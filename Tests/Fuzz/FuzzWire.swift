@@ -1,7 +1,7 @@
 // libFuzzer harness: the daemon's line framer feeding Wire.decode and the engine.
 //
 // Built by scripts/fuzz against CreaseCore compiled with the fuzzer and address
-// sanitizer instrumentation, with Sources/CreaseDaemon/LineFramer.swift in the module.
+// sanitizer instrumentation, with Sources/CreaseSystem/LineFramer.swift in the module.
 //
 // Input: byte 0 picks the chunk size the stream is cut into (1...64 bytes, or
 // whole), byte 1 the built-in app; the rest is the byte stream a client sends.
@@ -16,7 +16,6 @@
 // - after the stream, the incremental layout equals a layout computed from scratch.
 
 import CreaseCore
-import CreaseSystem
 
 /// Small, so the fuzzer reaches the over-limit path often; the daemon's is 64 KiB.
 private let lineLimit = 2048
