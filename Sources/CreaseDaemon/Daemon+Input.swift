@@ -22,7 +22,7 @@ extension Daemon {
             return
         }
         guard nread > 0, let bytes else { return }
-        if let recorder { recorder.append(DaemonRecording.input(.bytesRead(nread), at: 0)) }
+        recordInput(.bytesRead(nread), at: 0)
         core.handleBytesRead(nread)
         let readNs = uv_hrtime()
         let turnEnds = turns.end(ofTurnStartingAt: readNs)
@@ -42,10 +42,10 @@ extension Daemon {
     func handle(_ line: UnsafeRawBufferPointer, from c: Connection, readAt readNs: UInt64, turnEnds: UInt64) -> Bool {
         // The two inputs of every line, as `feed` gives them, without building them.
         let readAt = uv_hrtime()
-        if let recorder { recorder.append(DaemonRecording.input(.line(line, client: c.id, readNs: readNs), at: readAt)) }
+        recordInput(.line(line, client: c.id, readNs: readNs), at: readAt)
         core.handleLine(line, client: c.id, readNs: readNs, at: readAt, into: &actions)
         let now = uv_hrtime()
-        if let recorder { recorder.append(DaemonRecording.input(.lineHandled, at: now)) }
+        recordInput(.lineHandled, at: now)
         core.handleLineHandled(at: now, into: &actions)
         if !actions.isEmpty { perform() }
         return c.state == .open && ClientTurns.goesOn(at: now, turnEnds: turnEnds)

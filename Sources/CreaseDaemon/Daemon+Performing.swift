@@ -10,10 +10,17 @@ import CreaseSystem
 extension Daemon {
     // MARK: - Performing
 
+    /// An input, into the recording under `--record-inputs`; built only then (the line and
+    /// turn inputs go to the core through their own entry points, not as a `DaemonInput`).
+    @inline(__always)
+    func recordInput(_ input: @autoclosure () -> DaemonInput, at now: UInt64) {
+        if let recorder { recorder.append(DaemonRecording.input(input(), at: now)) }
+    }
+
     /// An input for the core (recorded first, under `--record-inputs`).
     @inline(__always)
     func feed(_ input: DaemonInput, at now: UInt64, into out: inout DaemonActions) {
-        if let recorder { recorder.append(DaemonRecording.input(input, at: now)) }
+        recordInput(input, at: now)
         core.handle(input, at: now, into: &out)
     }
 
@@ -22,10 +29,10 @@ extension Daemon {
     /// touches its unowned `self` once (each touch is a strong retain).
     func endIteration() {
         let now = uv_hrtime()
-        if let recorder { recorder.append(DaemonRecording.input(.endOfIteration, at: now)) }
+        recordInput(.endOfIteration, at: now)
         core.handleEndOfIteration(at: now, into: &actions)
         perform()
-        if let recorder { recorder.append(DaemonRecording.input(.repliesSent, at: 0)) }
+        recordInput(.repliesSent, at: 0)
         core.handleRepliesSent()
     }
 

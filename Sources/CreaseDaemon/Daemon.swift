@@ -224,7 +224,7 @@ public final class Daemon {
         // Called from a write while the action bytes are borrowed: inputs that decide nothing,
         // given an action list of their own.
         wrote: { [unowned self] n in
-            if let recorder = self.recorder { recorder.append(DaemonRecording.input(.bytesWritten(n), at: 0)) }
+            self.recordInput(.bytesWritten(n), at: 0)
             self.core.handleBytesWritten(n)
         },
         dropped: { [unowned self] c, reason in

@@ -278,7 +278,7 @@ public enum DaemonRecording {
             throw Failure(description: "line \(line): trace.file or trace.fsync")
         }
         let failure: String? = if case .string(let e)? = t["error"] { e } else { nil }
-        let removed: (files: Int, bytes: Int)? = t["removedFiles"] == nil ? nil : (try int("removedFiles"), try int("removedBytes"))
+        let removed: TraceFigures.Removed? = t["removedFiles"] == nil ? nil : .init(files: try int("removedFiles"), bytes: try int("removedBytes"))
         return TraceFigures(file: file, failure: failure, fsync: fsync, records: try int("records"), bytes: try int("bytes"),
                             lost: try int("lost"), gaps: try int("gaps"), files: try int("files"), removed: removed)
     }

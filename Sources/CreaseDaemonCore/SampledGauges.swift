@@ -30,10 +30,19 @@ public struct TraceFigures: Equatable, Sendable {
     public var gaps: Int
     public var files: Int
     /// Files and bytes retention removed, when `--trace-keep-*` is set.
-    public var removed: (files: Int, bytes: Int)?
+    public var removed: Removed?
+
+    public struct Removed: Equatable, Sendable {
+        public var files: Int
+        public var bytes: Int
+        public init(files: Int, bytes: Int) {
+            self.files = files
+            self.bytes = bytes
+        }
+    }
 
     public init(file: String, failure: String?, fsync: String, records: Int, bytes: Int, lost: Int, gaps: Int, files: Int,
-                removed: (files: Int, bytes: Int)?) {
+                removed: Removed?) {
         self.file = file
         self.failure = failure
         self.fsync = fsync
@@ -43,12 +52,6 @@ public struct TraceFigures: Equatable, Sendable {
         self.gaps = gaps
         self.files = files
         self.removed = removed
-    }
-
-    public static func == (a: TraceFigures, b: TraceFigures) -> Bool {
-        a.file == b.file && a.failure == b.failure && a.fsync == b.fsync && a.records == b.records && a.bytes == b.bytes
-            && a.lost == b.lost && a.gaps == b.gaps && a.files == b.files && a.removed?.files == b.removed?.files
-            && a.removed?.bytes == b.removed?.bytes
     }
 
     public func write(to w: inout JSONWriter) {

@@ -310,7 +310,7 @@ public final class TraceWriter: TraceSink {
             TraceFigures(file: q.path, failure: q.failing ? q.failureReason : nil, fsync: options.fsync.rawValue,
                          records: Int(q.recordsWritten), bytes: Int(q.bytesWritten), lost: Int(q.lostTotal), gaps: q.gapsWritten,
                          files: part + 1,
-                         removed: options.keepBytes > 0 || options.keepDays > 0 ? (q.removedFiles, Int(q.removedBytes)) : nil)
+                         removed: options.keepBytes > 0 || options.keepDays > 0 ? .init(files: q.removedFiles, bytes: Int(q.removedBytes)) : nil)
         }
     }
 
