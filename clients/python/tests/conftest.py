@@ -3,7 +3,14 @@
 pytest_plugins = ["pytester"]
 
 
+import subprocess
+from pathlib import Path
+from typing import Callable
+
 import pytest
+
+#: The repository's rig files (docs/rig-file.md).
+RIGS = Path(__file__).resolve().parents[3] / "docs" / "rigs"
 
 
 @pytest.fixture
@@ -13,6 +20,18 @@ def creased_bin(request: pytest.FixtureRequest) -> str:
     if not binary:
         pytest.fail("these tests need --creased-bin", pytrace=False)
     return str(binary)
+
+
+@pytest.fixture
+def plan_tour(creased_bin: str) -> Callable[[Path, str, int], Path]:
+    """``crease plan --tour`` of ``app`` on the simulator's rig file, to ``max_depth``, written to ``out``."""
+    crease = str(Path(creased_bin).with_name("crease"))
+
+    def plan(out: Path, app: str, max_depth: int) -> Path:
+        subprocess.run([crease, "plan", "--tour", "--app", app, "--rig", str(RIGS / "simulator.json"),
+                        "--max-depth", str(max_depth), "-o", str(out)], check=True, timeout=300, capture_output=True)
+        return out
+    return plan
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import pytest
 from appium import webdriver
@@ -24,13 +24,6 @@ from crease.wda_standin import StandInWDA
 
 RIGS = Path(__file__).resolve().parents[3] / "docs" / "rigs"
 SIMULATOR = RIGS / "simulator.json"
-
-
-def _tour(creased_bin: str, out: Path, app: str, depth: int) -> Path:
-    crease = str(Path(creased_bin).with_name("crease"))
-    subprocess.run([crease, "plan", "--tour", "--app", app, "--rig", str(SIMULATOR), "--max-depth", str(depth), "-o", str(out)],
-                   check=True, timeout=300, capture_output=True)
-    return out
 
 
 @pytest.fixture
@@ -54,10 +47,10 @@ def _coverage(creased_bin: str, tour: Path, traces: List[Path]) -> subprocess.Co
                           capture_output=True, text=True, timeout=120)
 
 
-def test_crease_rig_runs_a_tour_killed_and_resumed_to_full_device_coverage(creased_bin: str, tmp_path: Path,
+def test_crease_rig_runs_a_tour_killed_and_resumed_to_full_device_coverage(creased_bin: str, plan_tour: Callable[[Path, str, int], Path], tmp_path: Path,
                                                                           standin: Tuple[str, Any]) -> None:
     url, _ = standin
-    tour = _tour(creased_bin, tmp_path / "tour.jsonl", "builtin:split", 4)
+    tour = plan_tour(tmp_path / "tour.jsonl", "builtin:split", 4)
     steps = read_tour(tour)
     kinds = {s["event"]["event"] for s in steps if s["event"]}
     assert {"hinge", "orientation", "keyboard", "present", "dismiss", "pip", "inspector", "layoutDirection"} <= kinds, kinds
@@ -101,9 +94,9 @@ def _session(creased_bin: str, tmp_path: Path, name: str) -> Tuple[Daemon, Daemo
     return phone, rig
 
 
-def test_a_misplaced_control_mismatches_exactly_where_it_shows_and_a_reset_starts_the_next_tour(creased_bin: str,
+def test_a_misplaced_control_mismatches_exactly_where_it_shows_and_a_reset_starts_the_next_tour(creased_bin: str, plan_tour: Callable[[Path, str, int], Path],
                                                                                                  tmp_path: Path) -> None:
-    tour = _tour(creased_bin, tmp_path / "tour.jsonl", "builtin:split", 3)
+    tour = plan_tour(tmp_path / "tour.jsonl", "builtin:split", 3)
     steps = read_tour(tour)
     observes = [s for s in steps if s["why"] == "observe"]
     counts: Dict[str, int] = {}
@@ -161,8 +154,8 @@ def test_a_rig_that_cannot_make_a_move_refuses_it_before_touching_the_device(tmp
     os.remove(path)
 
 
-def test_a_tour_of_the_tab_app_matches_every_class_through_the_rig(creased_bin: str, tmp_path: Path) -> None:
-    tour = _tour(creased_bin, tmp_path / "tabs.jsonl", "builtin:tabs", 3)
+def test_a_tour_of_the_tab_app_matches_every_class_through_the_rig(creased_bin: str, plan_tour: Callable[[Path, str, int], Path], tmp_path: Path) -> None:
+    tour = plan_tour(tmp_path / "tabs.jsonl", "builtin:tabs", 3)
     steps = read_tour(tour)
     assert any(s["event"] and s["event"]["event"] == "select" for s in steps)
     phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:tabs"], trace=False)

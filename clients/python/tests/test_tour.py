@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List
 
 import pytest
 from appium import webdriver
@@ -21,19 +21,13 @@ from crease.wda_standin import StandInWDA
 RIGS = Path(__file__).resolve().parents[3] / "docs" / "rigs"
 
 
-def _tour(creased_bin: str, out: Path, app: str, depth: int) -> List[Dict[str, Any]]:
-    crease = str(Path(creased_bin).with_name("crease"))
-    subprocess.run([crease, "plan", "--tour", "--app", app, "--rig", str(RIGS / "simulator.json"), "--max-depth", str(depth),
-                    "-o", str(out)], check=True, timeout=300, capture_output=True)
-    return [json.loads(line) for line in out.read_text().splitlines()]
-
-
 def _canonical(observed: Dict[str, Any]) -> str:
     return json.dumps(observed, sort_keys=True, separators=(",", ":"))
 
 
-def test_each_class_reads_back_as_one_observation_the_tour_expects(creased_bin: str, tmp_path: Path) -> None:
-    lines = _tour(creased_bin, tmp_path / "tour.jsonl", "builtin:split", 4)
+def test_each_class_reads_back_as_one_observation_the_tour_expects(creased_bin: str, tmp_path: Path,
+                                                                   plan_tour: Callable[[Path, str, int], Path]) -> None:
+    lines = [json.loads(line) for line in plan_tour(tmp_path / "tour.jsonl", "builtin:split", 4).read_text().splitlines()]
     header, steps = lines[0], lines[1:]
     assert header["crease"] == "tour" and header["observe"] == "page-source"
     phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:split"], trace=False)
