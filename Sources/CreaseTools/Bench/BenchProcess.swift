@@ -48,11 +48,42 @@ final class BenchChild {
     private var stopped = false
     private(set) var exitStatus: Int32 = 0
 
-    /// Spawns `executable` and waits until `socketPath` accepts a connection (at most 10 s).
-    init(name: String, executable: String, arguments: [String], socketPath: String, logPath: String) throws {
+    /// Spawns `executable` and waits until `socketPath` accepts a connection (at most
+    /// `startupSeconds`: under valgrind a start takes seconds).
+    init(name: String, executable: String, arguments: [String], socketPath: String, logPath: String, startupSeconds: Double = 10) throws {
         self.name = name
         self.logPath = logPath
         self.socketPath = socketPath
+        pid = try BenchChild.spawn(executable: executable, arguments: arguments, logPath: logPath)
+        let deadline = Clock.now() + UInt64(startupSeconds * 1e9)
+        while true {
+            if (try? BenchSocket(path: socketPath, timeoutSeconds: 1)) != nil { break }
+            if reap(block: false) {
+                throw UsageError("\(name) exited (status \(exitStatus)) before accepting on \(socketPath):\n\(logTail())")
+            }
+            guard Clock.now() < deadline else {
+                kill(pid, SIGKILL)
+                _ = reap(block: true)
+                throw UsageError("\(name) did not accept on \(socketPath) within \(Int(startupSeconds)) s:\n\(logTail())")
+            }
+            usleep(5_000)
+        }
+    }
+
+    /// Runs `executable` to its end (stdin and stdout /dev/null, stderr into `logPath`) and
+    /// returns its exit status.
+    static func runToEnd(executable: String, arguments: [String], logPath: String) throws -> Int32 {
+        let pid = try spawn(executable: executable, arguments: arguments, logPath: logPath)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw CheckFailed("waitpid: \(String(cString: strerror(errno)))") }
+        }
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    /// posix_spawn with no signals blocked, the defaults for those the daemon handles, and
+    /// none of systemd's variables.
+    private static func spawn(executable: String, arguments: [String], logPath: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -84,21 +115,7 @@ final class BenchChild {
         var child = pid_t()
         let rc = posix_spawn(&child, executable, &actions, &attr, argv, envp)
         guard rc == 0 else { throw UsageError("cannot start \(executable): \(String(cString: strerror(rc)))") }
-        pid = child
-
-        let deadline = Clock.now() + 10_000_000_000
-        while true {
-            if (try? BenchSocket(path: socketPath, timeoutSeconds: 1)) != nil { break }
-            if reap(block: false) {
-                throw UsageError("\(name) exited (status \(exitStatus)) before accepting on \(socketPath):\n\(logTail())")
-            }
-            guard Clock.now() < deadline else {
-                kill(pid, SIGKILL)
-                _ = reap(block: true)
-                throw UsageError("\(name) did not accept on \(socketPath) within 10 s:\n\(logTail())")
-            }
-            usleep(5_000)
-        }
+        return child
     }
 
     /// Whether the child has exited (collecting its status).

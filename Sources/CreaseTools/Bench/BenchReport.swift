@@ -79,6 +79,28 @@ struct Figure: Sendable, Equatable {
     var name: String
     var value: Double
     var unit: String
+    /// Which way is better, for `--compare`; nil for a figure that is not compared (a
+    /// count, or a ratio of figures compared themselves).
+    var better: Better?
+
+    init(name: String, value: Double, unit: String, better: Better? = nil) {
+        self.name = name
+        self.value = value
+        self.unit = unit
+        self.better = better ?? Figure.direction(ofUnit: unit)
+    }
+
+    /// Rates are better higher; sizes, times and instruction counts lower; other units
+    /// (counts, ratios) say nothing by themselves.
+    static func direction(ofUnit unit: String) -> Better? {
+        if unit.hasSuffix("/s") { return .higher }
+        return ["MiB", "ns", "us", "ms", "instructions"].contains(unit) ? .lower : nil
+    }
+}
+
+/// Which way a figure improves.
+enum Better: String, Sendable, Equatable {
+    case lower, higher
 }
 
 /// A target of the issues, checked against what was measured.
@@ -155,6 +177,10 @@ struct TextTable: Sendable, Equatable {
 struct BenchReport: Sendable, Equatable {
     var machine: MachineInfo
     var scenarios: [ScenarioReport]
+    /// With `--repeat N` (N > 1): each compared figure's values.
+    var repeats: BenchRepeats?
+    /// With `--compare FILE`.
+    var comparison: BenchComparison?
 
     static let frameNs = 1_000_000_000.0 / 120   // one 120 Hz frame: 8.33 ms
 }
@@ -244,6 +270,18 @@ extension BenchReport {
             for n in s.notes { out.append("   note: \(n)") }
             for p in s.problems { out.append("   PROBLEM: \(p)") }
         }
+        if let r = repeats {
+            out.append("")
+            out.append("== repeats")
+            out += Self.render(r.table())
+        }
+        if let c = comparison {
+            out.append("")
+            out.append("== comparison")
+            out += Self.render(c.table())
+            out.append("   \(c.summary)")
+            out.append(c.failed ? "   REGRESSED: exit status 1" : "   no regression beyond the margins: exit status 0")
+        }
         return out.joined(separator: "\n")
     }
 
@@ -316,6 +354,39 @@ extension BenchReport {
             w.endObject()
         }
         w.endArray()
+        if let r = repeats {
+            w.key("repeats"); w.beginObject()
+            w.key("count"); w.int(r.count)
+            w.key("figures"); w.beginArray()
+            for f in r.figures {
+                w.beginObject()
+                w.key("key"); w.string(f.key); w.key("unit"); w.string(f.unit); w.key("better"); w.string(f.better.rawValue)
+                w.key("median"); w.number(f.median); w.key("spread"); w.number(f.spread)
+                w.key("values"); w.beginArray(); for v in f.values { w.number(v) }; w.endArray()
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
+        if let c = comparison {
+            w.key("comparison"); w.beginObject()
+            w.key("baseline"); w.string(c.baselinePath)
+            w.key("failed"); w.bool(c.failed)
+            w.key("summary"); w.string(c.summary)
+            w.key("rows"); w.beginArray()
+            for r in c.rows {
+                w.beginObject()
+                w.key("key"); w.string(r.key); w.key("unit"); w.string(r.unit)
+                w.key("before"); if let b = r.before { w.number(b) } else { w.null() }
+                w.key("after"); if let a = r.after { w.number(a) } else { w.null() }
+                w.key("ratio"); if let x = r.ratio, x.isFinite { w.number(x) } else { w.null() }
+                w.key("margin"); w.number(r.margin)
+                w.key("verdict"); w.string(r.verdict.rawValue)
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
         w.endObject()
         return w.bytes
     }

@@ -15,6 +15,9 @@ struct MachineInfo: Sendable, Equatable {
     var clockSource: String
     var clockOverheadNs: UInt64
 
+    /// One line: the CPU, cores, memory and build.
+    var summary: String { "\(cpuModel), \(cores) cores, \(memoryMiB) MiB, \(kernel), \(buildConfiguration) build" }
+
     static var buildConfiguration: String {
         #if DEBUG
         "debug"

@@ -3,22 +3,38 @@ import Foundation
 
 /// `crease bench`: relayout and transport latency, measured against the physical limit
 /// (see BENCHMARKS.md). Scenarios run alone or together; `--json` for machines, `--svg`
-/// for a picture of the distributions. Exit status 1 when something was wrong beyond
-/// the figures (a dropped subscriber, a lost layout, a divergent replay, a daemon that
-/// did not stop cleanly); targets missed are reported, not failed.
+/// for a picture of the distributions; `--instructions` counts the event path and the
+/// relayout under callgrind. `--repeat N` runs them N times and reports each figure's
+/// spread; `--save FILE` keeps the figures, `--compare FILE` judges this run against them.
+/// Exit status (BENCHMARKS.md): under `--compare`, 1 when a figure regressed beyond
+/// its noise margin, a figure of the baseline was not measured, or the run went wrong;
+/// otherwise 1 when a target was missed (not under `--quick`) or something was wrong
+/// beyond the figures (a dropped subscriber, a lost layout, a divergent replay, a daemon
+/// that did not stop cleanly).
 enum BenchCommand {
     static let allScenarios = ["core", "rtt", "observe", "stream", "burst", "replay", "memory", "glitches", "plan"]
+    /// Scenarios run only when named (or, for `instructions`, by `--instructions`).
+    static let namedOnly = ["instructions"]
 
     static let usage = """
-        crease bench [SCENARIO...] [--json] [--svg FILE] [--quick] [--quiet]
+        crease bench [SCENARIO...] [--json] [--svg FILE] [--quick] [--quiet] [--instructions]
+                 [--repeat N] [--save BASELINE.json] [--compare BASELINE.json] [--margin PERCENT]
                  [--core-count N] [--core-apps NAME,...] [--core-modes MODE,...] [--core-events NAME,...] [--rtt-count N] [--rtt-placement same,split,free] [--observe-count N]
                  [--stream-seconds S] [--stream-subscribers N,N,...]
                  [--burst-events N] [--burst-subscribers N] [--memory-events N] [--memory-stream-seconds S]
                  [--replay-events N] [--replay-rounds N] [--trace FILE] [--budget-us N] [--daemon-arg ARG]...
                  [--glitch-layouts N] [--glitch-rounds N]
                crease bench serve-echo --socket PATH --reply LINE
-          SCENARIO: core, rtt, observe, stream, burst, replay, memory, glitches, plan (default: all of them, in that order)
-          --quick          tiny counts: checks that everything runs, measures nothing worth quoting
+          SCENARIO: core, rtt, observe, stream, burst, replay, memory, glitches, plan (default: all of them, in that order),
+                    instructions (only when named, or with --instructions)
+          --quick          tiny counts: checks that everything runs, measures nothing worth quoting (targets not enforced)
+          --instructions   the hinge round trip and a relayout miss in instructions, under valgrind's callgrind
+                           (alone, unless scenarios are named too)
+          --repeat N       run the scenarios N times and report each figure's median and spread
+                           (default 5 with --save or --compare, else 1)
+          --save FILE      write the compared figures of every repeat to FILE (a baseline)
+          --compare FILE   judge this run against the baseline FILE: exit 1 on a regression beyond the noise margin
+          --margin PCT     the smallest noise margin (default 5); the spread of either run's repeats widens it
           --core-apps      core on these apps only (built-in names and large; default all), e.g. to profile one
           --core-modes     core in these modes only: unchanged, hit, miss, scratch (default all)
           --core-events    core with these event drivers only (default all): \(CoreScenario.driverNames.joined(separator: ", "))
@@ -33,6 +49,12 @@ enum BenchCommand {
     struct Options {
         var scenarios: [String]
         var json = false
+        var quick = false
+        var repeats = 1
+        var save: String?
+        var compare: String?
+        var marginFloor = BenchComparison.defaultMarginFloor
+        var instructionCounts = InstructionScenario.Counts()
         var svg: String?
         var quiet = false
         var coreCount = 10_000
@@ -63,6 +85,8 @@ enum BenchCommand {
         static func parse(_ args: inout Arguments) throws -> Options {
             var o = Options(scenarios: [])
             if args.flag("--quick") {
+                o.quick = true
+                o.instructionCounts = .quick
                 o.coreCount = 50
                 o.rttCount = 300
                 o.observeCount = 100
@@ -80,6 +104,19 @@ enum BenchCommand {
             o.json = args.flag("--json")
             o.quiet = args.flag("--quiet")
             o.svg = try args.option("--svg")
+            let instructions = args.flag("--instructions")
+            o.save = try args.option("--save")
+            o.compare = try args.option("--compare")
+            if let r = try args.int("--repeat") {
+                guard (1...100).contains(r) else { throw UsageError("--repeat takes 1 to 100 runs") }
+                o.repeats = r
+            } else if o.save != nil || o.compare != nil {
+                o.repeats = 5
+            }
+            if let m = try args.double("--margin") {
+                guard m >= 0, m <= 100 else { throw UsageError("--margin takes a percentage from 0 to 100") }
+                o.marginFloor = m / 100
+            }
             o.coreCount = try positive(args.int("--core-count"), "--core-count") ?? o.coreCount
             if let list = try args.option("--core-apps") {
                 let names = list.split(separator: ",").map(String.init)
@@ -145,14 +182,16 @@ enum BenchCommand {
             }
             if echoSocket != nil || echoReply != nil { throw UsageError("--socket and --reply go with serve-echo") }
             for name in names {
-                guard name == "all" || allScenarios.contains(name) else {
-                    throw UsageError("no scenario \"\(name)\"; scenarios: \(allScenarios.joined(separator: ", "))")
+                guard name == "all" || allScenarios.contains(name) || namedOnly.contains(name) else {
+                    throw UsageError("no scenario \"\(name)\"; scenarios: \((allScenarios + namedOnly).joined(separator: ", "))")
                 }
                 if name == "all" { o.scenarios += allScenarios } else { o.scenarios.append(name) }
             }
+            if instructions { o.scenarios.append("instructions") }
             if o.scenarios.isEmpty { o.scenarios = allScenarios }
             // Each once, in the standard order.
-            o.scenarios = allScenarios.filter(o.scenarios.contains)
+            o.scenarios = (allScenarios + namedOnly).filter(o.scenarios.contains)
+            if let save = o.save, save == o.compare { throw UsageError("--save and --compare name the same file, \(save)") }
             return o
         }
 
@@ -175,6 +214,8 @@ enum BenchCommand {
             try EchoServer(path: echo.socket, reply: Array(echo.reply.utf8)).run()
             return ExitStatus.success
         }
+        // A baseline that cannot be read fails before anything is measured.
+        let baseline = try o.compare.map(BenchBaseline.read)
         let progress = Progress(enabled: !o.quiet)
         progress.phase("measuring the machine")
         var report = BenchReport(machine: MachineInfo.current(), scenarios: [])
@@ -187,6 +228,46 @@ enum BenchCommand {
         let settings = try directory.map {
             DaemonSettings(binaries: try BenchBinaries.locate(), directory: $0, budgetUs: o.budgetUs, extraArguments: o.daemonArguments)
         }
+        var repeats = BenchRepeats()
+        for round in 1...o.repeats {
+            if o.repeats > 1 { progress.phase("repeat \(round) of \(o.repeats)") }
+            let scenarios = try runScenarios(o, settings: settings, cores: report.machine.cores, progress: progress)
+            repeats.add(scenarios)
+            // The first repeat's report is printed whole; later ones add their problems.
+            if round == 1 {
+                report.scenarios = scenarios
+            } else {
+                for (i, s) in scenarios.enumerated() where i < report.scenarios.count {
+                    report.scenarios[i].problems += s.problems.map { "repeat \(round): \($0)" }
+                }
+            }
+        }
+        if o.repeats > 1 { report.repeats = repeats }
+        if let baseline, let path = o.compare {
+            report.comparison = BenchComparison(baseline: baseline.repeats, at: path, current: repeats, ran: o.scenarios, marginFloor: o.marginFloor)
+        }
+        if let path = o.save {
+            let saved = BenchBaseline(command: (["crease"] + CommandLine.arguments.dropFirst()).joined(separator: " "),
+                                      commit: SourceCommit.describe(), machine: report.machine.summary, repeats: repeats)
+            try TraceIO.write(saved.json(), to: path)
+            progress.phase("saved \(repeats.figures.count) figures of \(repeats.count) repeat\(repeats.count == 1 ? "" : "s") to \(path)")
+        }
+        if let svg = o.svg {
+            try TraceIO.write(Array(BenchSVG.render(report).utf8), to: svg)
+        }
+        if o.json { Console.out(bytes: report.json()) } else { Console.out(report.text()) }
+        let problems = report.scenarios.contains { !$0.problems.isEmpty }
+        if let comparison = report.comparison {
+            // Under --compare the comparison decides (a run with problems compares nothing).
+            return comparison.failed || problems ? ExitStatus.checkFailed : ExitStatus.success
+        }
+        let missed = !o.quick && report.scenarios.contains { $0.targets.contains { !$0.met } }
+        return missed || problems ? ExitStatus.checkFailed : ExitStatus.success
+    }
+
+    /// Every scenario of `o` once, in order.
+    static func runScenarios(_ o: Options, settings: DaemonSettings?, cores: Int, progress: Progress) throws -> [ScenarioReport] {
+        var reports: [ScenarioReport] = []
         for name in o.scenarios {
             let watch = CPUWatch()
             var scenario: ScenarioReport
@@ -213,16 +294,14 @@ enum BenchCommand {
             case "memory":
                 scenario = try DaemonScenarios.runMemory(events: o.memoryEvents, streamSeconds: o.memoryStreamSeconds,
                                                          settings: settings!, progress: progress)
+            case "instructions":
+                scenario = try InstructionScenario.run(counts: o.instructionCounts, settings: settings!, progress: progress)
             default:
                 preconditionFailure("scenario names are checked when the options are parsed: \(name)")
             }
-            scenario.othersCPU = watch.othersShare(cores: report.machine.cores)
-            report.scenarios.append(scenario)
+            scenario.othersCPU = watch.othersShare(cores: cores)
+            reports.append(scenario)
         }
-        if let svg = o.svg {
-            try TraceIO.write(Array(BenchSVG.render(report).utf8), to: svg)
-        }
-        if o.json { Console.out(bytes: report.json()) } else { Console.out(report.text()) }
-        return report.scenarios.contains { !$0.problems.isEmpty } ? ExitStatus.checkFailed : ExitStatus.success
+        return reports
     }
 }
