@@ -4,7 +4,6 @@ import Glibc
 import CreaseCore
 import CreaseSystem
 import CreaseDaemonCore
-import Foundation
 
 /// `--metrics-textfile PATH`: the stats as Prometheus text, replaced atomically (a
 /// temporary file beside PATH, then `rename`), for node_exporter's textfile collector.
@@ -13,7 +12,7 @@ import Foundation
 /// the one waiting: only the latest stats are worth writing.
 public final class MetricsTextfile: @unchecked Sendable {
     public let path: String
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var waiting: String?
     private var stopping = false
     private var finished = false
@@ -23,9 +22,7 @@ public final class MetricsTextfile: @unchecked Sendable {
 
     public init(path: String) {
         self.path = path
-        let thread = Thread { [self] in run() }
-        thread.name = "metrics textfile"
-        thread.start()
+        startThread(name: "metrics textfile") { [self] in run() }
     }
 
     /// Queues `text` to be written; returns at once.

@@ -3,17 +3,33 @@ import Glibc
 #endif
 import CreaseDaemon
 import CreaseDaemonCore
-import Foundation
+
+// No Foundation: the daemon's resident memory is its own (BENCHMARKS.md, memory).
 
 func fail(_ message: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data("creased: \(message)\n".utf8))
+    let line = Array("creased: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     exit(status)
+}
+
+/// The process's environment, from `environ` (the first value of a name repeated wins, as getenv's).
+func processEnvironment() -> [String: String] {
+    var out: [String: String] = [:]
+    var p = environ
+    while let entry = p.pointee {
+        let text = String(cString: entry)
+        if let eq = text.firstIndex(of: "="), out[String(text[..<eq])] == nil {
+            out[String(text[..<eq])] = String(text[text.index(after: eq)...])
+        }
+        p += 1
+    }
+    return out
 }
 
 // A bad value from the environment is named as such, not as a flag nobody typed.
 let environmentArguments: [String]
 do {
-    environmentArguments = try EnvironmentOptions.arguments(ProcessInfo.processInfo.environment)
+    environmentArguments = try EnvironmentOptions.arguments(processEnvironment())
     _ = try DaemonOptions.parse(environmentArguments)
 } catch {
     fail("in the environment (CREASE_*): \(error)", status: 2)
@@ -36,7 +52,7 @@ do {
 }
 
 do {
-    let environment = ProcessInfo.processInfo.environment
+    let environment = processEnvironment()
     let traceDirectory = TraceDirectory.resolve(explicit: options.traceDirectory, environment: environment)
     // Fault injection for tests: every trace write takes this long.
     let slowDisk = environment["CREASE_TRACE_SLOW_DISK_MS"].flatMap { UInt32($0) }

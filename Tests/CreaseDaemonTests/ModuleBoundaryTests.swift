@@ -16,4 +16,17 @@ import Testing
             #expect(imports.allSatisfy { $0 == "import CreaseCore" }, "\(file): \(imports)")
         }
     }
+
+    @Test("a running creased has mapped no Foundation library: its resident memory is its own (BENCHMARKS.md, memory)")
+    func theDaemonLinksNoFoundation() throws {
+        let daemon = try DaemonProcess()
+        defer { daemon.stop() }
+        // Read to the end: /proc files report no size, which a whole-file read trusts.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/\(daemon.process.processIdentifier)/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        #expect(maps.contains("libswiftCore"), "the maps are the daemon's")
+        #expect(!maps.contains("libFoundation"), "creased mapped Foundation")
+        #expect(!maps.contains("FoundationICU"))
+    }
 }

@@ -65,12 +65,15 @@ final class PendingRecords {
     var count: Int { used }
 
     /// Empties the buffer, and lets its memory go past `keptCapacity`.
-    func removeAll(keepingAtMost keptCapacity: Int) {
+    /// Empties the buffer, shrinking its storage to `keptCapacity` when larger; returns
+    /// whether it shrank.
+    @discardableResult
+    func removeAll(keepingAtMost keptCapacity: Int) -> Bool {
         used = 0
-        if capacity > keptCapacity {
-            capacity = max(keptCapacity, 64)
-            base = realloc(base, capacity)!
-        }
+        guard capacity > keptCapacity else { return false }
+        capacity = max(keptCapacity, 64)
+        base = realloc(base, capacity)!
+        return true
     }
 
     @inline(__always)

@@ -5,7 +5,6 @@ import CLibUV
 import CreaseCore
 import CreaseSystem
 import CreaseDaemonCore
-import Foundation
 
 /// `index.ndjson` in the trace directory: one line per trace file begun (docs/traces.md),
 /// appended with `O_APPEND` so daemons sharing a directory never interleave within a line.

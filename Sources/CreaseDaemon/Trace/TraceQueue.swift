@@ -4,7 +4,6 @@ import Glibc
 import CLibUV
 import CreaseCore
 import CreaseDaemonCore
-import Foundation
 
 /// What the loop hands the writer thread, in order.
 enum TraceOp {
@@ -20,7 +19,7 @@ enum TraceOp {
 /// The fields every record touches skip the runtime's exclusivity checks: the lock orders
 /// every access, and none overlaps another.
 final class TraceQueue: @unchecked Sendable {
-    let condition = NSCondition()
+    let condition = Condition()
     var ops: [TraceOp] = []
     /// The records since the last op, as `PendingRecords` entries, appended to in place.
     @exclusivity(unchecked) var tail = PendingRecords(capacity: 1 << 16)

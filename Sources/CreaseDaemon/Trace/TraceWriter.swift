@@ -5,7 +5,6 @@ import CLibUV
 import CreaseCore
 import CreaseSystem
 import CreaseDaemonCore
-import Foundation
 
 /// The trace file writer (contract section 6). The loop thread only encodes records
 /// into a queue; a writer thread writes, fsyncs and rotates, so a slow or full disk
@@ -115,9 +114,7 @@ public final class TraceWriter: TraceSink {
                                            TraceWriter.header(daemon: daemon, config: config, part: part, reason: reason, labels: labels,
                                                               layouts: options.layouts, origin: origin, t: t, engine: engine, path: path, pid: pid)
                                        })
-        let thread = Thread { worker.run() }
-        thread.name = "trace writer"
-        thread.start()
+        startThread(name: "trace writer") { worker.run() }
     }
 
     /// The header line of a file beginning at `path`, and its line for the directory's index.

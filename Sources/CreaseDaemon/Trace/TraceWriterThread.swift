@@ -4,7 +4,6 @@ import Glibc
 import CLibUV
 import CreaseCore
 import CreaseDaemonCore
-import Foundation
 
 /// The writer thread: takes what is queued, writes it, syncs as `--fsync` says.
 final class TraceWriterThread: @unchecked Sendable {
@@ -21,7 +20,7 @@ final class TraceWriterThread: @unchecked Sendable {
     /// Bytes of complete records in the current file: a failed write is cut back to this.
     var length: Int
     var dirty = false
-    var lastSync = DispatchTime.now()
+    var lastSyncNs = uv_hrtime()
     /// The last event seq in what the thread has taken from the queue.
     var takenSeq = 0
     var takenAwaitedRecords = 0
@@ -31,7 +30,7 @@ final class TraceWriterThread: @unchecked Sendable {
     private var retentionPending = false
     /// How often, at most, the thread checks that its file still has a name.
     static let checkIntervalNs: UInt64 = 1_000_000_000
-    var lastCheckNs = DispatchTime.now().uptimeNanoseconds
+    var lastCheckNs = uv_hrtime()
     /// Records written since the last check found the file in place: lost if the next one does not.
     var recordsSinceCheck = 0
     /// A piece of a `records` op's records as they go to the file: reused, grown only while an
@@ -71,11 +70,10 @@ final class TraceWriterThread: @unchecked Sendable {
                     && !(options.fsync == .always && queue.owesDurable) {
                 queue.writerWaiting = true
                 if dirty && options.fsync == .interval {
-                    let deadline = Date().addingTimeInterval(Double(options.fsyncIntervalMs) / 1000)
-                    if !queue.condition.wait(until: deadline) { queue.writerWaiting = false; break }
+                    if !queue.condition.wait(seconds: Double(options.fsyncIntervalMs) / 1000) { queue.writerWaiting = false; break }
                 } else if trimPending || retentionPending {
                     // The last rotations' garbage is given back once things are quiet.
-                    if !queue.condition.wait(until: Date().addingTimeInterval(1)) { queue.writerWaiting = false; break }
+                    if !queue.condition.wait(seconds: 1) { queue.writerWaiting = false; break }
                 } else {
                     queue.condition.wait()
                 }
@@ -84,7 +82,7 @@ final class TraceWriterThread: @unchecked Sendable {
             // Unless replies wait for it (--fsync always), let the loop queue a few milliseconds'
             // worth, so one write carries many records instead of waking this thread per event.
             if options.fsync != .always, !queue.closing, queue.queuedBytes < TraceWriter.eagerWakeBytes {
-                _ = queue.condition.wait(until: Date().addingTimeInterval(TraceWriter.gatherSeconds))
+                queue.condition.wait(seconds: TraceWriter.gatherSeconds)
             }
             // Take the tail by swapping buffers, so the loop keeps a warm one.
             var ops = queue.ops
@@ -105,11 +103,14 @@ final class TraceWriterThread: @unchecked Sendable {
             // allocation per wake showed up as munmap and TLB shoot-downs on the loop's core.
             // (When the tail was taken, it is the last op.) Buffers of records ops before a
             // rotation go back to the queue for its next tail.
+            // A spare grown by a backlog (a flood the disk fell behind) shrinks back, and the
+            // heap is trimmed once things are quiet: resident memory stays flat however many
+            // floods came before (BENCHMARKS.md, memory).
             var returned: [PendingRecords] = []
             for (i, op) in ops.enumerated() {
                 guard case .records(let entries, _) = op else { continue }
                 if i == ops.count - 1 {
-                    entries.removeAll(keepingAtMost: .max)
+                    if entries.removeAll(keepingAtMost: TraceWriterThread.spareKeptBytes) { trimPending = true }
                     spare = entries
                 } else {
                     entries.removeAll(keepingAtMost: 1 << 16)
@@ -141,9 +142,13 @@ final class TraceWriterThread: @unchecked Sendable {
     /// 600 quick ones); and each rotation's header, state and file names come and go between
     /// longer-lived blocks, so glibc kept the freed pages: RSS grew 16 KiB a rotation
     /// (49 MiB over 3,000 quick rotations, 2 MiB of it live) and never came down.
+    /// The most a spare buffer keeps: the few milliseconds a wake gathers at the burst's rate
+    /// fit (5 ms of 3 M events/s is about 1 MB), a backlog's does not.
+    static let spareKeptBytes = 2 << 20
+
     private func housekeepingIfDue() {
         guard trimPending || retentionPending else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = uv_hrtime()
         guard now &- lastHousekeepingNs >= 1_000_000_000 else { return }
         lastHousekeepingNs = now
         if retentionPending {
@@ -227,7 +232,7 @@ final class TraceWriterThread: @unchecked Sendable {
             length = header.count
             dirty = true
             index.append(indexLine)
-            lastCheckNs = DispatchTime.now().uptimeNanoseconds
+            lastCheckNs = uv_hrtime()
             recordsSinceCheck = 0
             retentionPending = retention.isActive
         }
@@ -239,7 +244,7 @@ final class TraceWriterThread: @unchecked Sendable {
     /// written since the last check are counted lost, and the trace fails until a probe or
     /// a rotation opens a new file (in the directory, once it is there again).
     private func fileStillLinked() -> Bool {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = uv_hrtime()
         guard now &- lastCheckNs >= TraceWriterThread.checkIntervalNs else { return true }
         lastCheckNs = now
         guard files.isUnlinked(fd) else {
@@ -307,11 +312,11 @@ final class TraceWriterThread: @unchecked Sendable {
             _ = files.sync(fd)
             dirty = false
         case .interval:
-            let elapsed = DispatchTime.now().uptimeNanoseconds - lastSync.uptimeNanoseconds
+            let elapsed = uv_hrtime() - lastSyncNs
             if force || elapsed >= options.fsyncIntervalMs * 1_000_000 {
                 _ = files.sync(fd)
                 dirty = false
-                lastSync = DispatchTime.now()
+                lastSyncNs = uv_hrtime()
             }
         case .never:
             dirty = false
