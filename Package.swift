@@ -19,6 +19,9 @@ let package = Package(
         .executable(name: "crease", targets: ["crease"]),
         .executable(name: "creased", targets: ["creased"]),
         .library(name: "CreaseCore", targets: ["CreaseCore"]),
+        // A counting allocator the tests preload into a real creased (LD_PRELOAD): the event
+        // path allocates nothing once warm (AllocationTests).
+        .library(name: "CreaseMallocCounter", type: .dynamic, targets: ["CreaseMallocCounter"]),
     ],
     targets: [
         .systemLibrary(
@@ -41,6 +44,7 @@ let package = Package(
         .executableTarget(name: "creased", dependencies: ["CreaseDaemon"]),
         // What more than one test target uses (polling with a deadline, the descriptor bystander), once.
         .target(name: "CreaseTestSupport", path: "Tests/TestSupport"),
+        .target(name: "CreaseMallocCounter", path: "Tests/MallocCounter"),
         .testTarget(name: "CreaseCoreTests", dependencies: ["CreaseCore"]),
         .testTarget(name: "CreaseDaemonTests", dependencies: ["CreaseDaemon", "CreaseDaemonCore", "CreaseSystem", "CreaseCore", "CreaseTestSupport"]),
         .testTarget(name: "CreaseSimulationTests", dependencies: ["CreaseSimulation", "CreaseDaemonCore", "CreaseCore"]),

@@ -22,7 +22,7 @@ final class TraceQueue: @unchecked Sendable {
     let condition = Condition()
     var ops: [TraceOp] = []
     /// The records since the last op, as `PendingRecords` entries, appended to in place.
-    @exclusivity(unchecked) var tail = PendingRecords(capacity: 1 << 16)
+    @exclusivity(unchecked) var tail = PendingRecords(capacity: TraceQueue.tailCapacity)
     @exclusivity(unchecked) var tailRecords = 0
     @exclusivity(unchecked) var queuedBytes = 0
     @exclusivity(unchecked) var writerWaiting = false
@@ -86,7 +86,7 @@ final class TraceQueue: @unchecked Sendable {
     func flushTail() {
         guard tailRecords > 0 else { return }
         ops.append(.records(tail, count: tailRecords))
-        tail = freeBuffers.popLast() ?? PendingRecords(capacity: 1 << 16)
+        tail = freeBuffers.popLast() ?? PendingRecords(capacity: TraceQueue.tailCapacity)
         tailRecords = 0
     }
 
@@ -95,4 +95,8 @@ final class TraceQueue: @unchecked Sendable {
     /// tens of KiB a rotation and stayed).
     var freeBuffers: [PendingRecords] = []
     static let freeBufferLimit = 4
+    /// A tail's first storage: about 3,500 event records, so a writer off the CPU for a few
+    /// hundred milliseconds does not make the loop grow its buffer (an allocation on the event
+    /// path). Untouched pages of it are not resident.
+    static let tailCapacity = 1 << 18
 }

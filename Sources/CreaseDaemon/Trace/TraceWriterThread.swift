@@ -60,8 +60,12 @@ final class TraceWriterThread: @unchecked Sendable {
         self.headerFor = headerFor
     }
 
+    /// The op list the queue gets back at the next wake (emptied, with its storage).
+    private var spareOps: [TraceOp] = []
+
     func run() {
-        var spare = PendingRecords(capacity: 1 << 16)
+        var spare = PendingRecords(capacity: TraceQueue.tailCapacity)
+        spareOps.reserveCapacity(16)
         applyRetention(current: queue.withLock { $0.path })
         while true {
             queue.condition.lock()
@@ -84,9 +88,12 @@ final class TraceWriterThread: @unchecked Sendable {
             if options.fsync != .always, !queue.closing, queue.queuedBytes < TraceWriter.eagerWakeBytes {
                 queue.condition.wait(seconds: TraceWriter.gatherSeconds)
             }
-            // Take the tail by swapping buffers, so the loop keeps a warm one.
-            var ops = queue.ops
-            queue.ops.removeAll(keepingCapacity: true)
+            // Take the tail by swapping buffers, so the loop keeps a warm one; the op lists swap
+            // too (copying the queue's list and appending to the copy allocated at every wake).
+            // Moved, never copied: a list referenced twice is copied by the next append.
+            var ops: [TraceOp] = []
+            swap(&ops, &spareOps)
+            swap(&ops, &queue.ops)
             if queue.tailRecords > 0 {
                 ops.append(.records(queue.tail, count: queue.tailRecords))
                 queue.tail = spare
@@ -113,7 +120,7 @@ final class TraceWriterThread: @unchecked Sendable {
                     if entries.removeAll(keepingAtMost: TraceWriterThread.spareKeptBytes) { trimPending = true }
                     spare = entries
                 } else {
-                    entries.removeAll(keepingAtMost: 1 << 16)
+                    entries.removeAll(keepingAtMost: TraceQueue.tailCapacity)
                     returned.append(entries)
                 }
             }
@@ -123,6 +130,8 @@ final class TraceWriterThread: @unchecked Sendable {
                 }
             }
             if ops.contains(where: { if case .records = $0 { false } else { true } }) { trimPending = true }
+            ops.removeAll(keepingCapacity: true)
+            swap(&ops, &spareOps)
             housekeepingIfDue()
             syncIfDue(force: closing)
             if closing {
