@@ -235,4 +235,69 @@ import Testing
         // A stale look is a target of its own kind.
         #expect(GlitchTarget(kind: .stale, subject: "barAxis").holds(header: h, steps: [opened, soon]))
     }
+
+    // MARK: repros that survive hardware (issue 38)
+
+    @Test("resolving a mismatch target pins its subject and the original's differences: a candidate that mismatches otherwise does not hold")
+    func aMinimizedMismatchIsTheSameMismatch() throws {
+        let h = Self.header()
+        let steps = Self.mismatchingRun()
+        guard case .target(let target) = GlitchTarget.resolve(kind: .mismatch, subject: nil, header: h, steps: steps) else {
+            Issue.record("the run's one mismatch is not resolved")
+            return
+        }
+        #expect(target.subject == "barAxis")
+        #expect(target.signature == [GlitchTarget.MismatchPoint(path: "barAxis", observed: .string("vertical"))])
+        #expect(target.holds(header: h, steps: steps))
+        // The same observation and subject, other values seen: not this mismatch.
+        var other = target
+        other.signature = [GlitchTarget.MismatchPoint(path: "barAxis", observed: .string("horizontal"))]
+        #expect(!other.holds(header: h, steps: steps))
+        // Shrunk, the repro shows exactly the original's differences.
+        let result = TraceShrinker.shrink(steps, profile: h.profile, origin: h.initialT) { (c: [TraceStep]) -> Bool in target.holds(header: h, steps: c) }
+        let run = try #require(TraceMinimize.run(header: h, steps: result))
+        let verdicts = run.steps.compactMap { step -> ConformanceResult? in if case .observation(let o) = step { o.result } else { nil } }
+        #expect(verdicts.contains { $0.verdict == .mismatch && GlitchTarget.MismatchPoint.of($0) == target.signature })
+    }
+
+    @Test("without a subject, a kind the trace shows for several subjects is ambiguous and names them; one it does not show is absent")
+    func anAmbiguousOrAbsentTargetIsRefused() {
+        let h = Self.header()
+        var steps = Self.mismatchingRun()
+        // Part way open the bar is horizontal: a vertical bar's side is not on screen either.
+        steps.append(.observation(TraceObservation(seq: 0, t: steps.last!.t + 1_000_000_000, client: 2,
+                                                   request: ObserveRequest(observed: Observation(verticalBarSide: .some(.left))),
+                                                   result: ConformanceResult(verdict: .match, seq: 0, layoutSeq: 0, matchedSeq: nil, differences: []))))
+        guard case .ambiguous(let subjects) = GlitchTarget.resolve(kind: .mismatch, subject: nil, header: h, steps: steps) else {
+            Issue.record("two subjects mismatch, and no subject was given")
+            return
+        }
+        #expect(subjects == ["barAxis", "verticalBarSide"])
+        if case .target(let t) = GlitchTarget.resolve(kind: .mismatch, subject: "verticalBarSide", header: h, steps: steps) {
+            #expect(t.subject == "verticalBarSide" && t.signature?.map(\.path) == ["verticalBarSide"])
+        } else {
+            Issue.record("a named subject is resolved")
+        }
+        guard case .absent = GlitchTarget.resolve(kind: .mismatch, subject: "items", header: h, steps: steps) else {
+            Issue.record("a subject that does not mismatch is absent")
+            return
+        }
+        guard case .absent = GlitchTarget.resolve(kind: .flapping, subject: nil, header: h, steps: steps) else {
+            Issue.record("a glitch kind the run does not show is absent")
+            return
+        }
+    }
+
+    @Test("with a rig's hinge tolerance, a hinge angle shrinks no closer to what decides it than the tolerance (past 20° with 1° becomes 21°)")
+    func hingeAnglesKeepTheRigsToleranceFromThresholds() {
+        let profile = DeviceProfile.builtin
+        let threshold = profile.partialOpenThreshold
+        // The property: the hinge is past the partly open threshold.
+        let past = { (e: Event) -> Bool in if case .hinge(let a) = e { a >= threshold } else { false } }
+        #expect(StepValueShrinks.shrink(.hinge(angle: 61.37), profile: profile, holds: past) == .hinge(angle: threshold.rounded()))
+        #expect(StepValueShrinks.shrink(.hinge(angle: 61.37), profile: profile, hingeTolerance: 1, holds: past) == .hinge(angle: threshold.rounded() + 1))
+        #expect(StepValueShrinks.shrink(.hinge(angle: 61.37), profile: profile, hingeTolerance: 2.5, holds: past) == .hinge(angle: threshold.rounded() + 3))
+        // An angle already inside the tolerance has nothing robust to shrink to: kept as it is.
+        #expect(StepValueShrinks.shrink(.hinge(angle: threshold + 0.4), profile: profile, hingeTolerance: 1, holds: past) == nil)
+    }
 }

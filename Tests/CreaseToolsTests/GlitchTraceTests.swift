@@ -160,6 +160,49 @@ import Testing
         #expect(none.status == 1 && none.stderr.contains("does not show a mismatch glitch of \"items\""), "\(none.stderr)")
     }
 
+    /// Issue 38: a repro that survives a motor. The same stuck device, plus a look at the
+    /// vertical bar's side while the bar is horizontal (a second subject that mismatches).
+    @Test func aMinimizedMismatchKeepsTheRigsToleranceAndAnAmbiguousTargetIsRefused() throws {
+        let scratch = Scratch()
+        var lines = [#""event":"keyboard","visible":true,"height":301.5"#, #""event":"liveActivities","count":2"#]
+        lines += (0...60).map { Self.hinge(10 + Double($0) + ($0 % 2 == 0 ? 0.37 : -0.21)) }
+        lines += [#""cmd":"observe","observed":{"barAxis":"vertical"}"#, #""cmd":"observe","observed":{"verticalBarSide":"left"}"#]
+        let trace = try Self.record(lines, scratch: scratch, daemon: ["--settle-ms", "0"])
+        let out = "\(scratch.path)/repro.jsonl"
+        // No subject, two subjects mismatch: named, exit 2, nothing written.
+        let ambiguous = try runProgram(Built.crease, ["trace", "minimize", trace, "--glitch", "mismatch", "-o", out], in: scratch)
+        #expect(ambiguous.status == 2, "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("\"barAxis\"") && ambiguous.stderr.contains("\"verticalBarSide\"") && ambiguous.stderr.contains("--subject"),
+                "\(ambiguous.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        // A kind the trace does not show: exit 1, never an empty repro.
+        let absent = try runProgram(Built.crease, ["trace", "minimize", trace, "--glitch", "flapping", "-o", out], in: scratch)
+        #expect(absent.status == 1 && absent.stderr.contains("does not show a flapping glitch"), "\(absent.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        // With a rig whose motor lands within 1°: the angle stays a degree clear of the threshold.
+        let rig = "\(scratch.path)/rig.json"
+        try Data(#"""
+            {"crease": "rig", "version": 1, "name": "motor rig",
+             "moves": {"hinge": {"fixed": 0.3, "perDegree": 0.02, "tolerance": 1}, "orientation": 1.5, "keyboard": 1, "pip": 2,
+                       "liveActivities": 2, "splitView": 3, "layoutDirection": null, "reduceTransparency": 8,
+                       "select": 1, "push": 1, "pop": 1, "present": 1, "dismiss": 1, "inspector": 1},
+             "orientations": ["portrait"], "observations": {"page-source": 1.5, "screenshot": null}, "reset": 20}
+            """#.utf8).write(to: URL(fileURLWithPath: rig))
+        let run = try runProgram(Built.crease, ["trace", "minimize", trace, "--glitch", "mismatch", "--subject", "barAxis", "--rig", rig, "-o", out],
+                                 in: scratch)
+        try #require(run.status == 0, "\(run.stderr)")
+        let kept = try TraceMinimize.steps(try load(out), observations: true)
+        // Opening part way takes the threshold plus the hysteresis (23° built in); a degree more.
+        let profile = try load(out).header.profile
+        let opens = profile.partialOpenThreshold + profile.hingeHysteresis
+        let angles = kept.compactMap { step -> Double? in if case .hinge(let a)? = step.event?.envelope.event { a } else { nil } }
+        #expect(angles == [opens + 1], "\(angles) against \(opens)°")
+        // The kept observation is the original's mismatch: the bar's axis seen vertical.
+        let observations = kept.compactMap { step -> TraceObservation? in if case .observation(let o) = step { o } else { nil } }
+        #expect(observations.count == 1 && observations.first?.result.differences.map(\.path) == ["barAxis"], "\(observations)")
+        #expect(try runProgram(Built.crease, ["replay", "--verify", out], in: scratch).status == 0)
+    }
+
     /// Another build that lays out the fully open pose differently: its trace of the same run
     /// records other digests there, and the run shrinks to one event that opens the hinge fully.
     @Test func aRunThatDivergesFromAnotherBuildShrinksToTheEventThatShowsIt() throws {

@@ -1,4 +1,5 @@
 import CreaseCore
+@testable import CreaseTools
 import Foundation
 import Testing
 
@@ -32,5 +33,33 @@ import Testing
         #expect(replay.status == 0, "the minimized lines are events crease layout takes: \(replay.stderr)")
         let bad = try CommandRunner.run(["report", trace, "-o", out, "--minimize", "wobble"])
         #expect(bad.status == 2 && bad.stderr.contains("--minimize"))
+    }
+
+    @Test("a minimized mismatch's paste block carries the observation: sent to a fresh daemon, the lines show the same mismatch")
+    func minimizedMismatchPastesWithItsObservation() throws {
+        let scratch = Scratch()
+        let out = "\(scratch.path)/report.html"
+        let trace = Self.traces.appendingPathComponent("rig-observations.jsonl").path
+        let r = try CommandRunner.run(["report", trace, "-o", out, "--minimize", "mismatch"])
+        #expect(r.status == 0 && r.stderr.contains("1 observations"), "\(r.stderr)")
+        let html = try String(contentsOfFile: out, encoding: .utf8)
+        let block = try #require(html.components(separatedBy: #"<pre id="minimized-events">"#).last?.components(separatedBy: "</pre>").first)
+        let lines = block.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#10;", with: "\n")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+            .split(separator: "\n").map(String.init)
+        let observe = lines.filter { $0.hasPrefix(#"{"cmd":"observe""#) }
+        #expect(observe.count == 1 && !observe[0].contains("capturedAt"), "\(lines)")
+        let daemon = try LiveDaemon(scratch, name: "paste", ["--no-trace"])
+        let client = try SocketStreamer(path: daemon.socket)
+        var verdict: JSONValue?
+        for (i, line) in lines.enumerated() {
+            // Each line with an id, so each is answered.
+            let withID = String(line.dropLast()) + #","id":"p\#(i)"}"#
+            let reply = try client.request(Array(withID.utf8), id: "p\(i)")
+            #expect(reply["ok"] == .bool(true), "\(line): \(reply)")
+            if line.hasPrefix(#"{"cmd":"observe""#) { verdict = reply["verdict"] }
+        }
+        #expect(verdict == .string("mismatch"))
+        #expect(daemon.stop().status == 0)
     }
 }

@@ -118,15 +118,72 @@ public enum TraceMinimize {
 
 /// What a minimized trace must still show: a glitch of one kind (and subject). A `mismatch`
 /// is as strong as the original's: a trace whose device mismatched does not shrink to one
-/// where the device was merely catching up (`stale`).
+/// where the device was merely catching up (`stale`); and, once resolved against the
+/// original (`resolve`), it is the same mismatch: the same fields differing, with the same
+/// observed values (`signature`), not any mismatch of that subject.
 public struct GlitchTarget: Sendable {
     public var kind: GlitchKind
     public var subject: String?
     public var options: GlitchOptions
-    public init(kind: GlitchKind, subject: String?, options: GlitchOptions = GlitchOptions()) {
+    /// For a mismatch or a stale look: what differed in the original, each path with the value
+    /// the device showed there, sorted by path. A candidate's verdict must differ exactly so.
+    public var signature: [MismatchPoint]?
+
+    public init(kind: GlitchKind, subject: String?, options: GlitchOptions = GlitchOptions(), signature: [MismatchPoint]? = nil) {
         self.kind = kind
         self.subject = subject
         self.options = options
+        self.signature = signature
+    }
+
+    /// A differing field of a verdict: its path and what the device showed there.
+    public struct MismatchPoint: Sendable, Equatable {
+        public var path: String
+        public var observed: JSONValue
+
+        public static func of(_ r: ConformanceResult) -> [MismatchPoint] {
+            r.differences.map { MismatchPoint(path: $0.path, observed: $0.observed) }.sorted { $0.path < $1.path }
+        }
+    }
+
+    /// What `resolve` found in the original trace.
+    public enum Resolution: Sendable {
+        /// The target, its subject and (for a verdict) its signature filled in from the original.
+        case target(GlitchTarget)
+        /// No subject was given and the trace shows this kind for several: the caller must pick one.
+        case ambiguous(subjects: [String])
+        /// The trace does not show it.
+        case absent
+    }
+
+    /// Pins a target to what the original steps show: with no subject, the one subject the
+    /// trace shows this kind for (several are `ambiguous`, none `absent`); for a verdict, the
+    /// first such verdict's differences as the signature.
+    public static func resolve(kind: GlitchKind, subject: String?, options: GlitchOptions = GlitchOptions(),
+                               header: TraceHeader, steps: [TraceStep]) -> Resolution {
+        var target = GlitchTarget(kind: kind, subject: subject, options: options)
+        var subjects: [String] = []
+        var signatures: [String: [MismatchPoint]] = [:]
+        if target.needsObservations {
+            guard let run = TraceMinimize.run(header: header, steps: steps) else { return .absent }
+            for step in run.steps {
+                guard case .observation(let o) = step, GlitchKind(verdict: o.result.verdict) == kind else { continue }
+                let v = NonMatchVerdict(o.result, t: o.t)
+                if subject != nil && v.subject != subject { continue }
+                if signatures[v.subject] == nil {
+                    subjects.append(v.subject)
+                    signatures[v.subject] = MismatchPoint.of(o.result)
+                }
+            }
+        } else {
+            guard let run = TraceMinimize.run(header: header, steps: steps, glitches: options) else { return .absent }
+            for g in run.glitches where target.matches(g) && !subjects.contains(g.subject) { subjects.append(g.subject) }
+        }
+        guard let first = subjects.first else { return .absent }
+        if subject == nil && subjects.count > 1 { return .ambiguous(subjects: subjects) }
+        target.subject = first
+        target.signature = signatures[first]
+        return .target(target)
     }
 
     public var name: String { "a \(kind.rawValue) glitch" + (subject.map { " of \"\($0)\"" } ?? "") }
@@ -150,11 +207,13 @@ public struct GlitchTarget: Sendable {
     public func matches(_ g: Glitch) -> Bool { g.kind == kind && (subject == nil || g.subject == subject) }
 
     /// A mismatch target holds on a mismatch verdict only, a stale one on a stale verdict
-    /// only: a reduction never turns a device that mismatched into one catching up.
+    /// only: a reduction never turns a device that mismatched into one catching up; and on
+    /// the original's differences only, once it has a signature.
     private func verdictShows(_ r: ConformanceResult, t: UInt64) -> Bool {
         guard GlitchKind(verdict: r.verdict) == kind else { return false }
         let v = NonMatchVerdict(r, t: t)
-        return subject == nil || v.subject == subject
+        guard subject == nil || v.subject == subject else { return false }
+        return signature.map { $0 == MismatchPoint.of(r) } ?? true
     }
 }
 

@@ -19,7 +19,10 @@ public enum TraceShrinker {
     /// At most this many rounds of removing steps and shrinking values.
     static let rounds = 4
 
-    public static func shrink<E: Error>(_ steps: [TraceStep], profile: DeviceProfile, origin: UInt64,
+    /// `hingeTolerance`: degrees a rig's fold may land off (`RigProfile.HingeCost.tolerance`);
+    /// a hinge angle is shrunk only to values whose neighbours that far on either side hold
+    /// too, so the repro survives a motor that lands short or long.
+    public static func shrink<E: Error>(_ steps: [TraceStep], profile: DeviceProfile, origin: UInt64, hingeTolerance: Double = 0,
                                         progress: (Progress) -> Void = { _ in },
                                         test: ([TraceStep]) throws(E) -> Bool) throws(E) -> [TraceStep] {
         var tests = 0
@@ -34,7 +37,7 @@ public enum TraceShrinker {
             current = try DeltaDebugging.minimize(current, progress: { p in
                 progress(Progress(phase: .steps, tests: tests, steps: p.size))
             }, test: holds)
-            current = try shrinkValues(current, profile: profile, holds: holds)
+            current = try shrinkValues(current, profile: profile, hingeTolerance: hingeTolerance, holds: holds)
             progress(Progress(phase: .values, tests: tests, steps: current.count))
             current = try shrinkTimes(current, origin: origin, holds: holds)
             progress(Progress(phase: .times, tests: tests, steps: current.count))
@@ -98,7 +101,7 @@ public enum TraceShrinker {
     }
 
     /// Each step's values, simplest candidate first; the first that holds is kept.
-    static func shrinkValues<E: Error>(_ steps: [TraceStep], profile: DeviceProfile,
+    static func shrinkValues<E: Error>(_ steps: [TraceStep], profile: DeviceProfile, hingeTolerance: Double = 0,
                                        holds: ([TraceStep]) throws(E) -> Bool) throws(E) -> [TraceStep] {
         var current = steps
         for i in current.indices {
@@ -110,7 +113,7 @@ public enum TraceShrinker {
                 candidate[i] = .event(changed)
                 return try holds(candidate)
             }
-            if let kept = try StepValueShrinks.shrink(e.envelope.event, profile: profile, holds: tries) {
+            if let kept = try StepValueShrinks.shrink(e.envelope.event, profile: profile, hingeTolerance: hingeTolerance, holds: tries) {
                 var changed = e
                 changed.envelope.event = kept
                 current[i] = .event(changed)
@@ -170,14 +173,20 @@ public enum TraceShrinker {
 /// nearest hinge threshold, a keyboard height and an activity count toward their smallest,
 /// gravity onto round components. Returns the value kept, or nil when none held.
 public enum StepValueShrinks {
-    public static func shrink<E: Error>(_ event: Event, profile: DeviceProfile,
+    public static func shrink<E: Error>(_ event: Event, profile: DeviceProfile, hingeTolerance: Double = 0,
                                         holds: (Event) throws(E) -> Bool) throws(E) -> Event? {
         switch event {
         case .hinge(let angle):
             let thresholds = [profile.partialOpenThreshold, profile.fullyOpenThreshold]
             let nearest = thresholds.min { abs($0 - angle) < abs($1 - angle) }!
-            return try towards(nearest.rounded(), from: angle) { (a: Double) throws(E) -> Bool in try holds(.hinge(angle: a)) }
-                .map { .hinge(angle: $0) }
+            // With a tolerance, a value holds only when the angles a fold may land on instead do.
+            func robust(_ a: Double) throws(E) -> Bool {
+                guard try holds(.hinge(angle: a)) else { return false }
+                guard hingeTolerance > 0 else { return true }
+                guard try holds(.hinge(angle: max(0, a - hingeTolerance))) else { return false }
+                return try holds(.hinge(angle: min(180, a + hingeTolerance)))
+            }
+            return try towards(nearest.rounded(), from: angle, holds: robust).map { .hinge(angle: $0) }
         case .keyboard(let visible, let height?):
             if try holds(.keyboard(visible: visible, height: nil)) { return .keyboard(visible: visible, height: nil) }
             return try towards(0, from: height) { (h: Double) throws(E) -> Bool in try holds(.keyboard(visible: visible, height: h)) }

@@ -27,10 +27,17 @@ public struct RigProfile: Sendable, Equatable {
     public struct HingeCost: Sendable, Equatable {
         public var fixed: Double
         public var perDegree: Double
+        /// Degrees a fold may land off the angle asked for (`moves.hinge.tolerance`, 1 when
+        /// left out): what the rig reads back is accepted within it, and a minimized repro
+        /// keeps its hinge angles at least this far from the thresholds that decide them.
+        public var tolerance: Double
 
-        public init(fixed: Double, perDegree: Double) {
+        public static let defaultTolerance = 1.0
+
+        public init(fixed: Double, perDegree: Double, tolerance: Double = HingeCost.defaultTolerance) {
             self.fixed = fixed
             self.perDegree = perDegree
+            self.tolerance = tolerance
         }
     }
 
@@ -141,8 +148,13 @@ extension RigProfile {
         let hingeValue = try presentMember(movesReader, "hinge")
         if case .null = hingeValue {} else {
             let h = try FieldReader(hingeValue, path: "moves.hinge", what: "rig file")
-            try h.rejectUnknown(allowed: ["fixed", "perDegree"])
-            hinge = HingeCost(fixed: try seconds(h, "fixed"), perDegree: try seconds(h, "perDegree"))
+            try h.rejectUnknown(allowed: ["fixed", "perDegree", "tolerance"])
+            var tolerance = HingeCost.defaultTolerance
+            if let t = try h.optionalNumber("tolerance") {
+                guard t.isFinite, t >= 0, t <= 45 else { throw InputError(.badValue, "rig file: moves.hinge.tolerance is \(t); expected degrees from 0 to 45", field: "moves.hinge.tolerance") }
+                tolerance = t
+            }
+            hinge = HingeCost(fixed: try seconds(h, "fixed"), perDegree: try seconds(h, "perDegree"), tolerance: tolerance)
         }
         var moves: [Double?] = []
         for move in Move.allCases { moves.append(try optionalSeconds(movesReader, move.rawValue)) }
@@ -214,7 +226,8 @@ extension RigProfile {
         w.key("moves"); w.beginObject()
         w.key("hinge")
         if let hinge {
-            w.beginObject(); w.key("fixed"); w.number(hinge.fixed); w.key("perDegree"); w.number(hinge.perDegree); w.endObject()
+            w.beginObject(); w.key("fixed"); w.number(hinge.fixed); w.key("perDegree"); w.number(hinge.perDegree)
+            w.key("tolerance"); w.number(hinge.tolerance); w.endObject()
         } else { w.null() }
         for (move, cost) in zip(Move.allCases, moves) { w.key(move.rawValue); if let cost { w.number(cost) } else { w.null() } }
         w.endObject()

@@ -36,7 +36,10 @@ enum ReportCommand {
         let observations = run.story.observations.count
         Console.err("crease report: \(run.story.frames.count) frames, \(run.story.glitches.count) glitches, \(observations) observations"
                     + (shots == nil ? "" : ", \(screenshots.count) screenshots")
-                    + (minimized.map { ", \($0.lines.count) minimized events" } ?? "")
+                    + (minimized.map { m in
+                        let observations = m.lines.count { $0.hasPrefix(#"{"cmd":"observe""#) }
+                        return ", \(m.lines.count - observations) minimized events" + (observations > 0 ? " and \(observations) observations" : "")
+                    } ?? "")
                     + "; \(output) (\(bytes.count / 1024) KiB, self-contained)")
         return ExitStatus.success
     }
@@ -93,19 +96,41 @@ enum ReportCommand {
         guard let first = parts.first, let kind = GlitchKind(rawValue: first) else {
             throw UsageError("--minimize KIND[:SUBJECT], KIND one of \(GlitchKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let target = GlitchTarget(kind: kind, subject: parts.count > 1 ? parts[1] : nil)
+        let probe = GlitchTarget(kind: kind, subject: parts.count > 1 ? parts[1] : nil)
         let header = file.header
         let steps: [TraceStep]
-        do { steps = try TraceMinimize.steps(file, observations: target.needsObservations) } catch { throw UsageError("--minimize: \(error)") }
-        guard target.holds(header: header, steps: steps) else { throw CheckFailed("the trace does not show \(target.name): nothing to minimize") }
+        do { steps = try TraceMinimize.steps(file, observations: probe.needsObservations) } catch { throw UsageError("--minimize: \(error)") }
+        let target: GlitchTarget
+        switch GlitchTarget.resolve(kind: kind, subject: probe.subject, header: header, steps: steps) {
+        case .target(let t): target = t
+        case .ambiguous(let subjects):
+            throw UsageError("--minimize \(kind.rawValue): the trace shows it for \(subjects.count) subjects (\(subjects.map { "\"\($0)\"" }.joined(separator: ", "))); "
+                             + "name one: --minimize \(kind.rawValue):SUBJECT")
+        case .absent: throw CheckFailed("the trace does not show \(probe.name): nothing to minimize")
+        }
         let property = target.name
         let result = TraceShrinker.shrink(steps, profile: header.profile, origin: header.initialT) { (c: [TraceStep]) -> Bool in
             target.holds(header: header, steps: c)
-        }.compactMap(\.event)
-        let lines = result.map { e -> String in
-            var w = JSONWriter()
-            e.envelope.event.write(to: &w, ts: Int64(e.t))
-            return String(decoding: w.bytes, as: UTF8.self)
+        }
+        // The events as `crease layout --events -` takes them, and an observation that shows
+        // the mismatch as the daemon's `observe` command, so that pasting the block into
+        // `crease send` (or a socket) shows the verdict too.
+        let lines = result.map { step -> String in
+            switch step {
+            case .event(let e):
+                var w = JSONWriter()
+                e.envelope.event.write(to: &w, ts: Int64(e.t))
+                return String(decoding: w.bytes, as: UTF8.self)
+            case .observation(let o):
+                // Without the recorded clock readings: a daemon it is pasted into judges it
+                // against the layout the pasted events leave.
+                var request = o.request
+                request.ts = nil
+                request.capturedAt = nil
+                var w = JSONWriter()
+                request.write(to: &w)
+                return String(decoding: w.bytes, as: UTF8.self)
+            }
         }
         return (property, lines)
     }

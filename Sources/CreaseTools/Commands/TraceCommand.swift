@@ -15,7 +15,7 @@ enum TraceCommand {
                crease trace conformance FILE [--junit OUT] [--json]   observations by verdict, worst items; exit 1 on a mismatch
                crease trace glitches FILE [--json] [--ignore KIND[:SUBJECT]]... \(GlitchCLI.thresholdUsage)
                                                           replay and check for glitches; exit 1 when any is found
-               crease trace minimize FILE (--glitch KIND [--subject ID] | --diverges OTHER_BUILD_TRACE | --until 'CMD') -o OUT
+               crease trace minimize FILE (--glitch KIND [--subject ID] | --diverges OTHER_BUILD_TRACE | --until 'CMD') [--rig RIG.json] -o OUT
                                                           the fewest events (and, for a mismatch, observations) that still
                                                           show it, their values shrunk to round numbers
                crease trace index DIR [--json] [--label KEY=VALUE]...   one row per trace file under DIR (recursively);

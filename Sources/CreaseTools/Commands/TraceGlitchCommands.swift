@@ -25,6 +25,7 @@ extension TraceCommand {
         let other = try args.option("--diverges")
         let command = try args.option("--until")
         let out = try args.option("-o") ?? args.option("--output")
+        let rigPath = try args.option("--rig")
         let glitchOutput = try GlitchCLI.parse(&args)
         let path = try onePath(&args)
         try args.finish()
@@ -33,6 +34,11 @@ extension TraceCommand {
         }
         if subject != nil, kindName == nil { throw UsageError("--subject goes with --glitch") }
         guard let out, out != "-" else { throw UsageError("-o OUT is needed (a file: the candidates are checked by replaying it)") }
+        let hingeTolerance = try rigPath.map { path -> Double in
+            let rig = try TourCommand.loadRig(path)
+            guard let hinge = rig.hinge else { throw UsageError("--rig \(path): the rig cannot fold the phone (moves.hinge is null)") }
+            return hinge.tolerance
+        } ?? 0
         let file = try TraceIO.load(path)
         TraceIO.warnIfCut(file, name: path)
         let header = file.header
@@ -42,7 +48,18 @@ extension TraceCommand {
             guard let kind = GlitchKind(rawValue: kindName) else {
                 throw UsageError("--glitch \(kindName): one of \(GlitchKind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            property = .glitch(GlitchTarget(kind: kind, subject: subject, options: glitchOutput.options))
+            let probe = GlitchTarget(kind: kind, subject: subject, options: glitchOutput.options)
+            let original = try TraceMinimize.steps(file, observations: probe.needsObservations)
+            switch GlitchTarget.resolve(kind: kind, subject: subject, options: glitchOutput.options, header: header, steps: original) {
+            case .target(let target):
+                property = .glitch(target)
+            case .ambiguous(let subjects):
+                throw UsageError("\(path) shows a \(kind.rawValue) glitch of \(subjects.count) subjects: \(subjects.map { "\"\($0)\"" }.joined(separator: ", ")); "
+                                 + "say which with --subject ID")
+            case .absent:
+                let events = original.count { $0.event != nil }
+                throw CheckFailed("\(path) does not show \(probe.name) to begin with (\(events) events): nothing to minimize")
+            }
         } else if let other {
             property = .diverges(try otherBuild(other, header: header))
         } else {
@@ -59,7 +76,7 @@ extension TraceCommand {
         }
         Console.err("minimize: \(path): \(events) events" + (observations > 0 ? " and \(observations) observations" : "") + " show \(property.name)")
         var lastShown: (TraceShrinker.Phase, Int)?
-        let result = try TraceShrinker.shrink(steps, profile: header.profile, origin: header.initialT, progress: { p in
+        let result = try TraceShrinker.shrink(steps, profile: header.profile, origin: header.initialT, hingeTolerance: hingeTolerance, progress: { p in
             guard lastShown.map({ $0 != p.phase || $1 != p.steps }) ?? true else { return }
             lastShown = (p.phase, p.steps)
             Console.err("  \(p.tests) tests: \(p.phase.rawValue), \(p.steps) steps left")
@@ -80,7 +97,28 @@ extension TraceCommand {
                     + (observations > 0 ? ", \(observations) observations -> \(result.count - keptEvents)" : "")
                     + " in \(elapsed / 1_000_000) ms; \(out) replays with --verify")
         for line in shown { Console.out(line) }
+        if rigPath != nil {
+            for warning in closeToThresholds(result, profile: header.profile, tolerance: hingeTolerance) { Console.err("warning: \(warning)") }
+        }
         return ExitStatus.success
+    }
+
+    /// Hinge angles of the repro closer to a threshold than the rig's tolerance: the value
+    /// shrinking keeps clear of them, but an original angle it could not move stays (a fold
+    /// that lands on the other side may not show the glitch).
+    static func closeToThresholds(_ steps: [TraceStep], profile: DeviceProfile, tolerance: Double) -> [String] {
+        var out: [String] = []
+        for (i, step) in steps.enumerated() {
+            guard case .event(let e) = step, case .hinge(let angle) = e.envelope.event else { continue }
+            // Where a pose changes: each threshold, the hysteresis either side of it.
+            let boundaries = [profile.partialOpenThreshold, profile.fullyOpenThreshold].flatMap { [$0 - profile.hingeHysteresis, $0 + profile.hingeHysteresis] }
+            for boundary in boundaries where abs(angle - boundary) < tolerance {
+                out.append("step \(i + 1): the hinge at \(Format.fixed(angle, 2))° is \(Format.fixed(abs(angle - boundary), 2))° from "
+                           + "\(Format.fixed(boundary, 1))°, where the pose changes, inside the rig's \(Format.fixed(tolerance, 2))° tolerance: "
+                           + "a fold that lands on the other side may not show it")
+            }
+        }
+        return out
     }
 
     static func otherBuild(_ path: String, header: TraceHeader) throws -> OtherBuildDigests {

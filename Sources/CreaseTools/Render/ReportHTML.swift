@@ -145,8 +145,13 @@ enum ReportHTML {
 
         if let m = input.minimized {
             w.begin("section", [("id", "minimized")])
-            w.element("h2", text: "Minimized: \(m.lines.count) events show \(m.property)")
-            w.element("p", text: "Paste into crease layout --events - (or send them to a daemon) to see it again:")
+            let observations = m.lines.count { $0.hasPrefix(#"{"cmd":"observe""#) }
+            let events = m.lines.count - observations
+            w.element("h2", text: "Minimized: \(events) events" + (observations > 0 ? " and \(observations) observation\(observations == 1 ? "" : "s")" : "")
+                      + " show \(m.property)")
+            w.element("p", text: observations > 0
+                      ? "Send these lines to a fresh daemon (crease send, or a socket) to see the verdict again; the events alone go to crease layout --events -:"
+                      : "Paste into crease layout --events - (or send them to a daemon) to see it again:")
             w.element("pre", [("id", "minimized-events")], text: m.lines.joined(separator: "\n"))
             w.end()
         }

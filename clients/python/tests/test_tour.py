@@ -66,6 +66,7 @@ def test_the_rig_file_reads_alike_in_python_and_in_the_planner(creased_bin: str,
     motor = load_rig_file(RIGS / "motor-rig.json")
     assert load_rig_file(RIGS / "simulator.json").can("hinge")
     assert motor.hinge == (0.3, 0.02) and motor.moves["layoutDirection"] == 15 and motor.reset == 20
+    assert motor.hinge_tolerance == 0.5 and load_rig_file(RIGS / "simulator.json").hinge_tolerance == 1.0
     # The tour's costs are the rig file's, step by step, read from Python.
     tour = tmp_path / "tour.jsonl"
     subprocess.run([crease, "plan", "--tour", "--app", "builtin:sidebar", "--rig", str(RIGS / "motor-rig.json"), "--max-depth", "3",
@@ -88,7 +89,8 @@ def test_the_rig_file_reads_alike_in_python_and_in_the_planner(creased_bin: str,
     # A bad rig file is refused on both sides, naming the same field.
     good = (RIGS / "motor-rig.json").read_text()
     for old, new, where in [('"pip": 2,', "", "moves.pip"), ('"reset": 20', '"reset": -1', "reset"),
-                            ('"landscapeLeft"', '"sideways"', "orientations[2]"), ('"reset": 20', '"reset": 20, "resets": 1', "resets")]:
+                            ('"landscapeLeft"', '"sideways"', "orientations[2]"), ('"reset": 20', '"reset": 20, "resets": 1', "resets"),
+                            ('"tolerance": 0.5', '"tolerance": -1', "moves.hinge.tolerance")]:
         bad = tmp_path / "bad.json"
         changed = good.replace(old, new)
         assert changed != good

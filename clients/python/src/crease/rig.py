@@ -83,14 +83,15 @@ class Rig:
 
     def __init__(self, driver: Any, client: Client, rig_file: RigFile, *, fold: Optional[Callable[[float], None]] = None,
                  hooks: Optional[Mapping[str, Callable[[JSONObject], None]]] = None, mapping: TreeMapping = TreeMapping(),
-                 hinge_tolerance: float = 1.0) -> None:
+                 hinge_tolerance: Optional[float] = None) -> None:
         self.driver = driver
         self.client = client
         self.rig = rig_file
         self._fold = fold
         self.hooks = dict(hooks or {})
         self.mapping = mapping
-        self.hinge_tolerance = hinge_tolerance
+        # The rig file's moves.hinge.tolerance unless the caller says otherwise.
+        self.hinge_tolerance = rig_file.hinge_tolerance if hinge_tolerance is None else hinge_tolerance
         device = rig_file.device
         self.ids: Dict[str, str] = dict(device.get("ids") or {})
         # The page source names controls by the app's identifiers: read back as manifest ids.

@@ -47,6 +47,9 @@ class RigFile:
     observe: str = "page-source"
     #: What only the device side reads (displays, accessibility ids, tolerances), as given.
     device: Mapping[str, Any] = field(default_factory=dict)
+    #: Degrees a fold may land off the angle asked for (``moves.hinge.tolerance``, 1 when left
+    #: out): the rig accepts a read-back within it; a minimized repro stays this far from thresholds.
+    hinge_tolerance: float = 1.0
 
     def can(self, move: str) -> bool:
         """Whether the rig makes ``move`` (``"hinge"`` or one of ``MOVES``)."""
@@ -110,10 +113,16 @@ def parse_rig_file(data: Union[str, bytes]) -> RigFile:
     moves_obj = _object(_present(top, "moves", "moves"), "moves", ("hinge",) + MOVES)
     hinge_value = _present(moves_obj, "hinge", "moves.hinge")
     hinge: Optional[Tuple[float, float]] = None
+    hinge_tolerance = 1.0
     if hinge_value is not None:
-        h = _object(hinge_value, "moves.hinge", ("fixed", "perDegree"))
+        h = _object(hinge_value, "moves.hinge", ("fixed", "perDegree", "tolerance"))
         hinge = (_seconds(_present(h, "fixed", "moves.hinge.fixed"), "moves.hinge.fixed"),
                  _seconds(_present(h, "perDegree", "moves.hinge.perDegree"), "moves.hinge.perDegree"))
+        if "tolerance" in h:
+            t = h["tolerance"]
+            if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 45:
+                raise RigFileError(f"rig file: moves.hinge.tolerance is {t!r}; expected degrees from 0 to 45", "moves.hinge.tolerance")
+            hinge_tolerance = float(t)
     moves: Dict[str, Optional[float]] = {}
     for move in MOVES:
         raw = _present(moves_obj, move, f"moves.{move}")
@@ -143,7 +152,7 @@ def parse_rig_file(data: Union[str, bytes]) -> RigFile:
     device = top.get("device") or {}
     if not isinstance(device, dict):
         raise RigFileError('rig file: field "device" must be an object', "device")
-    return RigFile(name=name, hinge=hinge, moves=moves, orientations=tuple(orientations), looks=looks,
+    return RigFile(name=name, hinge=hinge, hinge_tolerance=hinge_tolerance, moves=moves, orientations=tuple(orientations), looks=looks,
                    reset=None if reset_raw is None else _seconds(reset_raw, "reset"), observe=str(observe), device=device)
 
 
