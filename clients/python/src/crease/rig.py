@@ -31,11 +31,14 @@ import os
 import stat
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from .appium import PageSourceReading, TreeMapping, look, read_page_source, settle
 from .client import Client, JSONObject
 from .rigfile import RigFile
+
+if TYPE_CHECKING:
+    from .reproduce import ReplayResult, Reproduction, Target
 
 __all__ = ["Rig", "RigError", "RunResult", "DEFAULT_ROTATIONS", "read_tour"]
 
@@ -347,6 +350,21 @@ class Rig:
             f.flush()
             os.fsync(f.fileno())
         os.replace(temporary, target)
+
+    # -- replaying a captured trace (crease.reproduce)
+
+    def replay(self, trace: "os.PathLike[str] | str", *, speed: float = 1.0, observe: str = "as-recorded") -> "ReplayResult":
+        """Drives the device through a captured trace with its recorded timing as far as the
+        rig file's costs allow (:func:`crease.reproduce.replay`)."""
+        from .reproduce import replay
+        return replay(self, trace, speed=speed, observe=observe)
+
+    def reproduce(self, trace: "os.PathLike[str] | str", *, runs: int, target: "Target", speed: float = 1.0,
+                  observe: str = "as-recorded") -> "Reproduction":
+        """Replays the trace ``runs`` times, resetting between, and counts how often ``target``
+        came back (:func:`crease.reproduce.reproduce`)."""
+        from .reproduce import reproduce
+        return reproduce(self, trace, runs=runs, target=target, speed=speed, observe=observe)
 
     def measured_costs(self) -> Dict[str, float]:
         """The median seconds each move kind took on this rig, ready for the rig file."""

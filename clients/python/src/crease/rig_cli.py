@@ -1,14 +1,22 @@
 """``crease-rig``: a night's tour on a phone for labs that do not write Python (docs/rig.md).
 
     crease-rig run TOUR --rig RIG.json --appium URL [--socket PATH] [--checkpoint PATH] [--resume] [--stop-on-mismatch]
-    crease-rig standin [--app FILE|builtin:NAME] [--port N] [--fault KIND:ARGS]...
+    crease-rig reproduce TRACE --runs N (--seq N | --glitch KIND[:SUBJECT]) --rig RIG.json --appium URL [--socket PATH]
+               [--speed S] [--observe as-recorded|every-change|none] [--json]
+    crease-rig standin [--app FILE|builtin:NAME] [--port N] [--fault KIND:ARGS]... [--seed N]
 
 ``run`` exits 0 when every class the tour looks at matched, 1 when some mismatched, 2 on
 bad input or a device it cannot drive. ``standin`` starts the stand-in device (a creased of
 its own plays the phone) and prints its WebDriver URL as the first line of stdout, then
 serves until SIGINT or SIGTERM. Faults: ``misplace:ITEM:DY`` (that control drawn DY points
 lower), ``lag:MS`` (each page source MS late), ``short:DEGREES`` (the hinge lands that much
-short).
+short), and ``intermittent:PROBABILITY:FAULT`` (that fault at each layout change with that
+probability, drawn from ``--seed``).
+
+``reproduce`` replays a captured trace on the phone ``--runs`` times, resetting between
+runs, and prints how often the target came back: ``reproduced K of N`` (or, with ``--json``,
+``{"runs", "reproduced", "at": [{"run", "seq", …}], "traces": [...], "warnings": [...]}``).
+It exits 0 when the target came back at least once, 1 when it never did, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import signal
 import sys
 import tempfile
 import threading
-from typing import Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .client import Client, CreaseError
 from .daemon import Daemon, DaemonError, find_binary
@@ -69,29 +77,103 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if result.mismatched else 0
 
 
+def _reproduce(args: argparse.Namespace) -> int:
+    from .reproduce import ReplayError, Target, read_trace
+    try:
+        from appium import webdriver
+        from appium.options.ios import XCUITestOptions
+    except ImportError:
+        print("crease-rig: reproduce needs Appium-Python-Client (pip install 'crease[appium]')", file=sys.stderr)
+        return 2
+    try:
+        target = Target.parse(seq=args.seq, glitch=args.glitch)
+        if args.runs < 1:
+            raise ValueError("--runs takes 1 or more")
+        if args.speed <= 0:
+            raise ValueError("--speed takes a number more than 0")
+        rig_file = load_rig_file(args.rig)
+        trace = read_trace(args.trace)
+    except (OSError, ValueError, RigFileError, ReplayError) as e:
+        print(f"crease-rig: {e}", file=sys.stderr)
+        return 2
+    try:
+        client = Client(args.socket)
+    except (OSError, CreaseError) as e:
+        print(f"crease-rig: cannot reach creased: {e}", file=sys.stderr)
+        return 2
+    try:
+        driver = webdriver.Remote(command_executor=args.appium, options=XCUITestOptions())
+    except Exception as e:  # the driver's own errors: the device cannot be driven
+        print(f"crease-rig: cannot start an Appium session at {args.appium}: {e}", file=sys.stderr)
+        client.close()
+        return 2
+    try:
+        rig = Rig(driver, client, rig_file)
+        result = rig.reproduce(trace.path, runs=args.runs, target=target, speed=args.speed, observe=args.observe)
+    except (RigError, ReplayError) as e:
+        print(f"crease-rig: {e}", file=sys.stderr)
+        return 2
+    finally:
+        driver.quit()
+        client.close()
+    if args.json:
+        print(json.dumps(result.json()))
+    else:
+        for warning in result.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        where = ", ".join(f"run {a['run']} at seq {a.get('seq')}" for a in result.at)
+        print(f"reproduced {result.reproduced} of {result.runs}: {target.describe()}" + (f" ({where})" if where else ""))
+    return 0 if result.reproduced > 0 else 1
+
+
+FAULTS = "misplace:ITEM:DY, lag:MS, short:DEGREES, intermittent:PROBABILITY:FAULT"
+
+
+def parse_fault(text: str) -> Tuple[str, Tuple[Any, ...]]:
+    """``misplace:ITEM:DY`` -> ("misplace", (ITEM, DY)); ``lag:MS`` -> ("lag", (seconds,));
+    ``short:DEGREES`` -> ("short", (degrees,)). ValueError names what was expected."""
+    kind, _, rest = text.partition(":")
+    try:
+        if kind == "misplace":
+            item, _, dy = rest.rpartition(":")
+            if not item:
+                raise ValueError
+            return kind, (item, float(dy))
+        if kind == "lag":
+            return kind, (float(rest) / 1000,)
+        if kind == "short":
+            return kind, (float(rest),)
+    except ValueError:
+        raise ValueError(f"--fault {text!r}: expected {FAULTS} with numbers") from None
+    raise ValueError(f"no fault {kind!r}; faults: {FAULTS}")
+
+
 def _standin(args: argparse.Namespace) -> int:
     from .wda_standin import StandInWDA
     misplace: Dict[str, float] = {}
     lag = 0.0
     short = 0.0
+    intermittent: List[Tuple[float, str, Tuple[Any, ...]]] = []
     for fault in args.fault:
-        kind, _, rest = fault.partition(":")
         try:
-            if kind == "misplace":
-                item, _, dy = rest.rpartition(":")
-                if not item:
-                    raise ValueError("misplace:ITEM:DY")
-                misplace[item] = float(dy)
-            elif kind == "lag":
-                lag = float(rest) / 1000
-            elif kind == "short":
-                short = float(rest)
-            else:
-                print(f"crease-rig: no fault {kind!r}; faults: misplace:ITEM:DY, lag:MS, short:DEGREES", file=sys.stderr)
-                return 2
-        except ValueError:
-            print(f"crease-rig: --fault {fault!r}: expected misplace:ITEM:DY, lag:MS or short:DEGREES with numbers", file=sys.stderr)
+            if fault.startswith("intermittent:"):
+                _, probability, inner = fault.split(":", 2)
+                p = float(probability)
+                if not 0 <= p <= 1:
+                    raise ValueError(f"--fault {fault!r}: the probability is from 0 to 1")
+                kind, values = parse_fault(inner)
+                intermittent.append((p, kind, values))
+                continue
+            kind, values = parse_fault(fault)
+        except ValueError as e:
+            print(f"crease-rig: {e}", file=sys.stderr)
             return 2
+        if kind == "misplace":
+            misplace[str(values[0])] = float(values[1])
+        elif kind == "lag":
+            lag = float(values[0])
+        else:
+            short = float(values[0])
     try:
         phone = Daemon.start(find_binary(args.creased), workdir=tempfile.mkdtemp(prefix="crease-standin-"),
                              args=["--app", args.app], trace=False)
@@ -106,6 +188,8 @@ def _standin(args: argparse.Namespace) -> int:
             wda.misplace.update(misplace)
             wda.delay = lag
             wda.short = short
+            wda.intermittent = intermittent
+            wda.seed(args.seed)
             print(wda.url, flush=True)
             stop.wait()
     finally:
@@ -125,16 +209,28 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     run.add_argument("--resume", action="store_true", help="continue after the checkpoint's last step")
     run.add_argument("--stop-on-mismatch", action="store_true")
     run.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    again = commands.add_parser("reproduce", help="replay a captured trace on the phone N times and count the glitch")
+    again.add_argument("trace")
+    again.add_argument("--runs", type=int, required=True)
+    again.add_argument("--seq", type=int, default=None, help="the look at this seq of the trace did not match")
+    again.add_argument("--glitch", default=None, help="KIND[:SUBJECT], a glitch the rig's creased reports")
+    again.add_argument("--rig", required=True, help="the rig file (RIG.json)")
+    again.add_argument("--appium", required=True, help="the Appium (or WebDriverAgent) URL")
+    again.add_argument("--socket", default=None, help="the rig's creased (default: $CREASE_SOCKET, …)")
+    again.add_argument("--speed", type=float, default=1.0, help="1: the recorded timing; 2: twice as fast")
+    again.add_argument("--observe", choices=("as-recorded", "every-change", "none"), default="as-recorded")
+    again.add_argument("--json", action="store_true")
     standin = commands.add_parser("standin", help="serve the stand-in device and print its URL")
     standin.add_argument("--app", default="builtin:tabs")
     standin.add_argument("--port", type=int, default=0)
     standin.add_argument("--creased", default=None, help="the creased binary (default: $CREASE_BIN or PATH)")
     standin.add_argument("--fault", action="append", default=[])
+    standin.add_argument("--seed", type=int, default=0, help="seeds the intermittent faults' draws")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0) if e.code in (0, None) else 2
-    return _run(args) if args.command == "run" else _standin(args)
+    return {"run": _run, "reproduce": _reproduce, "standin": _standin}[args.command](args)
 
 
 if __name__ == "__main__":

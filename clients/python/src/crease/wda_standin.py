@@ -13,7 +13,9 @@ that event, for what only the app under test can do), and ``mobile: terminateApp
 folding and turning it are events to that daemon, and its page source is that daemon's
 layout written in WebDriverAgent's XML format. So a verdict of ``match`` says the rig's
 creased and the "device" agree; the faults it can inject (``misplace``, ``delay``,
-``during_capture``) are what a real device and a slow page source do.
+``during_capture``, ``short``), always or intermittently (``intermittent``: each with a
+probability, drawn at each layout change from a seeded generator), are what a real device,
+an actuator and a slow page source do.
 
 It is a stand-in, not a simulator: it knows nothing of iOS beyond Crease's own model.
 """
@@ -21,6 +23,7 @@ It is a stand-in, not a simulator: it knows nothing of iOS beyond Crease's own m
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 import uuid
@@ -93,6 +96,12 @@ class StandInWDA:
         self.misplace: Dict[str, float] = {}
         # Degrees the hinge lands short of where it was sent (an actuator that stops early).
         self.short = 0.0
+        # Faults that come and go: (probability, kind, arguments), kind misplace (item, dy),
+        # lag (seconds) or short (degrees); drawn afresh, seeded, at each layout change.
+        self.intermittent: List[Tuple[float, str, Tuple[Any, ...]]] = []
+        self.random = random.Random(0)
+        self._drawn_for: Optional[str] = None
+        self._active: List[Tuple[str, Tuple[Any, ...]]] = []
         self.text_field = "searchField"
         self.during_capture: Optional[Callable[[], None]] = None
         self.settings: JSONObject = {"currentDisplayId": None}
@@ -163,15 +172,34 @@ class StandInWDA:
 
     # -- the device
 
+    def seed(self, seed: int) -> None:
+        """Seeds the draws of the intermittent faults (the same seed, the same faults)."""
+        self.random.seed(seed)
+
+    def _draw_if_changed(self, digest: Optional[str]) -> None:
+        """At each layout change, which intermittent faults hold until the next one."""
+        if digest == self._drawn_for:
+            return
+        self._drawn_for = digest
+        self._active = [(kind, args) for p, kind, args in self.intermittent if self.random.random() < p]
+
+    def _faults(self, kind: str) -> List[Tuple[Any, ...]]:
+        return [args for k, args in self._active if k == kind]
+
     def page_source(self) -> str:
         """Reads the screen (the device's layout now), then takes ``delay`` to deliver it."""
         with self._lock:
             layout = self.device.layout()
+            self._draw_if_changed(layout.get("digest"))
+            misplace = dict(self.misplace)
+            for item, dy in self._faults("misplace"):
+                misplace[item] = misplace.get(item, 0) + dy
+            delay = self.delay + sum(args[0] for args in self._faults("lag"))
         if self.during_capture is not None:
             self.during_capture()
-        if self.delay > 0:
-            time.sleep(self.delay)
-        return page_source_of(layout, self._app, self.misplace)
+        if delay > 0:
+            time.sleep(delay)
+        return page_source_of(layout, self._app, misplace)
 
     def _execute(self, script: str, args: List[Any]) -> Any:
         options = args[0] if args and isinstance(args[0], dict) else {}
@@ -180,7 +208,8 @@ class StandInWDA:
                 angle = float(options["angle"])
                 if not 0 <= angle <= 180:
                     raise ValueError("angle must be between 0 and 180 degrees")
-                self.device.hinge(max(0.0, angle - self.short) if angle > 0 else angle)
+                short = self.short + sum(args[0] for args in self._faults("short"))
+                self.device.hinge(max(0.0, angle - short) if angle > 0 else angle)
                 return None
             if script == "mobile: getSimulatedHingeAngle":
                 return float(self.device.state()["state"]["hingeAngle"])

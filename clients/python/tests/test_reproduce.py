@@ -1,0 +1,153 @@
+"""Reproducing a captured glitch on the phone (``crease.reproduce``, ``crease-rig reproduce``):
+the stand-in device through the real Appium-Python-Client and real creased daemons, with a
+seeded intermittent fault, so the rate a reproduction reports can be checked against the
+fault's probability."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+from appium import webdriver
+from appium.options.ios import XCUITestOptions
+
+from crease import Daemon, load_rig_file
+from crease.reproduce import ReplayError, Target, binomial_interval, read_trace, timing_plan
+from crease.rig import Rig
+from crease.wda_standin import StandInWDA
+
+RIGS = Path(__file__).resolve().parents[3] / "docs" / "rigs"
+SIMULATOR = RIGS / "simulator.json"
+APP = "builtin:split"
+
+
+def _record_a_mismatch(creased_bin: str, tmp_path: Path) -> Tuple[Path, int, str]:
+    """A rig's session on a device that drew one control 30 pt low at the last look: the
+    trace, the seq of that look, and the control."""
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone-0", args=["--app", APP], trace=False)
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig-0", args=["--app", APP])
+    try:
+        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                rig = Rig(driver, client, load_rig_file(SIMULATOR))
+                rig.reset()
+                rig.perform({"event": "hinge", "angle": 90})
+                assert rig.settle()["verdict"] == "match"
+                rig.perform({"event": "keyboard", "visible": True})
+                item = next(i["id"] for b in client.layout()["bars"] for i in b["items"] if not i["id"].startswith("system."))
+                wda.misplace[item] = 30
+                look = rig.look()
+                assert look["verdict"] == "mismatch", look
+                seq = int(look["seq"])
+            finally:
+                driver.quit()
+    finally:
+        rig_daemon.stop()
+        phone.stop()
+    traces = rig_daemon.trace_files()
+    assert traces, "the rig's creased recorded a trace"
+    return traces[-1], seq, item
+
+
+def _reproduce(creased_bin: str, tmp_path: Path, trace: Path, target: Target, runs: int,
+               faults: List[Tuple[float, str, Tuple[object, ...]]], seed: int, name: str) -> Tuple[int, List[object]]:
+    phone = Daemon.start(creased_bin, workdir=tmp_path / f"phone-{name}", args=["--app", APP], trace=False)
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / f"rig-{name}", args=["--app", APP])
+    try:
+        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
+            wda.intermittent = faults
+            wda.seed(seed)
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                rig = Rig(driver, client, load_rig_file(SIMULATOR))
+                result = rig.reproduce(trace, runs=runs, target=target, speed=20)
+            finally:
+                driver.quit()
+    finally:
+        rig_daemon.stop()
+        phone.stop()
+    assert result.runs == runs and len(result.traces) == runs
+    # Each run is marked in the rig's trace: its seq range lies in the file named.
+    marks = [json.loads(line).get("mark") for f in rig_daemon.trace_files() for line in f.read_text().splitlines()[1:]]
+    assert sum(1 for m in marks if m and m.endswith(": begin")) == runs
+    return result.reproduced, list(result.at)
+
+
+def test_an_intermittent_misplaced_control_comes_back_at_its_rate_and_a_sound_device_never_shows_it(creased_bin: str, tmp_path: Path) -> None:
+    trace, seq, item = _record_a_mismatch(creased_bin, tmp_path)
+    recorded = read_trace(trace)
+    assert any(s.seq == seq and s.verdict == "mismatch" for s in recorded.steps)
+    target = Target(seq=seq)
+    runs = 20
+    reproduced, at = _reproduce(creased_bin, tmp_path, trace, target, runs, [(0.5, "misplace", (item, 30.0))], seed=11, name="half")
+    low, high = binomial_interval(reproduced, runs)
+    assert low <= 0.5 <= high, f"reproduced {reproduced} of {runs}: 0.5 outside [{low:.2f}, {high:.2f}]"
+    assert 0 < reproduced < runs and [a["run"] for a in at] == sorted(a["run"] for a in at)  # type: ignore[index]
+    never, _ = _reproduce(creased_bin, tmp_path, trace, target, 3, [], seed=11, name="sound")
+    assert never == 0
+    # A look the trace did not take is refused before anything is done.
+    with pytest.raises(ReplayError, match="no look at seq"):
+        _reproduce(creased_bin, tmp_path, trace, Target(seq=seq + 1000), 1, [], seed=1, name="absent")
+
+
+def test_the_timing_plan_says_which_folds_a_motor_cannot_keep_up_with(tmp_path: Path) -> None:
+    trace = tmp_path / "fast.jsonl"
+    header = {"crease": "trace", "version": 4, "daemon": "test", "initial": {"seq": 0, "t": 0, "state": {"hingeAngle": 0}}}
+    records = [header,
+               {"seq": 1, "t": 1_000_000_000, "client": 1, "event": {"event": "hinge", "angle": 10}, "digest": "0"},
+               {"seq": 2, "t": 1_005_000_000, "client": 1, "event": {"event": "hinge", "angle": 90}, "digest": "0"},
+               {"seq": 3, "t": 1_010_000_000, "client": 1, "event": {"event": "hinge", "angle": 170}, "digest": "0"},
+               {"seq": 4, "t": 6_000_000_000, "client": 1, "event": {"event": "keyboard", "visible": True}, "digest": "0"}]
+    trace.write_text("".join(json.dumps(r) + "\n" for r in records))
+    motor = load_rig_file(RIGS / "motor-rig.json")
+    warnings = timing_plan(read_trace(trace), motor, speed=1)
+    # The three readings are one fold of 170° (a motor's one move, 3.7 s on this rig), which has
+    # the 5 s until the keyboard is due: it keeps its timing at speed 1, not at speed 10.
+    assert warnings == []
+    fast = timing_plan(read_trace(trace), motor, speed=10)
+    assert len(fast) == 1 and fast[0].first == 1 and fast[0].last == 3 and "fold of 170.0°" in str(fast[0]), fast
+    assert fast[0].needed == pytest.approx(0.3 + 0.02 * 170) and fast[0].late > 0
+    cut = tmp_path / "gap.jsonl"
+    cut.write_text(json.dumps(header) + "\n" + json.dumps({"seq": 5, "t": 1, "gap": {"lost": 3}}) + "\n")
+    with pytest.raises(ReplayError, match="gap"):
+        read_trace(cut)
+
+
+def _standin_process(creased_bin: str, fault: str) -> Tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen([sys.executable, "-m", "crease.rig_cli", "standin", "--app", APP, "--creased", creased_bin,
+                                "--fault", fault, "--seed", "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    url = process.stdout.readline().strip()
+    assert url.startswith("http://127.0.0.1:"), process.stderr.read() if process.stderr else ""
+    return process, url
+
+
+def test_crease_rig_reproduce_prints_the_rate_as_json_and_refuses_a_bad_target(creased_bin: str, tmp_path: Path) -> None:
+    trace, seq, item = _record_a_mismatch(creased_bin, tmp_path)
+    standin, url = _standin_process(creased_bin, f"intermittent:1:misplace:{item}:30")
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig-cli", args=["--app", APP])
+    try:
+        base = [sys.executable, "-m", "crease.rig_cli", "reproduce", str(trace), "--rig", str(SIMULATOR), "--appium", url,
+                "--socket", rig_daemon.socket_path]
+        run = subprocess.run(base + ["--runs", "3", "--seq", str(seq), "--speed", "20", "--json"], capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        summary = json.loads(run.stdout)
+        assert summary["runs"] == 3 and summary["reproduced"] == 3 and [a["run"] for a in summary["at"]] == [1, 2, 3]
+        assert len(summary["traces"]) == 3 and all(t["file"] and t["seq"][0] <= t["seq"][1] for t in summary["traces"])
+        text = subprocess.run(base + ["--runs", "1", "--seq", str(seq), "--speed", "20"], capture_output=True, text=True, timeout=300)
+        assert text.returncode == 0 and text.stdout.startswith("reproduced 1 of 1"), text.stdout + text.stderr
+        bad = subprocess.run(base + ["--runs", "3", "--seq", str(seq), "--glitch", "mismatch"], capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and "one of them" in bad.stderr
+        fault = subprocess.run([sys.executable, "-m", "crease.rig_cli", "standin", "--fault", "intermittent:2:lag:5"],
+                               capture_output=True, text=True, timeout=60)
+        assert fault.returncode == 2 and "probability" in fault.stderr
+    finally:
+        rig_daemon.stop()
+        standin.send_signal(signal.SIGTERM)
+        standin.wait(timeout=30)
