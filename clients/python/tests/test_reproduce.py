@@ -9,6 +9,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import List, Tuple
 
@@ -106,13 +107,13 @@ def test_the_timing_plan_says_which_folds_a_motor_cannot_keep_up_with(tmp_path: 
                {"seq": 4, "t": 6_000_000_000, "client": 1, "event": {"event": "keyboard", "visible": True}, "digest": "0"}]
     trace.write_text("".join(json.dumps(r) + "\n" for r in records))
     motor = load_rig_file(RIGS / "motor-rig.json")
+    # The three readings are one fold of 170° (a motor's one move: 3.7 s on this rig), done
+    # in the trace 10 ms after it began: too fast at speed 1, kept at a thousandth of it.
     warnings = timing_plan(read_trace(trace), motor, speed=1)
-    # The three readings are one fold of 170° (a motor's one move, 3.7 s on this rig), which has
-    # the 5 s until the keyboard is due: it keeps its timing at speed 1, not at speed 10.
-    assert warnings == []
-    fast = timing_plan(read_trace(trace), motor, speed=10)
-    assert len(fast) == 1 and fast[0].first == 1 and fast[0].last == 3 and "fold of 170.0°" in str(fast[0]), fast
-    assert fast[0].needed == pytest.approx(0.3 + 0.02 * 170) and fast[0].late > 0
+    assert len(warnings) == 1 and warnings[0].first == 1 and warnings[0].last == 3, warnings
+    assert "a fold of 170.0° (17000°/s)" in str(warnings[0]) and warnings[0].needed == pytest.approx(0.3 + 0.02 * 170)
+    assert warnings[0].wanted == pytest.approx(0.01) and warnings[0].late == pytest.approx(3.69)
+    assert timing_plan(read_trace(trace), motor, speed=0.001) == []
     cut = tmp_path / "gap.jsonl"
     cut.write_text(json.dumps(header) + "\n" + json.dumps({"seq": 5, "t": 1, "gap": {"lost": 3}}) + "\n")
     with pytest.raises(ReplayError, match="gap"):
@@ -151,3 +152,61 @@ def test_crease_rig_reproduce_prints_the_rate_as_json_and_refuses_a_bad_target(c
         rig_daemon.stop()
         standin.send_signal(signal.SIGTERM)
         standin.wait(timeout=30)
+
+
+def test_a_glitch_that_needs_a_fast_fold_comes_back_at_the_recorded_speed_and_not_slowed(creased_bin: str, tmp_path: Path) -> None:
+    """A device that draws a control low while the last fold was fast. The trace opens the
+    hinge in 10° steps as fast as the rig goes and looks: at speed 1 the replay's fold is as
+    fast and the mismatch comes back, with a warning that the rig file's fold takes longer; at
+    a twentieth of the speed the fold is slow and the device is sound. The rate that counts as
+    fast is set from how long the recorded fold took (between the recorded and the slowed
+    rates, a factor of 4.5 from each), so a loaded machine changes nothing."""
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone-fast", args=["--app", APP], trace=False)
+    recorder = Daemon.start(creased_bin, workdir=tmp_path / "rig-fast", args=["--app", APP])
+    try:
+        with phone.connect() as device, recorder.connect() as client, StandInWDA(device) as wda:
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                rig = Rig(driver, client, load_rig_file(SIMULATOR))
+                rig.reset()
+                began = time.monotonic()
+                for angle in range(10, 100, 10):
+                    rig.perform({"event": "hinge", "angle": angle})
+                took = time.monotonic() - began
+                fast_rate = 90 / took / 20 ** 0.5
+                item = next(i["id"] for b in client.layout()["bars"] for i in b["items"] if not i["id"].startswith("system."))
+                wda.when_fast = [(fast_rate, "misplace", (item, 30.0))]
+                look = rig.look()
+                assert look["verdict"] == "mismatch", look
+                seq = int(look["seq"])
+            finally:
+                driver.quit()
+    finally:
+        recorder.stop()
+        phone.stop()
+    trace = recorder.trace_files()[-1]
+    target = Target(seq=seq)
+    # A rig file whose fold of 90° takes what lies between the recorded fold and the slowed one.
+    rig_json = json.loads(SIMULATOR.read_text())
+    rig_json["moves"]["hinge"] = {"fixed": 0, "perDegree": took * 20 ** 0.5 / 90}
+    paced = tmp_path / "paced-rig.json"
+    paced.write_text(json.dumps(rig_json))
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone-again", args=["--app", APP], trace=False)
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig-again", args=["--app", APP])
+    try:
+        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
+            wda.when_fast = [(fast_rate, "misplace", (item, 30.0))]
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                rig = Rig(driver, client, load_rig_file(paced))
+                fast = rig.reproduce(trace, runs=3, target=target, speed=1)
+                slow = rig.reproduce(trace, runs=3, target=target, speed=0.05)
+            finally:
+                driver.quit()
+    finally:
+        rig_daemon.stop()
+        phone.stop()
+    assert fast.reproduced == 3, fast.json()
+    assert slow.reproduced == 0, slow.json()
+    assert any("a fold of 90.0°" in str(w) for w in fast.warnings), fast.warnings
+    assert not any("fold" in str(w) for w in slow.warnings), slow.warnings

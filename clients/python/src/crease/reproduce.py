@@ -169,21 +169,28 @@ def _moves(trace: RecordedTrace) -> List[Tuple[int, int]]:
     return moves
 
 
+def _due_ns(trace: RecordedTrace, move: Tuple[int, int]) -> int:
+    """When a move is done in the trace: a fold when it reaches its last reading (a motor
+    moves through the readings before it), anything else at its own time."""
+    return trace.steps[move[1]].t
+
+
 def timing_plan(trace: RecordedTrace, rig_file: RigFile, speed: float = 1.0) -> List[TimingWarning]:
     """Which stretches cannot keep their recorded timing on this rig at ``speed`` (2 is twice
-    as fast), and by how much: each move's cost against the time the trace gives it."""
+    as fast), and by how much: each move's cost against the time the trace gives it (from
+    when the move before it was done to when it is)."""
     if speed <= 0:
         raise ValueError("speed must be more than 0")
     warnings: List[TimingWarning] = []
     start = _initial_state(trace.header) or {}
     angle = float(start.get("hingeAngle", 0.0))
-    moves = _moves(trace)
     looks = rig_file.looks.get("page-source") or 0.0
-    for k, (a, b) in enumerate(moves):
+    previous = trace.steps[0].t if trace.steps else 0
+    for a, b in _moves(trace):
         first, last = trace.steps[a], trace.steps[b]
-        following = trace.steps[moves[k + 1][0]] if k + 1 < len(moves) else None
-        # The time until the next move is due: what this one has.
-        wanted = ((following.t if following else last.t) - first.t) / 1e9 / speed
+        due = _due_ns(trace, (a, b))
+        wanted = (due - previous) / 1e9 / speed
+        previous = due
         if last.event is None:
             needed, what = looks, "a look"
         else:
@@ -198,7 +205,7 @@ def timing_plan(trace: RecordedTrace, rig_file: RigFile, speed: float = 1.0) -> 
             else:
                 what = f"a {last.event.get('event')} event"
             needed = cost
-        if following is not None and needed > wanted + 1e-9:
+        if needed > wanted + 1e-9:
             warnings.append(TimingWarning(first=first.seq, last=last.seq, what=what, wanted=wanted, needed=needed))
     return warnings
 
@@ -241,8 +248,8 @@ def replay(rig: "Rig", trace: "RecordedTrace | os.PathLike[str] | str", *, speed
     try:
         for a, b in moves:
             result.readings_folded += b - a
-            step = recorded.steps[b] if recorded.steps[a].event is not None else recorded.steps[a]
-            due = (recorded.steps[a].t - origin) / 1e9 / speed
+            step = recorded.steps[b]
+            due = (_due_ns(recorded, (a, b)) - origin) / 1e9 / speed
             wait = due - (time.monotonic() - started)
             if wait > 0:
                 time.sleep(wait)

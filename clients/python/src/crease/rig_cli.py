@@ -10,8 +10,9 @@ bad input or a device it cannot drive. ``standin`` starts the stand-in device (a
 its own plays the phone) and prints its WebDriver URL as the first line of stdout, then
 serves until SIGINT or SIGTERM. Faults: ``misplace:ITEM:DY`` (that control drawn DY points
 lower), ``lag:MS`` (each page source MS late), ``short:DEGREES`` (the hinge lands that much
-short), and ``intermittent:PROBABILITY:FAULT`` (that fault at each layout change with that
-probability, drawn from ``--seed``).
+short), ``intermittent:PROBABILITY:FAULT`` (that fault at each layout change with that
+probability, drawn from ``--seed``) and ``fastfold:DEGREES_PER_SECOND:FAULT`` (that fault while
+the last fold was faster than that).
 
 ``reproduce`` replays a captured trace on the phone ``--runs`` times, resetting between
 runs, and prints how often the target came back: ``reproduced K of N`` (or, with ``--json``,
@@ -126,7 +127,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0 if result.reproduced > 0 else 1
 
 
-FAULTS = "misplace:ITEM:DY, lag:MS, short:DEGREES, intermittent:PROBABILITY:FAULT"
+FAULTS = "misplace:ITEM:DY, lag:MS, short:DEGREES, intermittent:PROBABILITY:FAULT, fastfold:DEGREES_PER_SECOND:FAULT"
 
 
 def parse_fault(text: str) -> Tuple[str, Tuple[Any, ...]]:
@@ -154,8 +155,16 @@ def _standin(args: argparse.Namespace) -> int:
     lag = 0.0
     short = 0.0
     intermittent: List[Tuple[float, str, Tuple[Any, ...]]] = []
+    when_fast: List[Tuple[float, str, Tuple[Any, ...]]] = []
     for fault in args.fault:
         try:
+            if fault.startswith("fastfold:"):
+                _, rate, inner = fault.split(":", 2)
+                if float(rate) <= 0:
+                    raise ValueError(f"--fault {fault!r}: the rate is degrees per second, more than 0")
+                kind, values = parse_fault(inner)
+                when_fast.append((float(rate), kind, values))
+                continue
             if fault.startswith("intermittent:"):
                 _, probability, inner = fault.split(":", 2)
                 p = float(probability)
@@ -189,6 +198,7 @@ def _standin(args: argparse.Namespace) -> int:
             wda.delay = lag
             wda.short = short
             wda.intermittent = intermittent
+            wda.when_fast = when_fast
             wda.seed(args.seed)
             print(wda.url, flush=True)
             stop.wait()

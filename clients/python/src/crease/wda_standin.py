@@ -14,7 +14,8 @@ folding and turning it are events to that daemon, and its page source is that da
 layout written in WebDriverAgent's XML format. So a verdict of ``match`` says the rig's
 creased and the "device" agree; the faults it can inject (``misplace``, ``delay``,
 ``during_capture``, ``short``), always or intermittently (``intermittent``: each with a
-probability, drawn at each layout change from a seeded generator), are what a real device,
+probability, drawn at each layout change from a seeded generator), or after a fast fold
+(``when_fast``: while the last hinge move was faster than a rate), are what a real device,
 an actuator and a slow page source do.
 
 It is a stand-in, not a simulator: it knows nothing of iOS beyond Crease's own model.
@@ -102,6 +103,11 @@ class StandInWDA:
         self.random = random.Random(0)
         self._drawn_for: Optional[str] = None
         self._active: List[Tuple[str, Tuple[Any, ...]]] = []
+        # Faults that hold after a fast fold: (degrees per second, kind, arguments), while the
+        # last hinge move was faster than that (a device that lags behind a quick fold).
+        self.when_fast: List[Tuple[float, str, Tuple[Any, ...]]] = []
+        self._last_fold: Optional[Tuple[float, float]] = None   # (angle, time.monotonic())
+        self._fold_rate = 0.0
         self.text_field = "searchField"
         self.during_capture: Optional[Callable[[], None]] = None
         self.settings: JSONObject = {"currentDisplayId": None}
@@ -184,7 +190,16 @@ class StandInWDA:
         self._active = [(kind, args) for p, kind, args in self.intermittent if self.random.random() < p]
 
     def _faults(self, kind: str) -> List[Tuple[Any, ...]]:
-        return [args for k, args in self._active if k == kind]
+        return ([args for k, args in self._active if k == kind]
+                + [args for rate, k, args in self.when_fast if k == kind and self._fold_rate > rate])
+
+    def _note_fold(self, angle: float) -> None:
+        """How fast the hinge moved to ``angle`` since the last move (degrees per second)."""
+        now = time.monotonic()
+        if self._last_fold is not None:
+            moved, took = abs(angle - self._last_fold[0]), now - self._last_fold[1]
+            self._fold_rate = moved / took if took > 0 else float("inf")
+        self._last_fold = (angle, now)
 
     def page_source(self) -> str:
         """Reads the screen (the device's layout now), then takes ``delay`` to deliver it."""
@@ -208,6 +223,7 @@ class StandInWDA:
                 angle = float(options["angle"])
                 if not 0 <= angle <= 180:
                     raise ValueError("angle must be between 0 and 180 degrees")
+                self._note_fold(angle)
                 short = self.short + sum(args[0] for args in self._faults("short"))
                 self.device.hinge(max(0.0, angle - short) if angle > 0 else angle)
                 return None
