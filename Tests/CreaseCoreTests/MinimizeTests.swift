@@ -300,4 +300,24 @@ import Testing
         // An angle already inside the tolerance has nothing robust to shrink to: kept as it is.
         #expect(StepValueShrinks.shrink(.hinge(angle: threshold + 0.4), profile: profile, hingeTolerance: 1, holds: past) == nil)
     }
+
+    @Test("a load of the state the trace began in (a rig's reset) starts the steps afresh; a load of another state is still refused")
+    func aResetLoadStartsTheStepsAfresh() throws {
+        let h = Self.header()
+        var bytes = h.encode() + [0x0A]
+        let before = TraceEvent(seq: 1, t: 1_000_000, client: 1, envelope: EventEnvelope(event: .hinge(angle: 90)), digest: 0)
+        TraceEncoding.appendEvent(before, to: &bytes)
+        let start = h.makeEngine()
+        TraceEncoding.appendLoad(TraceLoad(seq: 2, t: 2_000_000, client: 1, engine: start), to: &bytes)
+        let after = TraceEvent(seq: 3, t: 3_000_000, client: 1, envelope: EventEnvelope(event: .keyboard(visible: true, height: nil)), digest: 0)
+        TraceEncoding.appendEvent(after, to: &bytes)
+        let steps = try TraceMinimize.steps(try TraceFile(bytes: bytes), observations: false)
+        #expect(steps.compactMap(\.event).map(\.envelope.event) == [.keyboard(visible: true, height: nil)])
+        // Loaded somewhere else: no subset of events reaches it.
+        var opened = start
+        _ = try opened.apply(.hinge(angle: 120))
+        var other = h.encode() + [0x0A]
+        TraceEncoding.appendLoad(TraceLoad(seq: 1, t: 2_000_000, client: 1, engine: opened), to: &other)
+        #expect(throws: TraceError.self) { try TraceMinimize.steps(try TraceFile(bytes: other), observations: false) }
+    }
 }

@@ -23,7 +23,9 @@ public enum TraceStep: Sendable, Equatable {
 /// initial state, with nothing known before it.
 public enum TraceMinimize {
     /// The steps of a file, in order: its events, and its observations when `observations`.
-    /// A gap or a load resets the engine to a recorded state that no subset of events would
+    /// A load of the state the trace began in, with its app and profile (a rig's reset),
+    /// starts the steps afresh: what came before it cannot matter after it. A gap, or a load
+    /// of another state, resets the engine to a recorded state that no subset of events would
     /// reach, so a trace with either is refused.
     public static func steps(_ file: TraceFile, observations: Bool) throws(TraceError) -> [TraceStep] {
         var out: [TraceStep] = []
@@ -36,6 +38,10 @@ public enum TraceMinimize {
                 throw TraceError("records were lost before seq \(g.seq) (a gap): minimize the part after it (crease trace slice --from \(g.seq + 1))",
                                  line: traced.line, offset: traced.offset)
             case .load(let l):
+                if l.state == file.header.initialState && l.app == file.header.app && l.profile == file.header.profile {
+                    out.removeAll()
+                    continue
+                }
                 throw TraceError("a state was loaded at seq \(l.seq): minimize the part after it (crease trace slice --from \(l.seq + 1))",
                                  line: traced.line, offset: traced.offset)
             case .mark, .batch, .layout: break

@@ -210,3 +210,65 @@ def test_a_glitch_that_needs_a_fast_fold_comes_back_at_the_recorded_speed_and_no
     assert slow.reproduced == 0, slow.json()
     assert any("a fold of 90.0°" in str(w) for w in fast.warnings), fast.warnings
     assert not any("fold" in str(w) for w in slow.warnings), slow.warnings
+
+
+def test_a_repro_minimized_with_the_rig_file_survives_an_actuator_that_lands_half_a_degree_short(creased_bin: str, tmp_path: Path) -> None:
+    """A control drawn low that only the opened phone shows: the trace opens the hinge to 60°
+    and looks. Minimized without the rig file the repro opens it to exactly 23°, which an
+    actuator landing 0.5° short turns into a closed phone: never reproduced. Minimized with
+    ``--rig`` (a 1° tolerance) it opens to 24° and comes back every time."""
+    crease = str(Path(creased_bin).with_name("crease"))
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone-rec", args=["--app", APP], trace=False)
+    recorder = Daemon.start(creased_bin, workdir=tmp_path / "rig-rec", args=["--app", APP])
+    try:
+        with phone.connect() as device, recorder.connect() as client, StandInWDA(device) as wda:
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                rig = Rig(driver, client, load_rig_file(SIMULATOR))
+                rig.reset()
+                closed = {i["id"] for b in client.layout()["bars"] for i in b["items"]}
+                for angle in (10, 30, 45, 60):
+                    rig.perform({"event": "hinge", "angle": angle})
+                item = next(i["id"] for b in client.layout()["bars"] for i in b["items"]
+                            if i["id"] not in closed and not i["id"].startswith("system."))
+                wda.misplace[item] = 30
+                look = rig.look()
+                assert look["verdict"] == "mismatch", look
+            finally:
+                driver.quit()
+    finally:
+        recorder.stop()
+        phone.stop()
+    trace = recorder.trace_files()[-1]
+    subject = f"items[{item}]"
+    rig_file = tmp_path / "rig.json"
+    rig_json = json.loads(SIMULATOR.read_text())
+    rig_json["moves"]["hinge"]["tolerance"] = 1
+    rig_file.write_text(json.dumps(rig_json))
+    bare, robust = tmp_path / "bare.jsonl", tmp_path / "robust.jsonl"
+    for extra, out in (([], bare), (["--rig", str(rig_file)], robust)):
+        run = subprocess.run([crease, "trace", "minimize", str(trace), "--glitch", "mismatch", "--subject", subject, *extra, "-o", str(out)],
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+    angles = {name: [s.event["angle"] for s in read_trace(path).steps if s.event and s.event.get("event") == "hinge"]
+              for name, path in (("bare", bare), ("robust", robust))}
+    assert angles == {"bare": [23], "robust": [24]}, angles
+    looks = {name: next(s.seq for s in read_trace(path).steps if s.observed is not None) for name, path in (("bare", bare), ("robust", robust))}
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone-short", args=["--app", APP], trace=False)
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig-short", args=["--app", APP])
+    try:
+        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
+            wda.misplace[item] = 30
+            wda.short = 0.5
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                rig = Rig(driver, client, load_rig_file(rig_file))
+                short_of_bare = rig.reproduce(bare, runs=3, target=Target(seq=looks["bare"]), speed=20)
+                short_of_robust = rig.reproduce(robust, runs=3, target=Target(seq=looks["robust"]), speed=20)
+            finally:
+                driver.quit()
+    finally:
+        rig_daemon.stop()
+        phone.stop()
+    assert short_of_bare.reproduced == 0, short_of_bare.json()
+    assert short_of_robust.reproduced == 3, short_of_robust.json()
