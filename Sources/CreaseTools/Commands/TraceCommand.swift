@@ -10,6 +10,7 @@ enum TraceCommand {
                crease trace info FILE                     header, duration, events by type, pose timeline, latency
                crease trace slice FILE --from SEQ --to SEQ [-o OUT]   a self-contained trace of those events
                crease trace diff A B                      the first divergence between two runs
+               crease trace diff ORIGINAL REPLAY --by-event [--run N] [--tolerance DEG] [--json]   a hardware replay against its original, look by look
                crease trace export FILE --chrome [-o OUT] Chrome trace-event JSON (Perfetto, chrome://tracing)
                crease trace bench FILE [--repeat N]       replay --verify against reading and JSON-decoding the lines
                crease trace conformance FILE [--junit OUT] [--json]   observations by verdict, worst items; exit 1 on a mismatch
@@ -237,10 +238,24 @@ enum TraceCommand {
     // MARK: diff
 
     static func diff(_ args: inout Arguments) throws -> Int32 {
+        let byEvent = args.flag("--by-event")
+        let run = try args.int("--run")
+        let tolerance = try args.double("--tolerance")
+        let json = args.flag("--json")
         let paths = args.remainingPositionals()
         try args.finish()
         guard paths.count == 2 else { throw UsageError("two traces are needed") }
+        if !byEvent, run != nil || tolerance != nil || json { throw UsageError("--run, --tolerance and --json go with --by-event") }
         let a = try TraceIO.load(paths[0]), b = try TraceIO.load(paths[1])
+        if byEvent {
+            if let run, run < 1 { throw UsageError("--run takes 1 or more") }
+            if let tolerance, !(0...45).contains(tolerance) { throw UsageError("--tolerance takes degrees from 0 to 45") }
+            let alignment: TraceAlignment
+            do { alignment = try TraceAlignment.align(original: a, replay: b, run: run, hingeTolerance: tolerance ?? 1) } catch {
+                throw UsageError("\(paths[1]): \(error)")
+            }
+            return TraceAlignmentReport.print(alignment, json: json)
+        }
         let c = try TraceDiff.compare(a, b)
         for d in c.headerDifferences { Console.out("header \(d.path): A \(d.expected ?? "(absent)"), B \(d.actual ?? "(absent)")") }
         guard let p = c.divergence else {

@@ -57,7 +57,7 @@ def _record_a_mismatch(creased_bin: str, tmp_path: Path) -> Tuple[Path, int, str
 
 
 def _reproduce(creased_bin: str, tmp_path: Path, trace: Path, target: Target, runs: int,
-               faults: List[Tuple[float, str, Tuple[object, ...]]], seed: int, name: str) -> Tuple[int, List[object]]:
+               faults: List[Tuple[float, str, Tuple[object, ...]]], seed: int, name: str) -> Tuple[int, List[object], List[Path]]:
     phone = Daemon.start(creased_bin, workdir=tmp_path / f"phone-{name}", args=["--app", APP], trace=False)
     rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / f"rig-{name}", args=["--app", APP])
     try:
@@ -77,7 +77,7 @@ def _reproduce(creased_bin: str, tmp_path: Path, trace: Path, target: Target, ru
     # Each run is marked in the rig's trace: its seq range lies in the file named.
     marks = [json.loads(line).get("mark") for f in rig_daemon.trace_files() for line in f.read_text().splitlines()[1:]]
     assert sum(1 for m in marks if m and m.endswith(": begin")) == runs
-    return result.reproduced, list(result.at)
+    return result.reproduced, list(result.at), rig_daemon.trace_files()
 
 
 def test_an_intermittent_misplaced_control_comes_back_at_its_rate_and_a_sound_device_never_shows_it(creased_bin: str, tmp_path: Path) -> None:
@@ -86,12 +86,29 @@ def test_an_intermittent_misplaced_control_comes_back_at_its_rate_and_a_sound_de
     assert any(s.seq == seq and s.verdict == "mismatch" for s in recorded.steps)
     target = Target(seq=seq)
     runs = 20
-    reproduced, at = _reproduce(creased_bin, tmp_path, trace, target, runs, [(0.5, "misplace", (item, 30.0))], seed=11, name="half")
+    reproduced, at, _ = _reproduce(creased_bin, tmp_path, trace, target, runs, [(0.5, "misplace", (item, 30.0))], seed=11, name="half")
     low, high = binomial_interval(reproduced, runs)
     assert low <= 0.5 <= high, f"reproduced {reproduced} of {runs}: 0.5 outside [{low:.2f}, {high:.2f}]"
     assert 0 < reproduced < runs and [a["run"] for a in at] == sorted(a["run"] for a in at)  # type: ignore[index]
-    never, _ = _reproduce(creased_bin, tmp_path, trace, target, 3, [], seed=11, name="sound")
+    never, _, sound_traces = _reproduce(creased_bin, tmp_path, trace, target, 3, [], seed=11, name="sound")
     assert never == 0
+    # Lined up by event with its original, a sound run agrees on every move and parts at the
+    # look: the original's device drew the control 30 pt low, the replay's did not.
+    crease = str(Path(creased_bin).with_name("crease"))
+    diff = subprocess.run([crease, "trace", "diff", str(trace), str(sound_traces[-1]), "--by-event", "--run", "2", "--json"],
+                          capture_output=True, text=True, timeout=60)
+    assert diff.returncode == 1, diff.stderr
+    report = json.loads(diff.stdout)
+    assert report["firstMoveDifference"] is None and report["moves"]["original"] == report["moves"]["replay"] > 0, report
+    look = next(p for p in report["looks"] if p["original"]["seq"] == seq)
+    assert look["original"]["verdict"] == "mismatch" and look["replay"]["verdict"] == "match"
+    assert [g["path"] for g in look["geometry"]] == [f"items[{item}].frame.y"] and look["timingNs"] is not None
+    # A trace against itself (no replay marks: the whole file) lines up exactly.
+    same = subprocess.run([crease, "trace", "diff", str(trace), str(trace), "--by-event"], capture_output=True, text=True, timeout=60)
+    assert same.returncode == 0 and "every look gave the same verdict" in same.stdout, same.stdout + same.stderr
+    missing = subprocess.run([crease, "trace", "diff", str(trace), str(sound_traces[-1]), "--by-event", "--run", "9"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "no replay run 9" in missing.stderr, missing.stderr
     # A look the trace did not take is refused before anything is done.
     with pytest.raises(ReplayError, match="no look at seq"):
         _reproduce(creased_bin, tmp_path, trace, Target(seq=seq + 1000), 1, [], seed=1, name="absent")
