@@ -11,13 +11,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List, Tuple
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator, List, Tuple
 
 import pytest
 from appium import webdriver
 from appium.options.ios import XCUITestOptions
 
-from crease import Daemon, load_rig_file
+from crease import Client, Daemon, load_rig_file
 from crease.reproduce import ReplayError, Target, binomial_interval, read_trace, timing_plan
 from crease.rig import Rig
 from crease.wda_standin import StandInWDA
@@ -27,30 +29,46 @@ SIMULATOR = RIGS / "simulator.json"
 APP = "builtin:split"
 
 
-def _record_a_mismatch(creased_bin: str, tmp_path: Path) -> Tuple[Path, int, str]:
-    """A rig's session on a device that drew one control 30 pt low at the last look: the
-    trace, the seq of that look, and the control."""
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone-0", args=["--app", APP], trace=False)
-    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig-0", args=["--app", APP])
+@dataclass
+class Session:
+    """A stand-in phone (its own creased), the rig's creased, and a Rig on both."""
+
+    rig: Rig
+    wda: StandInWDA
+    client: Client
+    rig_daemon: Daemon
+
+
+@contextmanager
+def _session(creased_bin: str, tmp_path: Path, name: str, rig_file: Path = SIMULATOR) -> Iterator[Session]:
+    phone = Daemon.start(creased_bin, workdir=tmp_path / f"phone-{name}", args=["--app", APP], trace=False)
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / f"rig-{name}", args=["--app", APP])
     try:
         with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
             driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
             try:
-                rig = Rig(driver, client, load_rig_file(SIMULATOR))
-                rig.reset()
-                rig.perform({"event": "hinge", "angle": 90})
-                assert rig.settle()["verdict"] == "match"
-                rig.perform({"event": "keyboard", "visible": True})
-                item = next(i["id"] for b in client.layout()["bars"] for i in b["items"] if not i["id"].startswith("system."))
-                wda.misplace[item] = 30
-                look = rig.look()
-                assert look["verdict"] == "mismatch", look
-                seq = int(look["seq"])
+                yield Session(Rig(driver, client, load_rig_file(rig_file)), wda, client, rig_daemon)
             finally:
                 driver.quit()
     finally:
         rig_daemon.stop()
         phone.stop()
+
+
+def _record_a_mismatch(creased_bin: str, tmp_path: Path) -> Tuple[Path, int, str]:
+    """A rig's session on a device that drew one control 30 pt low at the last look: the
+    trace, the seq of that look, and the control."""
+    with _session(creased_bin, tmp_path, "0") as session:
+        rig, wda, client, rig_daemon = session.rig, session.wda, session.client, session.rig_daemon
+        rig.reset()
+        rig.perform({"event": "hinge", "angle": 90})
+        assert rig.settle()["verdict"] == "match"
+        rig.perform({"event": "keyboard", "visible": True})
+        item = next(i["id"] for b in client.layout()["bars"] for i in b["items"] if not i["id"].startswith("system."))
+        wda.misplace[item] = 30
+        look = rig.look()
+        assert look["verdict"] == "mismatch", look
+        seq = int(look["seq"])
     traces = rig_daemon.trace_files()
     assert traces, "the rig's creased recorded a trace"
     return traces[-1], seq, item
@@ -58,21 +76,11 @@ def _record_a_mismatch(creased_bin: str, tmp_path: Path) -> Tuple[Path, int, str
 
 def _reproduce(creased_bin: str, tmp_path: Path, trace: Path, target: Target, runs: int,
                faults: List[Tuple[float, str, Tuple[object, ...]]], seed: int, name: str) -> Tuple[int, List[object], List[Path]]:
-    phone = Daemon.start(creased_bin, workdir=tmp_path / f"phone-{name}", args=["--app", APP], trace=False)
-    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / f"rig-{name}", args=["--app", APP])
-    try:
-        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
-            wda.intermittent = faults
-            wda.seed(seed)
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                rig = Rig(driver, client, load_rig_file(SIMULATOR))
-                result = rig.reproduce(trace, runs=runs, target=target, speed=20)
-            finally:
-                driver.quit()
-    finally:
-        rig_daemon.stop()
-        phone.stop()
+    with _session(creased_bin, tmp_path, name) as session:
+        rig, wda, client, rig_daemon = session.rig, session.wda, session.client, session.rig_daemon
+        wda.intermittent = faults
+        wda.seed(seed)
+        result = rig.reproduce(trace, runs=runs, target=target, speed=20)
     assert result.runs == runs and len(result.traces) == runs
     # Each run is marked in the rig's trace: its seq range lies in the file named.
     marks = [json.loads(line).get("mark") for f in rig_daemon.trace_files() for line in f.read_text().splitlines()[1:]]
@@ -178,29 +186,19 @@ def test_a_glitch_that_needs_a_fast_fold_comes_back_at_the_recorded_speed_and_no
     a twentieth of the speed the fold is slow and the device is sound. The rate that counts as
     fast is set from how long the recorded fold took (between the recorded and the slowed
     rates, a factor of 4.5 from each), so a loaded machine changes nothing."""
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone-fast", args=["--app", APP], trace=False)
-    recorder = Daemon.start(creased_bin, workdir=tmp_path / "rig-fast", args=["--app", APP])
-    try:
-        with phone.connect() as device, recorder.connect() as client, StandInWDA(device) as wda:
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                rig = Rig(driver, client, load_rig_file(SIMULATOR))
-                rig.reset()
-                began = time.monotonic()
-                for angle in range(10, 100, 10):
-                    rig.perform({"event": "hinge", "angle": angle})
-                took = time.monotonic() - began
-                fast_rate = 90 / took / 20 ** 0.5
-                item = next(i["id"] for b in client.layout()["bars"] for i in b["items"] if not i["id"].startswith("system."))
-                wda.when_fast = [(fast_rate, "misplace", (item, 30.0))]
-                look = rig.look()
-                assert look["verdict"] == "mismatch", look
-                seq = int(look["seq"])
-            finally:
-                driver.quit()
-    finally:
-        recorder.stop()
-        phone.stop()
+    with _session(creased_bin, tmp_path, "fast") as session:
+        rig, wda, client, recorder = session.rig, session.wda, session.client, session.rig_daemon
+        rig.reset()
+        began = time.monotonic()
+        for angle in range(10, 100, 10):
+            rig.perform({"event": "hinge", "angle": angle})
+        took = time.monotonic() - began
+        fast_rate = 90 / took / 20 ** 0.5
+        item = next(i["id"] for b in client.layout()["bars"] for i in b["items"] if not i["id"].startswith("system."))
+        wda.when_fast = [(fast_rate, "misplace", (item, 30.0))]
+        look = rig.look()
+        assert look["verdict"] == "mismatch", look
+        seq = int(look["seq"])
     trace = recorder.trace_files()[-1]
     target = Target(seq=seq)
     # A rig file whose fold of 90° takes what lies between the recorded fold and the slowed one.
@@ -208,21 +206,11 @@ def test_a_glitch_that_needs_a_fast_fold_comes_back_at_the_recorded_speed_and_no
     rig_json["moves"]["hinge"] = {"fixed": 0, "perDegree": took * 20 ** 0.5 / 90}
     paced = tmp_path / "paced-rig.json"
     paced.write_text(json.dumps(rig_json))
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone-again", args=["--app", APP], trace=False)
-    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig-again", args=["--app", APP])
-    try:
-        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
-            wda.when_fast = [(fast_rate, "misplace", (item, 30.0))]
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                rig = Rig(driver, client, load_rig_file(paced))
-                fast = rig.reproduce(trace, runs=3, target=target, speed=1)
-                slow = rig.reproduce(trace, runs=3, target=target, speed=0.05)
-            finally:
-                driver.quit()
-    finally:
-        rig_daemon.stop()
-        phone.stop()
+    with _session(creased_bin, tmp_path, "again", rig_file=paced) as session:
+        rig, wda, client, rig_daemon = session.rig, session.wda, session.client, session.rig_daemon
+        wda.when_fast = [(fast_rate, "misplace", (item, 30.0))]
+        fast = rig.reproduce(trace, runs=3, target=target, speed=1)
+        slow = rig.reproduce(trace, runs=3, target=target, speed=0.05)
     assert fast.reproduced == 3, fast.json()
     assert slow.reproduced == 0, slow.json()
     assert any("a fold of 90.0°" in str(w) for w in fast.warnings), fast.warnings
@@ -235,27 +223,17 @@ def test_a_repro_minimized_with_the_rig_file_survives_an_actuator_that_lands_hal
     actuator landing 0.5° short turns into a closed phone: never reproduced. Minimized with
     ``--rig`` (a 1° tolerance) it opens to 24° and comes back every time."""
     crease = str(Path(creased_bin).with_name("crease"))
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone-rec", args=["--app", APP], trace=False)
-    recorder = Daemon.start(creased_bin, workdir=tmp_path / "rig-rec", args=["--app", APP])
-    try:
-        with phone.connect() as device, recorder.connect() as client, StandInWDA(device) as wda:
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                rig = Rig(driver, client, load_rig_file(SIMULATOR))
-                rig.reset()
-                closed = {i["id"] for b in client.layout()["bars"] for i in b["items"]}
-                for angle in (10, 30, 45, 60):
-                    rig.perform({"event": "hinge", "angle": angle})
-                item = next(i["id"] for b in client.layout()["bars"] for i in b["items"]
-                            if i["id"] not in closed and not i["id"].startswith("system."))
-                wda.misplace[item] = 30
-                look = rig.look()
-                assert look["verdict"] == "mismatch", look
-            finally:
-                driver.quit()
-    finally:
-        recorder.stop()
-        phone.stop()
+    with _session(creased_bin, tmp_path, "rec") as session:
+        rig, wda, client, recorder = session.rig, session.wda, session.client, session.rig_daemon
+        rig.reset()
+        closed = {i["id"] for b in client.layout()["bars"] for i in b["items"]}
+        for angle in (10, 30, 45, 60):
+            rig.perform({"event": "hinge", "angle": angle})
+        item = next(i["id"] for b in client.layout()["bars"] for i in b["items"]
+                    if i["id"] not in closed and not i["id"].startswith("system."))
+        wda.misplace[item] = 30
+        look = rig.look()
+        assert look["verdict"] == "mismatch", look
     trace = recorder.trace_files()[-1]
     subject = f"items[{item}]"
     rig_file = tmp_path / "rig.json"
@@ -271,21 +249,11 @@ def test_a_repro_minimized_with_the_rig_file_survives_an_actuator_that_lands_hal
               for name, path in (("bare", bare), ("robust", robust))}
     assert angles == {"bare": [23], "robust": [24]}, angles
     looks = {name: next(s.seq for s in read_trace(path).steps if s.observed is not None) for name, path in (("bare", bare), ("robust", robust))}
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone-short", args=["--app", APP], trace=False)
-    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig-short", args=["--app", APP])
-    try:
-        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
-            wda.misplace[item] = 30
-            wda.short = 0.5
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                rig = Rig(driver, client, load_rig_file(rig_file))
-                short_of_bare = rig.reproduce(bare, runs=3, target=Target(seq=looks["bare"]), speed=20)
-                short_of_robust = rig.reproduce(robust, runs=3, target=Target(seq=looks["robust"]), speed=20)
-            finally:
-                driver.quit()
-    finally:
-        rig_daemon.stop()
-        phone.stop()
+    with _session(creased_bin, tmp_path, "short", rig_file=rig_file) as session:
+        rig, wda, client, rig_daemon = session.rig, session.wda, session.client, session.rig_daemon
+        wda.misplace[item] = 30
+        wda.short = 0.5
+        short_of_bare = rig.reproduce(bare, runs=3, target=Target(seq=looks["bare"]), speed=20)
+        short_of_robust = rig.reproduce(robust, runs=3, target=Target(seq=looks["robust"]), speed=20)
     assert short_of_bare.reproduced == 0, short_of_bare.json()
     assert short_of_robust.reproduced == 3, short_of_robust.json()

@@ -33,42 +33,51 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from .client import Client, CreaseError
 from .daemon import Daemon, DaemonError, find_binary
 from .rig import Rig, RigError, read_tour
-from .rigfile import RigFileError, load_rig_file
+from .rigfile import RigFile, RigFileError, load_rig_file
 
 __all__ = ["main"]
 
 
-def _run(args: argparse.Namespace) -> int:
+class _Refused(Exception):
+    """Bad input or a device the command cannot drive: printed, exit 2."""
+
+
+def _session(args: argparse.Namespace, command: str, rig_file: RigFile) -> Tuple[Rig, Any, Client]:
+    """The Appium session at ``--appium`` and the client of ``--socket``'s creased, as a Rig."""
     try:
         from appium import webdriver
         from appium.options.ios import XCUITestOptions
     except ImportError:
-        print("crease-rig: run needs Appium-Python-Client (pip install 'crease[appium]')", file=sys.stderr)
-        return 2
-    try:
-        rig_file = load_rig_file(args.rig)
-        steps = read_tour(args.tour)
-    except (OSError, ValueError, RigFileError, RigError) as e:
-        print(f"crease-rig: {e}", file=sys.stderr)
-        return 2
+        raise _Refused(f"{command} needs Appium-Python-Client (pip install 'crease[appium]')") from None
     try:
         client = Client(args.socket)
     except (OSError, CreaseError) as e:
-        print(f"crease-rig: cannot reach creased: {e}", file=sys.stderr)
-        return 2
+        raise _Refused(f"cannot reach creased: {e}") from None
     try:
         driver = webdriver.Remote(command_executor=args.appium, options=XCUITestOptions())
     except Exception as e:  # the driver's own errors: the device cannot be driven
-        print(f"crease-rig: cannot start an Appium session at {args.appium}: {e}", file=sys.stderr)
         client.close()
-        return 2
-    rig = Rig(driver, client, rig_file)
+        raise _Refused(f"cannot start an Appium session at {args.appium}: {e}") from None
+    return Rig(driver, client, rig_file), driver, client
+
+
+def _refused(message: object) -> int:
+    print(f"crease-rig: {message}", file=sys.stderr)
+    return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        rig_file = load_rig_file(args.rig)
+        steps = read_tour(args.tour)
+        rig, driver, client = _session(args, "run", rig_file)
+    except (OSError, ValueError, RigFileError, RigError, _Refused) as e:
+        return _refused(e)
     try:
         result = rig.run(steps, checkpoint=args.checkpoint, resume=args.resume, stop_on_mismatch=args.stop_on_mismatch,
                          progress=None if args.quiet else (lambda line: print(line, file=sys.stderr)))
     except RigError as e:
-        print(f"crease-rig: {e}", file=sys.stderr)
-        return 2
+        return _refused(e)
     finally:
         driver.quit()
         client.close()
@@ -81,12 +90,6 @@ def _run(args: argparse.Namespace) -> int:
 def _reproduce(args: argparse.Namespace) -> int:
     from .reproduce import ReplayError, Target, read_trace
     try:
-        from appium import webdriver
-        from appium.options.ios import XCUITestOptions
-    except ImportError:
-        print("crease-rig: reproduce needs Appium-Python-Client (pip install 'crease[appium]')", file=sys.stderr)
-        return 2
-    try:
         target = Target.parse(seq=args.seq, glitch=args.glitch)
         if args.runs < 1:
             raise ValueError("--runs takes 1 or more")
@@ -94,26 +97,13 @@ def _reproduce(args: argparse.Namespace) -> int:
             raise ValueError("--speed takes a number more than 0")
         rig_file = load_rig_file(args.rig)
         trace = read_trace(args.trace)
-    except (OSError, ValueError, RigFileError, ReplayError) as e:
-        print(f"crease-rig: {e}", file=sys.stderr)
-        return 2
+        rig, driver, client = _session(args, "reproduce", rig_file)
+    except (OSError, ValueError, RigFileError, ReplayError, _Refused) as e:
+        return _refused(e)
     try:
-        client = Client(args.socket)
-    except (OSError, CreaseError) as e:
-        print(f"crease-rig: cannot reach creased: {e}", file=sys.stderr)
-        return 2
-    try:
-        driver = webdriver.Remote(command_executor=args.appium, options=XCUITestOptions())
-    except Exception as e:  # the driver's own errors: the device cannot be driven
-        print(f"crease-rig: cannot start an Appium session at {args.appium}: {e}", file=sys.stderr)
-        client.close()
-        return 2
-    try:
-        rig = Rig(driver, client, rig_file)
         result = rig.reproduce(trace.path, runs=args.runs, target=target, speed=args.speed, observe=args.observe)
     except (RigError, ReplayError) as e:
-        print(f"crease-rig: {e}", file=sys.stderr)
-        return 2
+        return _refused(e)
     finally:
         driver.quit()
         client.close()
