@@ -66,8 +66,12 @@ enum ReportHTML {
         } else {
             row("latency", "not recorded in this trace", id: "latency")
         }
+        // The device's mismatches and stale looks apart from what the model's rules did.
+        let device: [GlitchKind] = [.mismatch, .stale]
         let glitchCounts = GlitchKind.allCases.map { k in (k, story.glitches.filter { $0.kind == k }.count) }.filter { $0.1 > 0 }
-        row("glitches", glitchCounts.isEmpty ? "none" : glitchCounts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", "), id: "glitches")
+        let deviceCounts = glitchCounts.filter { device.contains($0.0) }, modelCounts = glitchCounts.filter { !device.contains($0.0) }
+        row("device", deviceCounts.isEmpty ? "no mismatch" : deviceCounts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", "), id: "device-glitches")
+        row("glitches", modelCounts.isEmpty ? "none" : modelCounts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", "), id: "glitches")
         let verdicts = Verdict.allCases.map { v in (v, story.observations.filter { $0.result.verdict == v }.count) }
         row("conformance", story.observations.isEmpty ? "no observations" : verdicts.map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", "),
             id: "conformance")
@@ -116,28 +120,39 @@ enum ReportHTML {
             w.end()
         }
         w.end()
-        // The moments that went wrong, each a link to its frame.
+        // The moments that went wrong, each a link to its frame: first what the device showed
+        // against the model (its looks, mismatches first), then the model's own glitches
+        // (what the rules did: a flap the profile allows, an item pushed off screen).
         w.begin("div", [("id", "moments")])
         w.element("h3", text: "Moments")
-        w.begin("ul")
-        var moments = 0
-        for g in story.glitches {
+        let looks = story.frames.enumerated().compactMap { i, frame in frame.observed.map { (i, $0) } }
+        let order: [Verdict] = [.mismatch, .stale, .match]
+        w.element("h4", text: "The device against the model")
+        w.begin("ul", [("id", "device-moments")])
+        var shown = 0
+        for verdict in order {
+            for (i, o) in looks where o.result.verdict == verdict {
+                shown += 1
+                w.begin("li", [("class", "observation \(o.result.verdict.rawValue)"), ("data-frame", String(i)), ("data-verdict", o.result.verdict.rawValue)])
+                w.element("a", [("href", "#frame-\(i)")],
+                          text: "observation · seq \(o.seq): \(o.result.verdict.rawValue)"
+                              + (o.result.differences.first.map { ", \($0)" } ?? ""))
+                w.end()
+            }
+        }
+        if shown == 0 { w.element("li", text: looks.isEmpty ? "no look at the device in this trace" : "every look matched") }
+        w.end()
+        w.element("h4", text: "The model's own glitches")
+        w.begin("ul", [("id", "model-moments")])
+        shown = 0
+        for g in story.glitches where g.kind != .mismatch && g.kind != .stale {
             guard let i = frameIndex(story, seq: g.firstSeq) else { continue }
-            moments += 1
+            shown += 1
             w.begin("li", [("class", "glitch"), ("data-frame", String(i)), ("data-kind", g.kind.rawValue)])
             w.element("a", [("href", "#frame-\(i)")], text: "\(g.kind.rawValue) \(g.subject) · seq \(g.firstSeq): \(g.message)")
             w.end()
         }
-        for (i, frame) in story.frames.enumerated() {
-            guard let o = frame.observed else { continue }
-            moments += 1
-            w.begin("li", [("class", "observation \(o.result.verdict.rawValue)"), ("data-frame", String(i)), ("data-verdict", o.result.verdict.rawValue)])
-            w.element("a", [("href", "#frame-\(i)")],
-                      text: "observation · seq \(o.seq): \(o.result.verdict.rawValue)"
-                          + (o.result.differences.first.map { ", \($0)" } ?? ""))
-            w.end()
-        }
-        if moments == 0 { w.element("li", text: "nothing went wrong") }
+        if shown == 0 { w.element("li", text: "none") }
         w.end()
         w.end()
         w.end()
@@ -200,6 +215,7 @@ enum ReportHTML {
         #moments { flex: 1; max-height: 80vh; overflow: auto; font-size: 13px; }
         #moments li.glitch a, #moments li.mismatch a { color: #b00020; }
         #moments li.stale a { color: #a06000; } #moments li.match a { color: #1b7f3a; }
+        #moments h4 { margin: 8px 0 2px; font-size: 13px; }
         figure.screenshot img { max-height: 60vh; border: 1px solid #ccc; }
         ul.differences { color: #b00020; font-size: 13px; }
         pre { background: #f4f4f4; padding: 8px; overflow: auto; }

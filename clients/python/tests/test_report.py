@@ -71,9 +71,16 @@ def test_the_report_is_one_page_that_scrubs_and_jumps(creased_daemon: Daemon, tm
     glitch_lines = subprocess.run([crease, "trace", "glitches", str(TRACE), "--json"], capture_output=True, text=True,
                                   timeout=60).stdout.splitlines()
     kinds = [json.loads(line)["kind"] for line in glitch_lines if line.startswith('{"kind"')]
-    assert browser.find_element(By.CSS_SELECTOR, "#glitches td").text == ", ".join(
-        f"{k} {kinds.count(k)}" for k in dict.fromkeys(sorted(set(kinds), key=["flapping", "flash", "lostItem", "occluded", "offscreen",
-                                                                                "sideJump", "overBudget", "mismatch", "stale"].index)))
+    order = ["flapping", "flash", "lostItem", "occluded", "offscreen", "sideJump", "overBudget", "mismatch", "stale"]
+    # The model's own glitches, and apart from them what the device showed against the model.
+    model = [k for k in sorted(set(kinds), key=order.index) if k not in ("mismatch", "stale")]
+    device = [k for k in sorted(set(kinds), key=order.index) if k in ("mismatch", "stale")]
+    assert browser.find_element(By.CSS_SELECTOR, "#glitches td").text == (", ".join(f"{k} {kinds.count(k)}" for k in model) or "none")
+    assert browser.find_element(By.CSS_SELECTOR, "#device-glitches td").text == (", ".join(f"{k} {kinds.count(k)}" for k in device) or "no mismatch")
+    # The device's looks are listed first, the mismatches at their head.
+    looks = browser.find_elements(By.CSS_SELECTOR, "#device-moments li[data-verdict]")
+    verdicts = [li.get_attribute("data-verdict") for li in looks]
+    assert verdicts and verdicts == sorted(verdicts, key=["mismatch", "stale", "match"].index), verdicts
     # The player: one frame shown; End, then left, with the keyboard.
     frames = browser.find_elements(By.CSS_SELECTOR, "#frames .frame")
     visible = [f for f in frames if f.is_displayed()]
