@@ -62,4 +62,31 @@ import Testing
         #expect(verdict == .string("mismatch"))
         #expect(daemon.stop().status == 0)
     }
+
+    @Test("a report draws at most --max-frames frames, around what matters; --focus mismatches draws the mismatch and its neighbours only")
+    func focusBoundsTheFrames() throws {
+        let scratch = Scratch()
+        let out = "\(scratch.path)/report.html"
+        func frames(_ html: String) -> Int { html.components(separatedBy: #"class="frame""#).count - 1 }
+        let trace = Self.traces.appendingPathComponent("rig-observations.jsonl").path
+        let whole = try CommandRunner.run(["report", trace, "-o", out])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        let all = frames(try String(contentsOfFile: out, encoding: .utf8))
+        #expect(all > 8)
+        let capped = try CommandRunner.run(["report", trace, "-o", out, "--max-frames", "5"])
+        #expect(capped.status == 0 && capped.stderr.contains("5 of \(all) frames"), "\(capped.stderr)")
+        let html = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(frames(html) == 5 && html.contains("5 of \(all) drawn"))
+        // The mismatching look is among the five, and it is what the player links to first.
+        #expect(html.contains(#"data-verdict="mismatch""#))
+        let focused = try CommandRunner.run(["report", trace, "-o", out, "--focus", "mismatches"])
+        #expect(focused.status == 0, "\(focused.stderr)")
+        let narrow = try String(contentsOfFile: out, encoding: .utf8)
+        // The start, and each mismatching or stale look with its neighbours: fewer than the whole run.
+        let looks = narrow.components(separatedBy: #"class="observation mismatch""#).count - 1 + narrow.components(separatedBy: #"class="observation stale""#).count - 1
+        #expect(looks >= 1 && frames(narrow) <= 1 + looks * (2 * ReportFocus.window + 1) && frames(narrow) < all, "\(frames(narrow)) of \(all) frames")
+        #expect(narrow.contains("around the mismatches (--focus)") && narrow.contains(#"data-verdict="mismatch""#))
+        let bad = try CommandRunner.run(["report", trace, "-o", out, "--focus", "wobble"])
+        #expect(bad.status == 2 && bad.stderr.contains("--focus"))
+    }
 }

@@ -4,7 +4,7 @@ import Foundation
 
 /// `crease report TRACE`: one self-contained HTML page for a bug ticket (docs/report.md).
 enum ReportCommand {
-    static let usage = "crease report TRACE [-o report.html] [--screenshots DIR] [--minimize KIND[:SUBJECT]]"
+    static let usage = "crease report TRACE [-o report.html] [--screenshots DIR] [--minimize KIND[:SUBJECT]] [--focus SEQ|glitch|mismatches] [--max-frames N]"
 
     /// The most a screenshot may be: a phone's full-resolution PNG is a few megabytes.
     static let screenshotLimit = 32 << 20
@@ -13,6 +13,10 @@ enum ReportCommand {
         let output = try args.option("-o") ?? "report.html"
         let shots = try args.option("--screenshots")
         let minimize = try args.option("--minimize")
+        let focusText = try args.option("--focus")
+        let focus = try focusText.map(ReportFocus.parse)
+        let maxFrames = try args.int("--max-frames") ?? ReportFocus.defaultMaxFrames
+        guard (1...100_000).contains(maxFrames) else { throw UsageError("--max-frames takes 1 to 100000") }
         guard let path = args.positional() else { throw UsageError("a trace file is needed") }
         try args.finish()
         let file = try TraceIO.load(path)
@@ -27,14 +31,27 @@ enum ReportCommand {
         } catch {
             throw UsageError("\(path): \(error)")
         }
-        let screenshots = try shots.map { try loadScreenshots($0, story: run.story) } ?? [:]
+        let selection = ReportFocus.select(run.story, focus: focus, maxFrames: maxFrames)
+        let story = run.story.keeping(frames: selection.kept)
+        // Each glitch at its frame among those drawn (by the index in the whole run).
+        var drawnIndex: [Int: Int] = [:]
+        for (n, i) in selection.kept.enumerated() { drawnIndex[i] = n }
+        let glitchFrames = run.story.glitches.map { g in ReportFocus.frame(of: g.firstSeq, in: run.story).flatMap { drawnIndex[$0] } }
+        let screenshots = try shots.map { try loadScreenshots($0, story: story) } ?? [:]
         let minimized = try minimize.map { try minimizedLines(file, spec: $0) }
-        let html = ReportHTML.render(.init(title: title, file: file, summary: summary, story: run.story, screenshots: screenshots,
-                                           minimized: minimized))
+        let focusName: String? = focus.map { f in
+            switch f {
+            case .seq(let seq): "seq \(seq)"
+            case .glitches: "the glitches"
+            case .mismatches: "the mismatches"
+            }
+        }
+        let html = ReportHTML.render(.init(title: title, file: file, summary: summary, story: story, screenshots: screenshots,
+                                           minimized: minimized, selection: selection, glitchFrames: glitchFrames, focus: focusName))
         let bytes = Array(html.utf8)
         try TraceIO.write(bytes, to: output)
         let observations = run.story.observations.count
-        Console.err("crease report: \(run.story.frames.count) frames, \(run.story.glitches.count) glitches, \(observations) observations"
+        Console.err("crease report: \(selection.all ? "\(selection.total)" : "\(selection.kept.count) of \(selection.total)") frames, \(run.story.glitches.count) glitches, \(observations) observations"
                     + (shots == nil ? "" : ", \(screenshots.count) screenshots")
                     + (minimized.map { m in
                         let observations = m.lines.count { $0.hasPrefix(#"{"cmd":"observe""#) }

@@ -17,6 +17,11 @@ enum ReportHTML {
         var screenshots: [Int: (mime: String, base64: String)]
         /// `--minimize`: what was shrunk, and the event lines left.
         var minimized: (property: String, lines: [String])?
+        /// Which of the run's frames `story` draws (`ReportFocus`), and the frame each of its
+        /// glitches is drawn at (nil: not drawn).
+        var selection: ReportFocus.Selection
+        var glitchFrames: [Int?]
+        var focus: String?
     }
 
     static func render(_ input: Input) -> String {
@@ -71,6 +76,11 @@ enum ReportHTML {
         let glitchCounts = GlitchKind.allCases.map { k in (k, story.glitches.filter { $0.kind == k }.count) }.filter { $0.1 > 0 }
         let deviceCounts = glitchCounts.filter { device.contains($0.0) }, modelCounts = glitchCounts.filter { !device.contains($0.0) }
         row("device", deviceCounts.isEmpty ? "no mismatch" : deviceCounts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", "), id: "device-glitches")
+        let sel = input.selection
+        row("frames", sel.all ? "all \(sel.total) drawn"
+            : "\(sel.kept.count) of \(sel.total) drawn, " + (input.focus.map { "around \($0) (--focus)" } ?? "around the mismatches and glitches, the rest spread over the run")
+                + "; the timeline shows every event" + (sel.undrawnGlitches > 0 ? "; \(sel.undrawnGlitches) glitches fall outside the frames drawn" : ""),
+            id: "frames-drawn")
         row("glitches", modelCounts.isEmpty ? "none" : modelCounts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", "), id: "glitches")
         let verdicts = Verdict.allCases.map { v in (v, story.observations.filter { $0.result.verdict == v }.count) }
         row("conformance", story.observations.isEmpty ? "no observations" : verdicts.map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", "),
@@ -145,11 +155,15 @@ enum ReportHTML {
         w.element("h4", text: "The model's own glitches")
         w.begin("ul", [("id", "model-moments")])
         shown = 0
-        for g in story.glitches where g.kind != .mismatch && g.kind != .stale {
-            guard let i = frameIndex(story, seq: g.firstSeq) else { continue }
+        for (k, g) in story.glitches.enumerated() where g.kind != .mismatch && g.kind != .stale {
             shown += 1
+            let text = "\(g.kind.rawValue) \(g.subject) · seq \(g.firstSeq): \(g.message)"
+            guard k < input.glitchFrames.count, let i = input.glitchFrames[k] else {
+                w.element("li", [("class", "glitch undrawn"), ("data-kind", g.kind.rawValue)], text: text + " (its frame is not drawn)")
+                continue
+            }
             w.begin("li", [("class", "glitch"), ("data-frame", String(i)), ("data-kind", g.kind.rawValue)])
-            w.element("a", [("href", "#frame-\(i)")], text: "\(g.kind.rawValue) \(g.subject) · seq \(g.firstSeq): \(g.message)")
+            w.element("a", [("href", "#frame-\(i)")], text: text)
             w.end()
         }
         if shown == 0 { w.element("li", text: "none") }

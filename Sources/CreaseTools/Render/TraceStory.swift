@@ -103,6 +103,14 @@ public struct TraceStory: Sendable {
         }
     }
 
+    /// This story drawing only the frames at `kept` (ascending indexes into `frames`); the
+    /// points, marks, observations and glitches stay whole (the timeline shows them all).
+    public func keeping(frames kept: [Int]) -> TraceStory {
+        var copy = self
+        copy.frames = kept.map { frames[$0] }
+        return copy
+    }
+
     public mutating func mark(seq: Int, t: UInt64, label: String) {
         marks.append(Mark(seq: seq, t: t, label: label))
     }

@@ -1,0 +1,76 @@
+import CreaseCore
+
+/// Which frames `crease report` draws: all of them while they fit `--max-frames`, else (and
+/// with `--focus`) a window of frames around what matters: the device's mismatches, then
+/// its stale looks, then the glitches (or the frame at a seq), each with its neighbours;
+/// without `--focus` the room left goes to frames spread evenly over the run. The timeline
+/// still shows every event; a moment whose frame is not drawn is listed without a link.
+enum ReportFocus: Equatable, Sendable {
+    case seq(Int)
+    case glitches
+    case mismatches
+
+    static let defaultMaxFrames = 150
+    /// Frames either side of a moment.
+    static let window = 2
+
+    static func parse(_ text: String) throws -> ReportFocus {
+        switch text {
+        case "glitch", "glitches": return .glitches
+        case "mismatch", "mismatches": return .mismatches
+        default:
+            guard let seq = Int(text), seq >= 0 else { throw UsageError("--focus takes a seq, glitch or mismatches, not \"\(text)\"") }
+            return .seq(seq)
+        }
+    }
+
+    struct Selection: Equatable {
+        /// Indexes into the story's frames, ascending.
+        var kept: [Int]
+        var total: Int
+        /// Glitches whose frame is not drawn.
+        var undrawnGlitches: Int
+        var all: Bool { kept.count == total }
+    }
+
+    /// The frame a glitch is drawn at: the last layout frame at or before its first seq.
+    static func frame(of seq: Int, in story: TraceStory) -> Int? {
+        var best: Int?
+        for (i, f) in story.frames.enumerated() where f.seq <= seq && f.observed == nil { best = i }
+        return best ?? (story.frames.isEmpty ? nil : 0)
+    }
+
+    static func select(_ story: TraceStory, focus: ReportFocus?, maxFrames: Int) -> Selection {
+        let total = story.frames.count
+        if focus == nil && total <= maxFrames {
+            return Selection(kept: Array(0..<total), total: total, undrawnGlitches: 0)
+        }
+        var moments: [Int] = []
+        func looks(_ verdict: Verdict) -> [Int] { story.frames.indices.filter { story.frames[$0].observed?.result.verdict == verdict } }
+        let glitchFrames = story.glitches.compactMap { frame(of: $0.firstSeq, in: story) }
+        switch focus {
+        case .seq(let seq): moments = frame(of: seq, in: story).map { [$0] } ?? []
+        case .mismatches: moments = looks(.mismatch) + looks(.stale)
+        case .glitches: moments = glitchFrames
+        case nil: moments = looks(.mismatch) + looks(.stale) + glitchFrames
+        }
+        var kept = Set<Int>()
+        if total > 0 { kept.insert(0) }
+        outer: for m in moments {
+            for i in [m] + (1...window).flatMap({ [m - $0, m + $0] }) where i >= 0 && i < total {
+                if kept.count >= maxFrames { break outer }
+                kept.insert(i)
+            }
+        }
+        if focus == nil, kept.count < maxFrames, total > 0 {
+            // The room left, spread over the run.
+            let room = maxFrames - kept.count
+            for k in 0..<room {
+                kept.insert(min(total - 1, k * total / room))
+            }
+        }
+        let drawn = kept.sorted()
+        let undrawn = glitchFrames.filter { !kept.contains($0) }.count
+        return Selection(kept: Array(drawn.prefix(maxFrames)), total: total, undrawnGlitches: undrawn)
+    }
+}
