@@ -20,6 +20,9 @@ public enum GlitchKind: String, Sendable, CaseIterable, Equatable {
     /// A conformance verdict of `stale`: the device still showed a layout replaced within
     /// the settle window (catching up). Reported apart, and not a failure unless asked.
     case stale
+    /// Controls moved under the user: a session window of layout shifts scored above
+    /// `--layout-shift` (`LayoutShift`; off unless asked).
+    case layoutShift
 
     /// The glitch a verdict other than `match` is (nil for a match).
     public init?(verdict: Verdict) {
@@ -42,6 +45,7 @@ public enum GlitchKind: String, Sendable, CaseIterable, Equatable {
         case .overBudget: 6
         case .mismatch: 7
         case .stale: 8
+        case .layoutShift: 9
         }
     }
 }
@@ -147,6 +151,8 @@ public struct GlitchOptions: Sendable, Equatable {
     /// overBudget: an event's latency above this. Nil: the trace's own budget (`config.budgetUs`), else 1 ms.
     public var budgetNs: UInt64?
     public var ignore: [GlitchIgnore] = []
+    /// layoutShift: a session window of layout shifts scoring above this; nil: not checked.
+    public var layoutShift: Double?
 
     public static let defaultBudgetNs: UInt64 = 1_000_000
 

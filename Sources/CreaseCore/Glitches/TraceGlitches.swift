@@ -23,6 +23,9 @@ public struct RunGlitches: Sendable {
     public private(set) var checker: GlitchChecker
     /// Every glitch so far, in the order found.
     public private(set) var glitches: [Glitch] = []
+    /// The layout shifts between consecutive published layouts, in session windows.
+    public private(set) var shifts = LayoutShiftWindows()
+    private var lastPublished: Layout
     private let header: TraceHeader
 
     /// Starts at the header's state and checks its layout. A nil budget in `options` takes the trace's.
@@ -30,6 +33,7 @@ public struct RunGlitches: Sendable {
         var o = options
         if o.budgetNs == nil { o.budgetNs = header.budgetNs }
         self.header = header
+        lastPublished = engine.layout
         checker = GlitchChecker(options: o, app: engine.app)
         glitches = checker.check(layout: engine.layout, seq: engine.seq, t: header.initialT, digest: engine.digest)
     }
@@ -43,13 +47,29 @@ public struct RunGlitches: Sendable {
         let latency = e.latencyNs ?? header.transportLatency(e)
         var found = checker.check(event: CheckedEvent(seq: e.seq, t: e.t, event: e.envelope.event, latencyNs: latency))
         if case .app = e.envelope.event { checker.use(app: engine.app) }
-        if published { found += checker.check(layout: engine.layout, seq: engine.seq, t: e.t, digest: engine.digest) }
+        if published {
+            found += checker.check(layout: engine.layout, seq: engine.seq, t: e.t, digest: engine.digest)
+            shifts.add(seq: engine.seq, t: e.t, score: LayoutShift.score(from: lastPublished, to: engine.layout))
+            lastPublished = engine.layout
+        }
         glitches += found
         return found
     }
 
+    /// The session windows above `options.layoutShift`, as `layoutShift` glitches (none when
+    /// it is nil). Windows close as the run goes on, so they are asked for at its end.
+    public func layoutShiftGlitches(_ options: GlitchOptions) -> [Glitch] {
+        guard let threshold = options.layoutShift else { return [] }
+        return shifts.windows.filter { $0.score > threshold }.map { w in
+            Glitch(kind: .layoutShift, subject: "layout", firstSeq: w.fromSeq, lastSeq: w.toSeq, firstT: w.firstT, lastT: w.lastT,
+                   message: "controls moved under the user: a layout-shift score of \(LayoutShift.text(w.score)) over seq \(w.fromSeq)…\(w.toSeq), "
+                       + "above \(LayoutShift.text(threshold))")
+        }.filter { !options.ignores($0) }
+    }
+
     /// The engine was reset to a recorded state (a gap or a load).
     public mutating func resumed(engine: Engine, t: UInt64) {
+        lastPublished = engine.layout   // a jump, not a shift
         checker.replaced(app: engine.app)
         glitches += checker.check(layout: engine.layout, seq: engine.seq, t: t, digest: engine.digest)
     }
@@ -67,6 +87,8 @@ public enum TraceGlitches {
         public var events: Int
         /// Layouts checked: the initial one and one per published event.
         public var layouts: Int
+        /// The layout shifts between them, in session windows.
+        public var shifts: LayoutShiftWindows
     }
 
     public static func check(_ file: TraceFile, options: GlitchOptions) throws(TraceError) -> Report {
@@ -97,7 +119,7 @@ public enum TraceGlitches {
                 break
             }
         }
-        return Report(glitches: run.glitches, events: events, layouts: layouts)
+        return Report(glitches: run.glitches + run.layoutShiftGlitches(options), events: events, layouts: layouts, shifts: run.shifts)
     }
 }
 

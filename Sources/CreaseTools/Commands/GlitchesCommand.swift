@@ -74,6 +74,10 @@ struct GlitchCLI {
             do { o.ignore.append(try GlitchIgnore.parse(text)) } catch { throw UsageError("--ignore \(text): \(error)") }
         }
         o.staleFails = args.flag("--stale-fails")
+        if let score = try args.double("--layout-shift") {
+            guard score >= 0, score.isFinite else { throw UsageError("--layout-shift takes a score of 0 or more (0.1 is the web's poor)") }
+            o.layoutShift = score
+        }
         return GlitchCLI(options: o, json: args.flag("--json"))
     }
 

@@ -7,14 +7,14 @@ import CreaseCore
 enum TraceCommand {
     static let usage = """
         crease trace check FILE [--fix]            structure of every line; --fix truncates a cut tail
-               crease trace info FILE                     header, duration, events by type, pose timeline, latency
+               crease trace info FILE [--json]            header, duration, events by type, pose timeline, latency, layout shift
                crease trace slice FILE --from SEQ --to SEQ [-o OUT]   a self-contained trace of those events
                crease trace diff A B                      the first divergence between two runs
                crease trace diff ORIGINAL REPLAY --by-event [--run N] [--tolerance DEG] [--json]   a hardware replay against its original, look by look
                crease trace export FILE --chrome [-o OUT] Chrome trace-event JSON (Perfetto, chrome://tracing)
                crease trace bench FILE [--repeat N]       replay --verify against reading and JSON-decoding the lines
                crease trace conformance FILE [--junit OUT] [--json]   observations by verdict, worst items; exit 1 on a mismatch
-               crease trace glitches FILE [--json] [--ignore KIND[:SUBJECT]]... \(GlitchCLI.thresholdUsage)
+               crease trace glitches FILE [--json] [--ignore KIND[:SUBJECT]]... [--layout-shift SCORE] \(GlitchCLI.thresholdUsage)
                                                           replay and check for glitches; exit 1 when any is found
                crease trace minimize FILE (--glitch KIND [--subject ID] | --diverges OTHER_BUILD_TRACE | --until 'CMD') [--rig RIG.json] -o OUT
                                                           the fewest events (and, for a mismatch, observations) that still
@@ -161,10 +161,16 @@ enum TraceCommand {
     // MARK: info
 
     static func info(_ args: inout Arguments) throws -> Int32 {
+        let json = args.flag("--json")
         let path = try onePath(&args)
         try args.finish()
         let file = try TraceIO.load(path)
         let s = try TraceInfo.summarize(file)
+        if json {
+            let report = try TraceGlitches.check(file, options: GlitchOptions())
+            Console.out(bytes: infoJSON(s, report: report))
+            return ExitStatus.success
+        }
         // Every line may hold text from the file (names, labels, marks): escaped for the terminal.
         func show(_ line: String) { Console.out(Console.printable(line)) }
         let h = s.header
@@ -212,12 +218,43 @@ enum TraceCommand {
         func figures(_ p: Percentiles) -> String { "(\(p.count) events): min \(ms(p.min)), p50 \(ms(p.p50)), p99 \(ms(p.p99)), max \(ms(p.max))" }
         show("latency    sender ts → daemon read " + (s.transportLatency.map(figures) ?? "(no sender timestamps on the daemon's clock)"))
         show("           daemon read → layout queued " + (s.relayoutLatency.map(figures) ?? "(not recorded in this trace)"))
-        let glitches = try TraceGlitches.check(file, options: GlitchOptions()).glitches
+        let checked = try TraceGlitches.check(file, options: GlitchOptions())
+        let glitches = checked.glitches
         show("glitches   \(GlitchCLI.summary(glitches, of: "the published layouts and events"))")
         for g in glitches.prefix(20) { show("  \(GlitchCLI.line(g))") }
         if glitches.count > 20 { show("  … \(glitches.count - 20) more (crease trace glitches lists them all)") }
+        let shifts = checked.shifts
+        if let worst = shifts.windows.max(by: { $0.score < $1.score }) {
+            show("shift      layout-shift score \(LayoutShift.text(shifts.max)) (the largest of \(shifts.windows.count) session windows: seq \(worst.fromSeq)…\(worst.toSeq))")
+        } else {
+            show("shift      layout-shift score 0 (no control moved under the user)")
+        }
         if let w = s.cutWarning { show("warning    \(w)") }
         return ExitStatus.success
+    }
+
+    /// `trace info --json`: the figures a lab's tooling reads, as one object.
+    static func infoJSON(_ s: TraceSummary, report: TraceGlitches.Report) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("events"); w.int(s.events)
+        w.key("firstSeq"); if let f = s.firstSeq { w.int(f) } else { w.null() }
+        w.key("lastSeq"); if let l = s.lastSeq { w.int(l) } else { w.null() }
+        w.key("durationNs"); w.int(Int(s.durationNs))
+        w.key("layouts"); w.int(report.layouts)
+        w.key("glitches"); w.beginObject()
+        for kind in GlitchKind.allCases { w.key(kind.rawValue); w.int(report.glitches.count { $0.kind == kind }) }
+        w.endObject()
+        w.key("layoutShift"); w.beginObject()
+        w.key("max"); w.number(report.shifts.max)
+        w.key("windows"); w.beginArray()
+        for win in report.shifts.windows {
+            w.beginObject(); w.key("fromSeq"); w.int(win.fromSeq); w.key("toSeq"); w.int(win.toSeq); w.key("score"); w.number(win.score); w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        w.endObject()
+        return w.bytes
     }
 
     // MARK: slice

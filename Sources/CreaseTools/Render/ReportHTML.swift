@@ -76,6 +76,11 @@ enum ReportHTML {
         let glitchCounts = GlitchKind.allCases.map { k in (k, story.glitches.filter { $0.kind == k }.count) }.filter { $0.1 > 0 }
         let deviceCounts = glitchCounts.filter { device.contains($0.0) }, modelCounts = glitchCounts.filter { !device.contains($0.0) }
         row("device", deviceCounts.isEmpty ? "no mismatch" : deviceCounts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", "), id: "device-glitches")
+        let shifts = story.shifts
+        row("layout shift", shifts.windows.isEmpty ? "0: no control moved under the user"
+            : "\(LayoutShift.text(shifts.max)), the largest of \(shifts.windows.count) session windows"
+                + (shifts.windows.max(by: { $0.score < $1.score }).map { " (seq \($0.fromSeq)…\($0.toSeq))" } ?? ""),
+            id: "layout-shift")
         let sel = input.selection
         row("frames", sel.all ? "all \(sel.total) drawn"
             : "\(sel.kept.count) of \(sel.total) drawn, " + (input.focus.map { "around \($0) (--focus)" } ?? "around the mismatches and glitches, the rest spread over the run")

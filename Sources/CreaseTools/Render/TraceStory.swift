@@ -65,6 +65,8 @@ public struct TraceStory: Sendable {
     public private(set) var observations: [Observed] = []
     /// What the glitch checker found in the run (the timeline and the frames mark them).
     public var glitches: [Glitch] = []
+    /// The layout shifts between its published layouts, in session windows.
+    public var shifts = LayoutShiftWindows()
     public let keepsFrames: Bool
     /// What `latencyNs` measures, as the latency panel's caption says it.
     public var latencyMeaning: String

@@ -50,6 +50,7 @@ public struct TraceRun: Sendable {
             }
         }
         story.glitches = glitches.glitches
+        story.shifts = glitches.shifts
         return TraceRun(story: story, engine: replayer.engine)
     }
 }
