@@ -38,7 +38,7 @@ from .client import Client, JSONObject
 from .rigfile import RigFile
 
 if TYPE_CHECKING:
-    from .reproduce import ReplayResult, Reproduction, Target
+    from .reproduce import RecordedTrace, ReplayResult, Reproduction, Target
 
 __all__ = ["Rig", "RigError", "RunResult", "DEFAULT_ROTATIONS", "read_tour"]
 
@@ -353,13 +353,13 @@ class Rig:
 
     # -- replaying a captured trace (crease.reproduce)
 
-    def replay(self, trace: "os.PathLike[str] | str", *, speed: float = 1.0, observe: str = "as-recorded") -> "ReplayResult":
+    def replay(self, trace: "RecordedTrace | os.PathLike[str] | str", *, speed: float = 1.0, observe: str = "as-recorded") -> "ReplayResult":
         """Drives the device through a captured trace with its recorded timing as far as the
         rig file's costs allow (:func:`crease.reproduce.replay`)."""
         from .reproduce import replay
         return replay(self, trace, speed=speed, observe=observe)
 
-    def reproduce(self, trace: "os.PathLike[str] | str", *, runs: int, target: "Target", speed: float = 1.0,
+    def reproduce(self, trace: "RecordedTrace | os.PathLike[str] | str", *, runs: int, target: "Target", speed: float = 1.0,
                   observe: str = "as-recorded") -> "Reproduction":
         """Replays the trace ``runs`` times, resetting between, and counts how often ``target``
         came back (:func:`crease.reproduce.reproduce`)."""

@@ -101,7 +101,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     except (OSError, ValueError, RigFileError, ReplayError, _Refused) as e:
         return _refused(e)
     try:
-        result = rig.reproduce(trace.path, runs=args.runs, target=target, speed=args.speed, observe=args.observe)
+        result = rig.reproduce(trace, runs=args.runs, target=target, speed=args.speed, observe=args.observe)
     except (RigError, ReplayError) as e:
         return _refused(e)
     finally:
