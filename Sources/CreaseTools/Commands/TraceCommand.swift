@@ -10,6 +10,7 @@ enum TraceCommand {
                crease trace info FILE [--json]            header, duration, events by type, pose timeline, latency, layout shift
                crease trace slice FILE --from SEQ --to SEQ [-o OUT]   a self-contained trace of those events
                crease trace diff A B                      the first divergence between two runs
+               crease trace why FILE --seq N [--json]     the layout's inputs at seq N and the events that set them
                crease trace diff ORIGINAL REPLAY --by-event [--run N] [--tolerance DEG] [--json]   a hardware replay against its original, look by look
                crease trace export FILE --chrome [-o OUT] Chrome trace-event JSON (Perfetto, chrome://tracing)
                crease trace bench FILE [--repeat N]       replay --verify against reading and JSON-decoding the lines
@@ -26,7 +27,7 @@ enum TraceCommand {
         """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
-        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, conformance, glitches, minimize, index, rebase") }
+        guard let sub = args.positional() else { throw UsageError("a subcommand is needed: check, info, slice, diff, export, bench, conformance, glitches, minimize, why, index, rebase") }
         do {
             switch sub {
             case "check": return try check(&args)
@@ -38,9 +39,10 @@ enum TraceCommand {
             case "conformance": return try conformance(&args)
             case "glitches": return try glitches(&args)
             case "minimize": return try minimize(&args)
+            case "why": return try why(&args)
             case "index": return try index(&args)
             case "rebase": return try rebase(&args)
-            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench, conformance, glitches, minimize, index or rebase")
+            default: throw UsageError("unknown subcommand \"\(sub)\": check, info, slice, diff, export, bench, conformance, glitches, minimize, why, index or rebase")
             }
         } catch let e as TraceError {
             Console.err("crease trace \(sub): \(e)")
@@ -255,6 +257,38 @@ enum TraceCommand {
         w.endObject()
         w.endObject()
         return w.bytes
+    }
+
+    // MARK: why
+
+    /// `crease trace why TRACE --seq N [--json]`: the layout's inputs at seq N, each with the
+    /// event that last set it (and the one before).
+    static func why(_ args: inout Arguments) throws -> Int32 {
+        guard let seq = try args.int("--seq") else { throw UsageError("--seq N is needed: the layout to explain") }
+        let json = args.flag("--json")
+        let path = try onePath(&args)
+        try args.finish()
+        let file = try TraceIO.load(path)
+        TraceIO.warnIfCut(file, name: path)
+        let why = try TraceWhy.explain(file, seq: seq)
+        if json {
+            Console.out(bytes: why.json())
+            return ExitStatus.success
+        }
+        func ms(_ t: UInt64) -> String { Format.fixed(Double(t - min(t, file.header.initialT)) / 1e6, 1) + " ms" }
+        Console.out("the layout at seq \(why.seq) (\(ms(why.t)), digest \(Digest.hex(why.digest))) is computed from:")
+        let width = why.inputs.map(\.name.count).max() ?? 0
+        for i in why.inputs {
+            let name = i.name.padding(toLength: width, withPad: " ", startingAt: 0)
+            guard let s = i.setBy else {
+                Console.out(Console.printable("  \(name)  \(i.value)  (as the trace began)"))
+                continue
+            }
+            var line = "  \(name)  \(i.value)  set by seq \(s.seq) at \(ms(s.t)): \(s.event)"
+            if let b = i.before, let was = i.previousValue { line += "; before that \(was), set by seq \(b.seq): \(b.event)" }
+            Console.out(Console.printable(line))
+        }
+        return ExitStatus.success
     }
 
     // MARK: slice
