@@ -165,6 +165,9 @@ def test_crease_rig_reproduce_prints_the_rate_as_json_and_refuses_a_bad_target(c
         assert run.returncode == 0, run.stderr
         summary = json.loads(run.stdout)
         assert summary["runs"] == 3 and summary["reproduced"] == 3 and [a["run"] for a in summary["at"]] == [1, 2, 3]
+        # Each time it came back: the rig's seq and the daemon's clock when the device was looked at, in order.
+        times = [a["t"] for a in summary["at"]]
+        assert all(isinstance(t, int) and t > 0 for t in times) and times == sorted(times), summary["at"]
         assert len(summary["traces"]) == 3 and all(t["file"] and t["seq"][0] <= t["seq"][1] for t in summary["traces"])
         text = subprocess.run(base + ["--runs", "1", "--seq", str(seq), "--speed", "20"], capture_output=True, text=True, timeout=300)
         assert text.returncode == 0 and text.stdout.startswith("reproduced 1 of 1"), text.stdout + text.stderr

@@ -259,8 +259,9 @@ def replay(rig: "Rig", trace: "RecordedTrace | os.PathLike[str] | str", *, speed
                 if observe == "every-change" and reply.get("changed"):
                     result.looks.append({"originalSeq": step.seq, "reply": rig.settle()})
             elif observe == "as-recorded":
+                at = rig.client.clock()   # the daemon's clock when the device was looked at
                 look = rig.look()
-                result.looks.append({"originalSeq": step.seq, "recorded": step.verdict, "reply": look})
+                result.looks.append({"originalSeq": step.seq, "recorded": step.verdict, "reply": look, "t": at})
         end = rig.client.mark(f"{label}: end")
     finally:
         result.glitches = [p["glitch"] for p in subscription.drain() if p.get("push") == "glitches" and "glitch" in p]
@@ -301,7 +302,7 @@ class Target:
         if self.seq is not None:
             for look in result.looks:
                 if look.get("originalSeq") == self.seq and look["reply"].get("verdict") not in (None, "match"):
-                    return {"seq": look["reply"].get("seq"), "verdict": look["reply"].get("verdict")}
+                    return {"seq": look["reply"].get("seq"), "t": look.get("t"), "verdict": look["reply"].get("verdict")}
             return None
         for g in result.glitches:
             if g.get("kind") == self.kind and (self.subject is None or g.get("subject") == self.subject):
