@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Union
 
 from .client import DEFAULT_TIMEOUT, Client, PathLike
 
@@ -33,18 +33,35 @@ def find_binary(explicit: Optional[PathLike] = None) -> str:
     return candidate
 
 
+def find_cli(explicit: Optional[PathLike] = None) -> str:
+    """The ``crease`` command: ``explicit``, else beside ``$CREASE_BIN``, else on PATH."""
+    if explicit:
+        return os.fspath(explicit)
+    beside = os.environ.get("CREASE_BIN")
+    if beside:
+        candidate = os.path.join(os.path.dirname(beside), "crease")
+        if os.access(candidate, os.X_OK):
+            return candidate
+    found = shutil.which("crease")
+    if not found:
+        raise DaemonError("no crease command: put it on PATH or beside $CREASE_BIN")
+    return found
+
+
 class Daemon:
     """A creased process of our own, on a socket in a fresh temporary directory,
-    recording traces into ``trace_dir`` (unless ``trace=False``) and its log into
+    recording traces into ``trace_dir`` (``trace``: a directory of the caller's, else
+    ``workdir/traces``; ``trace=False``: none) and its log into
     ``log_path``. Use :meth:`start`; stop it with :meth:`stop` (or as a context manager)."""
 
-    def __init__(self, binary: str, workdir: Path, args: Sequence[str], trace: bool) -> None:
+    def __init__(self, binary: str, workdir: Path, args: Sequence[str], trace: Union[bool, PathLike]) -> None:
         self.binary = binary
         self.workdir = workdir
         # Unix socket paths are short (108 bytes): the socket gets a directory of its own under /tmp.
         self._socket_dir = tempfile.mkdtemp(prefix="crease-")
         self.socket_path = os.path.join(self._socket_dir, "creased.sock")
-        self.trace_dir: Optional[Path] = workdir / "traces" if trace else None
+        self.trace_dir: Optional[Path] = (None if trace is False else workdir / "traces" if trace is True
+                                          else Path(os.fspath(trace)))
         self.log_path = workdir / "creased.log"
         self.args: List[str] = [binary, "--socket", self.socket_path, "--log-level", "info"]
         if self.trace_dir is not None:
@@ -59,7 +76,7 @@ class Daemon:
 
     @classmethod
     def start(cls, binary: Optional[PathLike] = None, workdir: Optional[PathLike] = None,
-              args: Sequence[str] = (), trace: bool = True, timeout: float = START_TIMEOUT) -> "Daemon":
+              args: Sequence[str] = (), trace: Union[bool, PathLike] = True, timeout: float = START_TIMEOUT) -> "Daemon":
         """Starts creased and returns once its socket accepts connections."""
         work = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="creased-run-"))
         work.mkdir(parents=True, exist_ok=True)

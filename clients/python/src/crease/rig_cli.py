@@ -3,16 +3,24 @@
     crease-rig run TOUR --rig RIG.json --appium URL [--socket PATH] [--checkpoint PATH] [--resume] [--stop-on-mismatch]
     crease-rig reproduce TRACE --runs N (--seq N | --glitch KIND[:SUBJECT]) --rig RIG.json --appium URL [--socket PATH]
                [--speed S] [--observe as-recorded|every-change|none] [--json]
-    crease-rig standin [--app FILE|builtin:NAME] [--port N] [--fault KIND:ARGS]... [--seed N]
+    crease-rig standin [--app FILE|builtin:NAME] [--port N] [--mjpeg-port N] [--trace-dir DIR] [--fault KIND:ARGS]... [--seed N]
+    crease-rig frames judge SOURCE --trace TRACE [--rig RIG.json] [--json]
 
 ``run`` exits 0 when every class the tour looks at matched, 1 when some mismatched, 2 on
 bad input or a device it cannot drive. ``standin`` starts the stand-in device (a creased of
-its own plays the phone) and prints its WebDriver URL as the first line of stdout, then
-serves until SIGINT or SIGTERM. Faults: ``misplace:ITEM:DY`` (that control drawn DY points
-lower), ``lag:MS`` (each page source MS late), ``short:DEGREES`` (the hinge lands that much
+its own plays the phone, recording into ``--trace-dir`` when given) and prints its WebDriver
+URL as the first line of stdout and its MJPEG stream's URL as the second, then serves until
+SIGINT or SIGTERM. Faults: ``misplace:ITEM:DY`` (that control reported DY points lower),
+``slowsource:MS`` (each page source MS late), ``short:DEGREES`` (the hinge lands that much
 short), ``intermittent:PROBABILITY:FAULT`` (that fault at each layout change with that
-probability, drawn from ``--seed``) and ``fastfold:DEGREES_PER_SECOND:FAULT`` (that fault while
-the last fold was faster than that).
+probability, drawn from ``--seed``), ``fastfold:DEGREES_PER_SECOND:FAULT`` (that fault while
+the last fold was faster than that); on the screen: ``flash:PROBABILITY`` (one refresh of
+the new layout mirrored at a layout change), ``lag:MS`` (each new layout shown MS late) and
+``drift:ITEM:PT`` (that control sliding up to PT points during a fold that changes nothing).
+
+``frames judge`` judges a screen recording, a directory of frames (``T.png``, T in ns on the
+trace's axis) or a live MJPEG URL against a trace (docs/frames.md); exit 1 when a frame was
+flagged.
 
 ``reproduce`` replays a captured trace on the phone ``--runs`` times, resetting between
 runs, and prints how often the target came back: ``reproduced K of N`` (or, with ``--json``,
@@ -117,33 +125,47 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0 if result.reproduced > 0 else 1
 
 
-FAULTS = "misplace:ITEM:DY, lag:MS, short:DEGREES, intermittent:PROBABILITY:FAULT, fastfold:DEGREES_PER_SECOND:FAULT"
+FAULTS = ("misplace:ITEM:DY, slowsource:MS, short:DEGREES, intermittent:PROBABILITY:FAULT, fastfold:DEGREES_PER_SECOND:FAULT, "
+          "flash:PROBABILITY, lag:MS, drift:ITEM:PT")
+#: The faults of the screen (the MJPEG stream and recordings; lag also what the page source reads).
+SCREEN_FAULTS = ("flash", "lag", "drift")
 
 
 def parse_fault(text: str) -> Tuple[str, Tuple[Any, ...]]:
-    """``misplace:ITEM:DY`` -> ("misplace", (ITEM, DY)); ``lag:MS`` -> ("lag", (seconds,));
-    ``short:DEGREES`` -> ("short", (degrees,)). ValueError names what was expected."""
+    """``misplace:ITEM:DY`` -> ("misplace", (ITEM, DY)); ``slowsource:MS`` -> ("slowsource",
+    (seconds,)); ``short:DEGREES`` -> ("short", (degrees,)); ``flash:P`` -> ("flash", (P,));
+    ``lag:MS`` -> ("lag", (seconds,)); ``drift:ITEM:PT`` -> ("drift", (ITEM, PT)).
+    ValueError names what was expected."""
     kind, _, rest = text.partition(":")
     try:
-        if kind == "misplace":
+        if kind in ("misplace", "drift"):
             item, _, dy = rest.rpartition(":")
             if not item:
                 raise ValueError
             return kind, (item, float(dy))
-        if kind == "lag":
-            return kind, (float(rest) / 1000,)
+        if kind in ("slowsource", "lag"):
+            ms = float(rest)
+            if ms < 0:
+                raise ValueError
+            return kind, (ms / 1000,)
         if kind == "short":
             return kind, (float(rest),)
+        if kind == "flash":
+            p = float(rest)
+            if not 0 <= p <= 1:
+                raise ValueError
+            return kind, (p,)
     except ValueError:
-        raise ValueError(f"--fault {text!r}: expected {FAULTS} with numbers") from None
+        raise ValueError(f"--fault {text!r}: expected {FAULTS} with numbers (probabilities 0 to 1, times 0 or more)") from None
     raise ValueError(f"no fault {kind!r}; faults: {FAULTS}")
 
 
 def _standin(args: argparse.Namespace) -> int:
     from .wda_standin import StandInWDA
     misplace: Dict[str, float] = {}
-    lag = 0.0
+    slow = 0.0
     short = 0.0
+    screen: Dict[str, Tuple[Any, ...]] = {}
     intermittent: List[Tuple[float, str, Tuple[Any, ...]]] = []
     when_fast: List[Tuple[float, str, Tuple[Any, ...]]] = []
     for fault in args.fault:
@@ -153,6 +175,8 @@ def _standin(args: argparse.Namespace) -> int:
                 if float(rate) <= 0:
                     raise ValueError(f"--fault {fault!r}: the rate is degrees per second, more than 0")
                 kind, values = parse_fault(inner)
+                if kind in SCREEN_FAULTS:
+                    raise ValueError(f"--fault {fault!r}: fastfold takes misplace, slowsource or short, not a screen fault")
                 when_fast.append((float(rate), kind, values))
                 continue
             if fault.startswith("intermittent:"):
@@ -161,6 +185,8 @@ def _standin(args: argparse.Namespace) -> int:
                 if not 0 <= p <= 1:
                     raise ValueError(f"--fault {fault!r}: the probability is from 0 to 1")
                 kind, values = parse_fault(inner)
+                if kind in SCREEN_FAULTS:
+                    raise ValueError(f"--fault {fault!r}: intermittent takes misplace, slowsource or short, not a screen fault")
                 intermittent.append((p, kind, values))
                 continue
             kind, values = parse_fault(fault)
@@ -169,13 +195,15 @@ def _standin(args: argparse.Namespace) -> int:
             return 2
         if kind == "misplace":
             misplace[str(values[0])] = float(values[1])
-        elif kind == "lag":
-            lag = float(values[0])
-        else:
+        elif kind == "slowsource":
+            slow = float(values[0])
+        elif kind == "short":
             short = float(values[0])
+        else:
+            screen[kind] = values
     try:
         phone = Daemon.start(find_binary(args.creased), workdir=tempfile.mkdtemp(prefix="crease-standin-"),
-                             args=["--app", args.app], trace=False)
+                             args=["--app", args.app], trace=args.trace_dir or False)
     except DaemonError as e:
         print(f"crease-rig: {e}", file=sys.stderr)
         return 2
@@ -183,14 +211,25 @@ def _standin(args: argparse.Namespace) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        with phone.connect() as device, StandInWDA(device, port=args.port) as wda:
+        with phone.connect() as device, StandInWDA(device, port=args.port, mjpeg_port=args.mjpeg_port) as wda:
             wda.misplace.update(misplace)
-            wda.delay = lag
+            wda.delay = slow
             wda.short = short
             wda.intermittent = intermittent
             wda.when_fast = when_fast
             wda.seed(args.seed)
+            wda.screen.seed(args.seed)
+            if "flash" in screen:
+                wda.screen.flash_probability = float(screen["flash"][0])
+            if "lag" in screen:
+                wda.screen.lag_ns = int(float(screen["lag"][0]) * 1e9)
+            if "drift" in screen:
+                wda.screen.drift = (str(screen["drift"][0]), float(screen["drift"][1]))
+            if screen and wda.stream is None:
+                print("crease-rig: the screen faults need Pillow (pip install 'crease[frames]')", file=sys.stderr)
+                return 2
             print(wda.url, flush=True)
+            print(wda.mjpeg_url or "", flush=True)
             stop.wait()
     finally:
         phone.stop()
@@ -226,10 +265,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     standin.add_argument("--creased", default=None, help="the creased binary (default: $CREASE_BIN or PATH)")
     standin.add_argument("--fault", action="append", default=[])
     standin.add_argument("--seed", type=int, default=0, help="seeds the intermittent faults' draws")
+    standin.add_argument("--mjpeg-port", type=int, default=0, help="the MJPEG stream's port (default: any free one)")
+    standin.add_argument("--trace-dir", default=None, help="the device daemon records what it was told here")
+    frames = commands.add_parser("frames", help="judge the device's screen frame by frame against a trace")
+    frames_commands = frames.add_subparsers(dest="frames_command", required=True)
+    judge = frames_commands.add_parser("judge", help="judge a recording, a directory of frames or a live MJPEG URL")
+    judge.add_argument("source", help="an MP4 recording, a directory of T.png frames, or an http:// MJPEG URL")
+    judge.add_argument("--trace", required=True, help="the trace the device is judged against")
+    judge.add_argument("--rig", default=None, help="the rig file (its device.frames: delayMs, scale, mask, …)")
+    judge.add_argument("--json", action="store_true", help="one line per flagged frame, then a summary line")
+    judge.add_argument("--seconds", type=float, default=None, help="a live stream: stop after this long (default: until SIGINT)")
+    judge.add_argument("--recording-start", type=int, default=None,
+                       help="a phone's recording: when it was started (CLOCK_MONOTONIC ns); the delay is added")
+    judge.add_argument("--crease", default=None, help="the crease command (default: beside $CREASE_BIN, or PATH)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0) if e.code in (0, None) else 2
+    if args.command == "frames":
+        from .frames.cli import judge_command
+        return judge_command(args)
     return {"run": _run, "reproduce": _reproduce, "standin": _standin}[args.command](args)
 
 

@@ -23,6 +23,7 @@ It is a stand-in, not a simulator: it knows nothing of iOS beyond Crease's own m
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import threading
@@ -33,7 +34,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from xml.sax.saxutils import quoteattr
 
-from .client import Client, CreaseError, JSONObject
+from .client import Client, CreaseError, JSONObject, read_trace_header
+from .standin_screen import StandInScreen
 
 __all__ = ["StandInWDA", "page_source_of", "ROTATIONS", "DEEP_LINK_SCHEME"]
 
@@ -85,12 +87,28 @@ def page_source_of(layout: Mapping[str, Any], app_name: str = "App", misplace: O
     return f'<?xml version="1.0" encoding="UTF-8"?><AppiumAUT>{application}</AppiumAUT>'
 
 
+def _trace_origin(device: Client) -> Optional[int]:
+    """The device daemon's trace ``monotonicOrigin`` (None when it records no trace)."""
+    trace = device.stats().get("trace") or {}
+    path = trace.get("file") if isinstance(trace, dict) else None
+    if not path:
+        return None
+    try:
+        origin = read_trace_header(path).get("monotonicOrigin")
+    except (OSError, ValueError):
+        return None
+    return int(origin) if isinstance(origin, int) else None
+
+
 class StandInWDA:
     """Serves the stand-in on ``127.0.0.1`` (``url``); use as a context manager or call
     :meth:`close`. ``device`` is a client of the creased that plays the device."""
 
-    def __init__(self, device: Client, *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, device: Client, *, host: str = "127.0.0.1", port: int = 0, mjpeg_port: Optional[int] = 0) -> None:
         self.device = device
+        # The screen: what it shows when (the frame faults live there). Its times go on the
+        # device daemon's trace axis when that daemon records one.
+        self.screen = StandInScreen(device.layout(), int(device.hello().get("seq", 0)), origin_ns=_trace_origin(device))
         # Faults: seconds a page source takes after the screen is read; points a control is
         # shown too low; a function run while a page source is being read (the world moves on).
         self.delay = 0.0
@@ -159,13 +177,30 @@ class StandInWDA:
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="wda stand-in", daemon=True)
         self._thread.start()
+        # The MJPEG stream and recordings need Pillow (crease[frames]); without it the
+        # stand-in serves everything else and says so when asked for a recording.
+        self.stream: Any = None
+        if mjpeg_port is not None:
+            try:
+                from .frames.stream import ScreenStream
+            except ImportError:
+                pass
+            else:
+                self.stream = ScreenStream(self.screen, self.settings, host=host, port=mjpeg_port)
 
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
 
+    @property
+    def mjpeg_url(self) -> Optional[str]:
+        """The MJPEG stream's URL (None without Pillow)."""
+        return None if self.stream is None else str(self.stream.url)
+
     def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=10)
@@ -202,9 +237,13 @@ class StandInWDA:
         self._last_fold = (angle, now)
 
     def page_source(self) -> str:
-        """Reads the screen (the device's layout now), then takes ``delay`` to deliver it."""
+        """Reads the screen (the layout it shows now), then takes ``delay`` to deliver it."""
         with self._lock:
-            layout = self.device.layout()
+            # A change made to the device daemon behind the stand-in's back (a test's own
+            # client) reaches the screen when it is next read.
+            current = self.device.layout()
+            self.screen.published(current, int(current.get("seq", 0)))
+            layout = dict(self.screen.layout_at())
             self._draw_if_changed(layout.get("digest"))
             misplace = dict(self.misplace)
             for item, dy in self._faults("misplace"):
@@ -225,7 +264,8 @@ class StandInWDA:
                     raise ValueError("angle must be between 0 and 180 degrees")
                 self._note_fold(angle)
                 short = self.short + sum(args[0] for args in self._faults("short"))
-                self.device.hinge(max(0.0, angle - short) if angle > 0 else angle)
+                reply = self._shown(self.device.hinge(max(0.0, angle - short) if angle > 0 else angle))
+                self.screen.folded(int(reply.get("seq", 0)), bool(reply.get("changed")))
                 return None
             if script == "mobile: getSimulatedHingeAngle":
                 return float(self.device.state()["state"]["hingeAngle"])
@@ -245,15 +285,21 @@ class StandInWDA:
                 return None
         raise KeyError(script)
 
+    def _shown(self, reply: JSONObject) -> JSONObject:
+        """After a change reached the device daemon: its new layout goes to the screen."""
+        if reply.get("changed"):
+            self.screen.published(self.device.layout(), int(reply.get("seq", 0)))
+        return reply
+
     def _event(self, event: JSONObject) -> JSONObject:
         try:
-            return self.device.send(event)
+            return self._shown(self.device.send(event))
         except CreaseError as e:
             raise ValueError(f"the stand-in app could not do {event}: {e}") from None
 
     def _accepted(self, event: JSONObject) -> bool:
         try:
-            self.device.send(event)
+            self._shown(self.device.send(event))
         except CreaseError:
             return False
         return True
@@ -276,7 +322,7 @@ class StandInWDA:
             now = self.device.state()["state"]
             now["ui"] = {"selectedTabs": [], "stacks": [], "sheet": None, "inspectors": []}
             now["keyboard"] = {"visible": False, "height": None}
-            self.device.load(now)
+            self._shown(self.device.load(now))
 
     def _tap(self, ident: str) -> None:
         """A tap on the control named ``ident``: what it does in the stand-in app."""
@@ -298,6 +344,11 @@ class StandInWDA:
                 return
         raise LookupError(ident)
 
+    def _recorder(self) -> Any:
+        if self.stream is None:
+            raise KeyError("screen recording (the stand-in needs Pillow: pip install 'crease[frames]')")
+        return self.stream
+
     def _device_orientation(self) -> str:
         return str(self.device.state()["state"].get("deviceOrientation") or "portrait")
 
@@ -306,14 +357,14 @@ class StandInWDA:
         if z not in names:
             raise ValueError(f"the stand-in turns to z = {', '.join(str(k) for k in names)}, not {z}")
         with self._lock:
-            self.device.send({"event": "orientation", "value": names[z], "convention": "device"})
+            self._shown(self.device.send({"event": "orientation", "value": names[z], "convention": "device"}))
         self._orientation = "PORTRAIT" if names[z].startswith("portrait") else "LANDSCAPE"
 
     def _rotate(self, name: str) -> None:
         # WebDriverAgent's LANDSCAPE is UIDeviceOrientationLandscapeLeft.
         device = {"PORTRAIT": "portrait", "LANDSCAPE": "landscapeLeft"}[name]
         with self._lock:
-            self.device.send({"event": "orientation", "value": device, "convention": "device"})
+            self._shown(self.device.send({"event": "orientation", "value": device, "convention": "device"}))
         self._orientation = name
 
     def _dispatch(self, method: str, raw_path: str, body: Any) -> Tuple[int, Any]:
@@ -323,7 +374,9 @@ class StandInWDA:
         parts = path.strip("/").split("/")
         try:
             if method == "GET" and path == "/status":
-                return (200, {"ready": True, "message": "Crease WebDriverAgent stand-in"})
+                return (200, {"ready": True, "message": "Crease WebDriverAgent stand-in", "mjpegUrl": self.mjpeg_url})
+            if method == "GET" and path == "/standin/faults":
+                return (200, self.screen.faults())
             if method == "POST" and path == "/session":
                 caps = (body.get("capabilities") or {}).get("alwaysMatch") or {}
                 return (200, {"sessionId": self._session, "capabilities": {**caps, "platformName": "iOS"}})
@@ -363,6 +416,11 @@ class StandInWDA:
                 except LookupError:
                     return (404, {"error": "no such element", "message": f"no control {parts[3]!r} can be tapped now"})
                 return (200, None)
+            if method == "POST" and rest == "appium/start_recording_screen":
+                self._recorder().start_recording((body.get("options") or {}))
+                return (200, None)
+            if method == "POST" and rest == "appium/stop_recording_screen":
+                return (200, base64.b64encode(self._recorder().stop_recording()).decode("ascii"))
             if method == "GET" and rest == "appium/device/is_keyboard_shown":
                 return (200, self._execute("mobile: isKeyboardShown", []))
             if rest == "wda/device/hingeAngle":
