@@ -15,15 +15,14 @@ Standard library only.
 
 from __future__ import annotations
 
-import json
 import os
-import stat
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from .client import JSONObject
 from .rigfile import RigFile
+from .tracefile import trace_records
 
 if TYPE_CHECKING:
     from .rig import Rig
@@ -72,43 +71,27 @@ def read_trace(path: "os.PathLike[str] | str") -> RecordedTrace:
     steps afresh, as the replay starts from a reset phone. A gap, or a load of another
     state, is refused: the phone cannot be put in the state the daemon jumped to."""
     name = os.fspath(path)
-    st = os.stat(name)
-    if not stat.S_ISREG(st.st_mode):
-        raise ReplayError(f"{name} is not a regular file: traces are read only from regular files")
-    if st.st_size > TRACE_LIMIT:
-        raise ReplayError(f"{name} is {st.st_size} bytes, more than the {TRACE_LIMIT} a replay reads")
     steps: List[RecordedStep] = []
     header: Optional[JSONObject] = None
-    with open(name, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
+    for number, record in trace_records(name, TRACE_LIMIT, ReplayError, "a replay"):
+        if header is None:
+            header = record
+            continue
+        if "gap" in record or "lost" in record:
+            raise ReplayError(f"{name}:{number}: records were lost here (a gap); replay the part after it (crease trace slice)")
+        if "load" in record:
+            load = record["load"] if isinstance(record["load"], dict) else {}
+            if load.get("state") == _initial_state(header) and load.get("app", header.get("app")) == header.get("app"):
+                steps.clear()
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as e:
-                if number > 1 and not line.endswith("\n"):
-                    break  # a file cut by a crash: replay up to its last complete record
-                raise ReplayError(f"{name}:{number}: not JSON: {e}") from None
-            if header is None:
-                if record.get("crease") != "trace":
-                    raise ReplayError(f"{name}: not a Crease trace (its first line is no trace header)")
-                header = record
-                continue
-            if "gap" in record or "lost" in record:
-                raise ReplayError(f"{name}:{number}: records were lost here (a gap); replay the part after it (crease trace slice)")
-            if "load" in record:
-                load = record["load"] if isinstance(record["load"], dict) else {}
-                if load.get("state") == _initial_state(header) and load.get("app", header.get("app")) == header.get("app"):
-                    steps.clear()
-                    continue
-                raise ReplayError(f"{name}:{number}: a state other than the start was loaded at seq {record.get('seq')}; "
-                                  "replay the part after it (crease trace slice)")
-            if "event" in record:
-                event = {k: v for k, v in dict(record["event"]).items() if k not in ("ts", "id")}
-                steps.append(RecordedStep(seq=int(record["seq"]), t=int(record["t"]), event=event))
-            elif "observe" in record:
-                steps.append(RecordedStep(seq=int(record["seq"]), t=int(record["t"]), observed=dict(record["observe"].get("observed", {})),
-                                          verdict=record.get("verdict")))
+            raise ReplayError(f"{name}:{number}: a state other than the start was loaded at seq {record.get('seq')}; "
+                              "replay the part after it (crease trace slice)")
+        if "event" in record:
+            event = {k: v for k, v in dict(record["event"]).items() if k not in ("ts", "id")}
+            steps.append(RecordedStep(seq=int(record["seq"]), t=int(record["t"]), event=event))
+        elif "observe" in record:
+            steps.append(RecordedStep(seq=int(record["seq"]), t=int(record["t"]), observed=dict(record["observe"].get("observed", {})),
+                                      verdict=record.get("verdict")))
     if header is None:
         raise ReplayError(f"{name}: empty, no trace header")
     return RecordedTrace(path=name, header=header, steps=tuple(steps))

@@ -10,12 +10,12 @@ from __future__ import annotations
 import bisect
 import json
 import os
-import stat
 import subprocess
 from array import array
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ..tracefile import trace_records
 from .boxes import Box, boxes_of, screen_size
 
 __all__ = ["ModelLayout", "Timeline", "TimelineError", "read_timeline", "TRACE_LIMIT"]
@@ -74,14 +74,6 @@ class Timeline:
         return int(self.event_ts[-1]) if len(self.event_ts) else 0
 
 
-def _check_regular(path: str) -> None:
-    st = os.stat(path)
-    if not stat.S_ISREG(st.st_mode):
-        raise TimelineError(f"{path} is not a regular file: traces are read only from regular files")
-    if st.st_size > TRACE_LIMIT:
-        raise TimelineError(f"{path} is {st.st_size} bytes, more than the {TRACE_LIMIT} the judge reads")
-
-
 def _published(trace: str, crease: str) -> Dict[int, Mapping[str, Any]]:
     """seq -> layout for every layout ``crease replay --each`` publishes."""
     process = subprocess.Popen([crease, "replay", trace, "--each"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -100,28 +92,16 @@ def _published(trace: str, crease: str) -> Dict[int, Mapping[str, Any]]:
 def read_timeline(trace: "os.PathLike[str] | str", crease: str) -> Timeline:
     """The timeline of ``trace`` (a regular file), its layouts by ``crease`` (the CLI)."""
     path = os.fspath(trace)
-    _check_regular(path)
     header: Optional[Dict[str, Any]] = None
     seqs: "array[int]" = array("q")
     ts: "array[int]" = array("q")
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as e:
-                if number > 1 and not line.endswith("\n"):
-                    break  # a file cut by a crash: judged up to its last complete record
-                raise TimelineError(f"{path}:{number}: not JSON: {e}") from None
-            if header is None:
-                if not isinstance(record, dict) or record.get("crease") != "trace":
-                    raise TimelineError(f"{path}: not a Crease trace (its first line is no trace header)")
-                header = record
-                continue
-            if ("event" in record or "load" in record or "gap" in record) and "t" in record:
-                seqs.append(int(record["seq"]))
-                ts.append(int(record["t"]))
+    for _, record in trace_records(path, TRACE_LIMIT, TimelineError, "the judge"):
+        if header is None:
+            header = record
+            continue
+        if ("event" in record or "load" in record or "gap" in record) and "t" in record:
+            seqs.append(int(record["seq"]))
+            ts.append(int(record["t"]))
     if header is None:
         raise TimelineError(f"{path}: empty, no trace header")
     if not isinstance(header.get("monotonicOrigin"), int):
