@@ -23,7 +23,7 @@ from appium.options.ios import XCUITestOptions
 
 from crease import Client, Daemon, load_rig_file
 from crease.frames.judge import FrameJudge, JudgeOptions
-from crease.frames.live import FrameRecorder, Judgement, judge_frames
+from crease.frames.live import Judgement, judge_frames
 from crease.frames.sources import align_recording, describe_recording, recording_frames
 from crease.frames.timeline import Timeline, read_timeline
 from crease.rig import Rig, read_tour
@@ -88,10 +88,8 @@ def _moves(rig: Rig, pause: float = 0.5) -> None:
 
 def _watched(phone: Phone, run: Callable[[], None]) -> Judgement:
     """``run`` with the MJPEG stream watched, then the frames judged against the device trace."""
-    origin = int(json.loads(phone.trace.read_text().splitlines()[0])["monotonicOrigin"])
-    url = phone.wda.mjpeg_url
-    assert url is not None
-    with FrameRecorder(url, origin) as recorder:
+    # The stand-in's stream, found as a rig finds it (its /status), timed on the device trace.
+    with phone.rig.watch_frames(trace=phone.trace) as recorder:
         time.sleep(0.3)
         run()
         time.sleep(0.8)

@@ -30,6 +30,7 @@ import json
 import os
 import stat
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
@@ -38,6 +39,7 @@ from .client import Client, JSONObject
 from .rigfile import RigFile
 
 if TYPE_CHECKING:
+    from .frames.live import FrameRecorder
     from .reproduce import RecordedTrace, ReplayResult, Reproduction, Target
 
 __all__ = ["Rig", "RigError", "RunResult", "DEFAULT_ROTATIONS", "read_tour"]
@@ -365,6 +367,45 @@ class Rig:
         came back (:func:`crease.reproduce.reproduce`)."""
         from .reproduce import reproduce
         return reproduce(self, trace, runs=runs, target=target, speed=speed, observe=observe)
+
+    def watch_frames(self, url: Optional[str] = None, *, trace: "os.PathLike[str] | str | None" = None) -> "FrameRecorder":
+        """A :class:`crease.frames.FrameRecorder` of the phone's MJPEG stream (``url``, else the
+        rig file's ``device.frames.mjpeg``, else the stand-in's ``mjpegUrl`` from ``/status``),
+        its frames put on the axis of ``trace`` (else the rig's creased's trace now), delayed
+        by ``device.frames.delayMs``. Use it around a tour or a replay, then judge::
+
+            with rig.watch_frames() as frames:
+                rig.run(steps)
+            judgement = judge_frames(frames.frames(), read_timeline(trace, "crease"))
+        """
+        from .client import read_trace_header
+        from .frames.live import FrameRecorder
+        settings = dict(self.rig.device.get("frames") or {})
+        url = url or settings.get("mjpeg") or self._standin_mjpeg_url()
+        if not url:
+            raise RigError("no MJPEG stream: give its URL, or the rig file's device.frames.mjpeg")
+        path = trace if trace is not None else (self.client.stats().get("trace") or {}).get("file")
+        if not path:
+            raise RigError("the rig's creased records no trace, so frames have no time axis: give one (trace=)")
+        origin = read_trace_header(path).get("monotonicOrigin")
+        if not isinstance(origin, int):
+            raise RigError(f"{os.fspath(path)}: its header has no monotonicOrigin")
+        return FrameRecorder(str(url), origin, int(float(settings.get("delayMs", 0)) * 1e6))
+
+    def _standin_mjpeg_url(self) -> Optional[str]:
+        executor = getattr(self.driver, "command_executor", None)
+        # Selenium 4 keeps the server's address in the executor's client config.
+        config = getattr(executor, "_client_config", None)
+        base = getattr(config, "remote_server_addr", None) or getattr(executor, "_url", None)
+        if not base:
+            return None
+        try:
+            with urllib.request.urlopen(f"{str(base).rstrip('/')}/status", timeout=10) as answer:
+                value = json.loads(answer.read()).get("value") or {}
+        except (OSError, ValueError):
+            return None
+        found = value.get("mjpegUrl") if isinstance(value, dict) else None
+        return str(found) if found else None
 
     def measured_costs(self) -> Dict[str, float]:
         """The median seconds each move kind took on this rig, ready for the rig file."""

@@ -39,6 +39,8 @@ RECORDING_TAG = "crease-frames "
 SCALE = 3.0
 #: A recording longer than this is cut there (Appium's default time limit is 180 s; 30 min max).
 MAX_RECORDING_S = 1800.0
+#: How far the stream may fall behind its schedule before it skips frames.
+BEHIND_NS = 1_000_000_000
 #: Pictures and JPEGs kept drawn (a tour shows a few hundred).
 CACHE = 128
 
@@ -147,8 +149,10 @@ class ScreenStream:
                 now = time.monotonic_ns()
                 if now < tick:
                     time.sleep((tick - now) / 1e9)
-                elif now - tick > period:
-                    # Behind (a slow reader): drop the ticks missed, as a phone drops frames.
+                elif now - tick > BEHIND_NS:
+                    # Far behind (a reader that stopped reading): skip to now. A shorter lag
+                    # (a loaded machine) is caught up frame by frame, each with its capture
+                    # time, so the stream never loses the one refresh a flash lasts.
                     k = (now - start) // period
                     tick = start + k * period
                 data = self.jpeg(self.screen.picture_at(tick), scale, quality)
