@@ -118,6 +118,8 @@ extension Daemon {
             sink.recordBatch(firstSeq: first, lastSeq: last)
         case .mark(let seq, let tNs, let label):
             sink.recordMark(seq: seq, tNs: tNs, label: label)
+        case .frame(let seq, let tNs, let client, let verdict):
+            sink.recordFrame(seq: seq, tNs: tNs, client: client, verdict: verdict)
         case .observation(let tNs, let client, let line, let result, let captured):
             actions.bytes.withUnsafeBytes {
                 sink.recordObservation(tNs: tNs, client: client, commandLine: UnsafeRawBufferPointer(rebasing: $0[line]), result: result,

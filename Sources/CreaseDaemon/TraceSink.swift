@@ -30,6 +30,8 @@ public protocol TraceSink: AnyObject {
     func recordBatch(firstSeq: Int, lastSeq: Int)
     /// A `mark` command, at the seq of the last applied event.
     func recordMark(seq: Int, tNs: UInt64, label: String)
+    /// A frame judge's verdict on the device's screen (`{"cmd": "frame"}`), read at `tNs`.
+    func recordFrame(seq: Int, tNs: UInt64, client: Int, verdict: FrameVerdict)
     /// An `observe` command as received (`commandLine`, valid only during the call), read
     /// at `tNs`, and the verdict the daemon gave it (its `seq` is the last applied event's).
     /// `captured`: when the screen was read (`capturedAt` as sent, on the daemon's clock).

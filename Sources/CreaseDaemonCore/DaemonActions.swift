@@ -50,6 +50,8 @@ public struct DaemonActions {
         indirect case load(tNs: UInt64, TraceLoad)
         case batch(firstSeq: Int, lastSeq: Int)
         case mark(seq: Int, tNs: UInt64, label: String)
+        /// A frame judge's verdict on the device's screen, sent by `client` at `tNs`.
+        indirect case frame(seq: Int, tNs: UInt64, client: Int, verdict: FrameVerdict)
         /// An `observe` command as sent (`line` in `bytes`) and the verdict it got.
         indirect case observation(tNs: UInt64, client: Int, line: Range<Int>, result: ConformanceResult, captured: ClosedRange<UInt64>?)
     }

@@ -97,6 +97,17 @@ extension DaemonCore {
             // "traced": true under --fsync always means on disk, as for an event.
             answered = true
             reply(from: start, to: client, mustWait: tracing, into: &out)
+        case .frame(let verdict):
+            if tracing {
+                out.append(.record(.frame(seq: engine.seq, tNs: now, client: client, verdict: verdict)))
+                held.recordQueued()
+            }
+            Reply.appendOK(id: id, to: &out.bytes) { w in
+                w.key("seq"); w.int(engine.seq)
+                w.key("traced"); w.bool(tracing)
+            }
+            answered = true
+            reply(from: start, to: client, mustWait: tracing, into: &out)
         case .clock:
             // When the line was read, on the clock of `capturedAt` and of the trace's origin.
             Reply.appendOK(id: id, to: &out.bytes) { w in w.key("now"); w.int(Int(readNs)) }

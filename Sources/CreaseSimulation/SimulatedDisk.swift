@@ -58,7 +58,7 @@ struct SimulatedDisk {
         switch entry {
         case .event(let e):
             pending.append(Record(kind: .event(line: Array(bytes[e.line]), t: Int64(bitPattern: e.tNs &- coreStartNs)), seq: e.seq))
-        case .mark, .observation:
+        case .mark, .observation, .frame:
             // The writer hands these over at once, as a flush does (`TraceWriter.recordMark`).
             pending.append(Record(kind: .counted, seq: 0))
             writable = pending.count

@@ -36,6 +36,8 @@ struct SimulatedTrace {
             TraceEncoding.appendBatch(first: first, last: last, to: &bytes)
         case .mark(let seq, let tNs, let label):
             TraceEncoding.appendMark(seq: seq, t: tNs &- startNs, label: label, to: &bytes)
+        case .frame(let seq, let tNs, let client, let verdict):
+            TraceEncoding.appendFrame(seq: seq, t: tNs &- startNs, client: client, verdict: verdict, to: &bytes)
         case .observation(let tNs, let client, let line, let result, let captured):
             let span = captured.map { ($0.lowerBound &- startNs)...($0.upperBound &- startNs) }
             Array(actionBytes[line]).withUnsafeBytes {

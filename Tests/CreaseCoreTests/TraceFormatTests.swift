@@ -156,6 +156,9 @@ let sampleEvents: [Event] = [
             .layout(seq: 8, json: engine.layoutJSON()),
             .gap(TraceGap(seq: 9, t: 130, lost: 4, reason: "write: No space left on device",
                           state: try JSON.parse(engine.state.jsonBytes(app: engine.app)), digest: engine.digest)),
+            .frame(seq: 9, t: 140, client: 3, verdict: FrameVerdict(kind: .flash, t: 131, refSeq: 8, frame: 127,
+                                                                   region: Rect(x: 8, y: 37.5, w: 653, h: 40))),
+            .frame(seq: 9, t: 141, client: nil, verdict: FrameVerdict(kind: .lateRelayout, t: 135, refSeq: 9, frame: 130, relayoutMs: 412.5)),
         ]
         for r in records {
             var bytes: [UInt8] = []

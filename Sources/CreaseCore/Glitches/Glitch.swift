@@ -23,6 +23,9 @@ public enum GlitchKind: String, Sendable, CaseIterable, Equatable {
     /// Controls moved under the user: a session window of layout shifts scored above
     /// `--layout-shift` (`LayoutShift`; off unless asked).
     case layoutShift
+    /// The device's screen did what the model did not: a frame judge's verdict recorded in
+    /// the trace (`frame` records; subject `flash`, `unexpectedMotion` or `lateRelayout`).
+    case screen
 
     /// The glitch a verdict other than `match` is (nil for a match).
     public init?(verdict: Verdict) {
@@ -46,6 +49,7 @@ public enum GlitchKind: String, Sendable, CaseIterable, Equatable {
         case .mismatch: 7
         case .stale: 8
         case .layoutShift: 9
+        case .screen: 10
         }
     }
 }

@@ -77,6 +77,17 @@ public struct RunGlitches: Sendable {
     public mutating func verdict(_ v: NonMatchVerdict) {
         glitches += checker.check(verdict: v)
     }
+
+    /// A frame judge's verdict on the device's screen, recorded at `seq` and `t`.
+    public mutating func screen(_ v: FrameVerdict, seq: Int, t: UInt64) {
+        let what = switch v.kind {
+        case .flash: "a flash on the device's screen"
+        case .unexpectedMotion: "motion on the device's screen the model did not make"
+        case .lateRelayout: "the device showed the layout \(Int(v.relayoutMs ?? 0)) ms after the model"
+        }
+        glitches.append(Glitch(kind: .screen, subject: v.kind.rawValue, firstSeq: v.refSeq, lastSeq: seq, firstT: v.t, lastT: max(t, v.t),
+                               message: "\(what) (frame \(v.frame), about seq \(v.refSeq))"))
+    }
 }
 
 /// `crease trace glitches`: a trace file replayed (without verifying) and checked, each
@@ -115,6 +126,8 @@ public enum TraceGlitches {
                 run.resumed(engine: replayer.engine, t: l.t)
             case .observation(let o):
                 if o.result.verdict != .match { run.verdict(NonMatchVerdict(o.result, t: o.t)) }
+            case .frame(let seq, let t, _, let verdict):
+                run.screen(verdict, seq: seq, t: t)
             case .mark, .batch, .layout:
                 break
             }

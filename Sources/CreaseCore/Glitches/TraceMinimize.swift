@@ -44,7 +44,7 @@ public enum TraceMinimize {
                 }
                 throw TraceError("a state was loaded at seq \(l.seq): minimize the part after it (crease trace slice --from \(l.seq + 1))",
                                  line: traced.line, offset: traced.offset)
-            case .mark, .batch, .layout: break
+            case .mark, .batch, .layout, .frame: break
             }
         }
         return out

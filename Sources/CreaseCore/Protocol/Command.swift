@@ -22,6 +22,8 @@ public enum Command: Sendable, Equatable {
     /// The daemon's clock (CLOCK_MONOTONIC ns, as `capturedAt` and the trace's origin), so a
     /// client on another clock can work out the offset.
     case clock
+    /// A frame of the device's screen a frame judge flagged, recorded in the trace.
+    case frame(FrameVerdict)
 
     /// The command's name on the wire (its `"cmd"`).
     public var name: String {
@@ -38,10 +40,11 @@ public enum Command: Sendable, Equatable {
         case .trace: "trace"
         case .observe: "observe"
         case .clock: "clock"
+        case .frame: "frame"
         }
     }
 
-    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "load", "mark", "sync", "trace", "observe", "clock"]
+    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "load", "mark", "sync", "trace", "observe", "clock", "frame"]
 
     /// Decodes the command `name` whose whole message is `body`. Unknown fields are
     /// rejected so a typo is reported; errors carry the message's id.
@@ -87,6 +90,7 @@ public enum Command: Sendable, Equatable {
         case "observe":
             return .observe(try ObserveRequest.decode(body))
         case "clock": try fields([]); return .clock
+        case "frame": return .frame(try FrameVerdict.decode(r, extra: ["cmd", "id"]))
         default:
             throw InputError(.unknownCommand, "unknown command \"\(name)\"; expected one of \(names.joined(separator: ", "))", field: "cmd")
         }

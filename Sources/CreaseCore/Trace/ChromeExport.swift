@@ -93,6 +93,12 @@ public enum ChromeExport {
                     if let m = o.result.matchedSeq { w.key("matchedSeq"); w.int(m) }
                     w.key("differences"); w.int(o.result.differences.count)
                 }
+            case .frame(_, let t, _, let verdict):
+                endT = max(endT, t)
+                instant(&w, name: "frame: \(verdict.kind.rawValue)", track: .observations, t: verdict.t) { w in
+                    w.key("seq"); w.int(verdict.refSeq)
+                    w.key("frame"); w.int(verdict.frame)
+                }
             case .layout:
                 break
             }

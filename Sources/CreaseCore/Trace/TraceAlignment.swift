@@ -181,7 +181,7 @@ public struct TraceAlignment: Sendable {
                 out.looks.append(look)
             case .gap(let g):
                 throw TraceError("records were lost before seq \(g.seq) (a gap): line them up after it (crease trace slice)", line: traced.line, offset: traced.offset)
-            case .batch, .layout:
+            case .batch, .layout, .frame:
                 break
             }
         }

@@ -12,6 +12,8 @@ public struct TraceSummary: Sendable {
     public var layoutRecords = 0
     /// Observations by verdict, in the order of `Verdict.allCases`.
     public var observations = [Int](repeating: 0, count: Verdict.allCases.count)
+    /// Frame verdicts recorded by a rig's frame judge, by `FrameVerdict.Kind.allCases`.
+    public var frames = [Int](repeating: 0, count: FrameVerdict.Kind.allCases.count)
     public var gaps: [(seq: Int, lost: Int, reason: String)] = []
     public var appReplacements: [(seq: Int, name: String)] = []
     /// `load` records: the seq and the app each put in place.
@@ -137,6 +139,9 @@ public enum TraceInfo {
                 s.largestBatch = max(s.largestBatch, last - first + 1)
             case .layout:
                 s.layoutRecords += 1
+            case .frame(_, let t, _, let verdict):
+                s.frames[FrameVerdict.Kind.allCases.firstIndex(of: verdict.kind)!] += 1
+                s.endT = max(s.endT, t)
             case .observation(let o):
                 s.observations[Verdict.allCases.firstIndex(of: o.result.verdict)!] += 1
                 s.endT = max(s.endT, o.t)

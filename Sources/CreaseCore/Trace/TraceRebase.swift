@@ -87,6 +87,8 @@ public enum TraceRebase {
                 TraceEncoding.appendObservation(o, to: &body)
             case .mark(let seq, let t, let label):
                 TraceEncoding.appendMark(seq: seq, t: t, label: label, to: &body)
+            case .frame(let seq, let t, let client, let verdict):
+                TraceEncoding.appendFrame(seq: seq, t: t, client: client, verdict: verdict, to: &body)
             case .batch(let first, let last):
                 TraceEncoding.appendBatch(first: first, last: last, to: &body)
             case .layout:

@@ -6,6 +6,7 @@
 ///     {"seq":12,"batch":[9,12]}                       events 9…12 were published as one layout
 ///     {"seq":12,"layout":{…}}                        the layout after seq 12 (--trace-layouts)
 ///     {"seq":40,"t":…,"gap":{"lost":27,"reason":"…"},"state":{…},"digest":"…"}
+///     {"seq":12,"t":…,"client":4,"frame":{"kind":"flash","t":…,"refSeq":11,"frame":127}}
 ///     {"seq":12,"t":…,"client":4,"observe":{"cmd":"observe",…},"verdict":"stale","layoutSeq":12,"matchedSeq":9,"differences":[…]}
 ///
 /// `t` is monotonic nanoseconds since the run began; `seq` counts applied events.
@@ -21,13 +22,15 @@ public enum TraceRecord: Sendable, Equatable {
     case load(TraceLoad)
     /// A rig's observation of the device and the verdict the daemon gave it.
     case observation(TraceObservation)
+    /// A frame of the device's screen a rig's frame judge flagged, at the engine's `seq`.
+    case frame(seq: Int, t: UInt64, client: Int?, verdict: FrameVerdict)
 
     /// The layout digest an event or load record says it left.
     public var recordedDigest: UInt64? {
         switch self {
         case .event(let e): e.digest
         case .load(let l): l.digest
-        case .mark, .batch, .layout, .gap, .observation: nil
+        case .mark, .batch, .layout, .gap, .observation, .frame: nil
         }
     }
 
@@ -41,6 +44,7 @@ public enum TraceRecord: Sendable, Equatable {
         case .layout(let seq, _): seq
         case .gap(let g): g.seq
         case .observation(let o): o.seq
+        case .frame(let seq, _, _, _): seq
         }
     }
 
@@ -49,7 +53,7 @@ public enum TraceRecord: Sendable, Equatable {
         switch self {
         case .event(let e): e.seq
         case .load(let l): l.seq
-        case .mark, .batch, .layout, .gap, .observation: nil
+        case .mark, .batch, .layout, .gap, .observation, .frame: nil
         }
     }
 }
@@ -260,6 +264,18 @@ public enum TraceEncoding {
         appendASCII("}\n", to: &out)
     }
 
+    public static func appendFrame(seq: Int, t: UInt64, client: Int?, verdict: FrameVerdict, to out: inout [UInt8]) {
+        var w = JSONWriter(capacity: 192)
+        w.beginObject()
+        w.key("seq"); w.int(seq)
+        w.key("t"); w.int(Int(t))
+        if let client { w.key("client"); w.int(client) }
+        w.key("frame"); verdict.write(to: &w)
+        w.endObject()
+        out.append(contentsOf: w.bytes)
+        out.append(0x0A)
+    }
+
     public static func appendBatch(first: Int, last: Int, to out: inout [UInt8]) {
         appendASCII(#"{"seq":"#, to: &out)
         JSONWriter.appendInt(last, to: &out)
@@ -306,6 +322,7 @@ public enum TraceEncoding {
         case .batch(let first, let last): appendBatch(first: first, last: last, to: &out)
         case .layout(let seq, let json): appendLayout(seq: seq, layout: json, to: &out)
         case .observation(let o): appendObservation(o, to: &out)
+        case .frame(let seq, let t, let client, let verdict): appendFrame(seq: seq, t: t, client: client, verdict: verdict, to: &out)
         case .gap(let g):
             appendGap(seq: g.seq, t: g.t, lost: g.lost, reason: g.reason, digest: g.digest, to: &out) { $0.value(g.state) }
         case .load(let l): appendLoad(l, to: &out)
@@ -395,6 +412,11 @@ extension TraceRecord {
             return .observation(TraceObservation(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
                                                  request: request, result: result, captured: captured))
         }
+        if let frame = r.optional("frame") {
+            try r.rejectUnknown(allowed: ["seq", "t", "client", "frame"])
+            let verdict = try FrameVerdict.decode(try FieldReader(frame, path: "frame", what: "frame"), extra: [])
+            return .frame(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger), verdict: verdict)
+        }
         if r.optional("mark") != nil {
             try r.rejectUnknown(allowed: ["seq", "t", "mark"])
             return .mark(seq: seq, t: try time(), label: try r.string("mark"))
@@ -424,6 +446,6 @@ extension TraceRecord {
             return .gap(TraceGap(seq: seq, t: try time(), lost: try g.integer("lost", min: 0, max: TraceHeader.maxInteger),
                                  reason: try g.string("reason"), state: try r.required("state"), digest: try digest()))
         }
-        throw InputError(.unknownRecord, "a record has one of \"event\", \"load\", \"observe\", \"mark\", \"batch\", \"layout\" or \"gap\"", field: nil)
+        throw InputError(.unknownRecord, "a record has one of \"event\", \"load\", \"observe\", \"mark\", \"frame\", \"batch\", \"layout\" or \"gap\"", field: nil)
     }
 }

@@ -118,6 +118,13 @@ public struct TraceReplayer: Sendable {
                 throw TraceError("a mark at seq \(seq) where the replay is at seq \(engine.seq)", line: traced.line, offset: traced.offset)
             }
             lastT = max(lastT, t)
+        case .frame(let seq, let t, _, let verdict):
+            // A frame's verdict is recorded after the frame: it refers to a seq already applied.
+            guard seq == engine.seq, verdict.refSeq <= seq else {
+                throw TraceError("a frame verdict at seq \(seq) (about seq \(verdict.refSeq)) where the replay is at seq \(engine.seq)",
+                                 line: traced.line, offset: traced.offset)
+            }
+            lastT = max(lastT, t)
         case .batch(let first, let last):
             guard last == engine.seq, first <= last, first > lastBatchEnd || lastBatchEnd == batchFloor else {
                 throw TraceError("batch [\(first), \(last)] does not end at the last applied event (seq \(engine.seq)) or overlaps the one before",

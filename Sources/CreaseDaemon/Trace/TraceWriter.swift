@@ -252,6 +252,12 @@ public final class TraceWriter: TraceSink {
         flush()
     }
 
+    public func recordFrame(seq: Int, tNs: UInt64, client: Int, verdict: FrameVerdict) {
+        let t = time(tNs)
+        append(t: t, awaited: true) { TraceEncoding.appendFrame(seq: seq, t: t, client: client, verdict: verdict, to: &$0) }
+        flush()
+    }
+
     public func recordObservation(tNs: UInt64, client: Int, commandLine: UnsafeRawBufferPointer, result: ConformanceResult,
                                   captured: ClosedRange<UInt64>?) {
         let t = time(tNs)

@@ -27,10 +27,10 @@ public enum AccessLevel: Int, Sendable, Comparable, CustomStringConvertible {
 
 extension Command {
     /// Whether the command changes what the daemon records (the trace) rather than
-    /// only reading: `mark`, `trace` and `observe` need the publish level, like events.
+    /// only reading: `mark`, `trace`, `observe` and `frame` need the publish level, like events.
     public var needsPublish: Bool {
         switch self {
-        case .mark, .trace, .load, .observe: true
+        case .mark, .trace, .load, .observe, .frame: true
         case .stats(let reset): reset
         case .hello, .layout, .state, .subscribe, .unsubscribe, .sync, .clock: false
         }

@@ -43,6 +43,7 @@ public enum DaemonReplay {
         case event(seq: Int, digest: UInt64, client: Int, t: UInt64)
         case batch(first: Int, last: Int)
         case mark(seq: Int, label: String)
+        case frame(seq: Int, verdict: FrameVerdict)
         case load(seq: Int, digest: UInt64)
         case observation(seq: Int, verdict: String, layoutSeq: Int, matchedSeq: Int?)
 
@@ -51,6 +52,7 @@ public enum DaemonReplay {
             case .event(let seq, let digest, let client, let t): "event seq \(seq) from client \(client) read at t \(t), digest \(Digest.hex(digest))"
             case .batch(let first, let last): "batch \(first)…\(last)"
             case .mark(let seq, let label): "mark \"\(label)\" at seq \(seq)"
+            case .frame(let seq, let verdict): "frame verdict \(verdict.kind.rawValue) at seq \(seq)"
             case .load(let seq, let digest): "load at seq \(seq), digest \(Digest.hex(digest))"
             case .observation(let seq, let verdict, let layoutSeq, let matched):
                 "observation at seq \(seq): \(verdict) against the layout of seq \(layoutSeq), matching \(matched.map(String.init) ?? "none")"
@@ -115,6 +117,12 @@ public enum DaemonReplay {
                 w.beginObject(); w.key("cmd"); w.string("mark"); w.key("label"); w.string(label); w.endObject()
                 feed(w.bytes, from: 1, at: t, describing: "mark at seq \(seq)", &run)
                 run.outcome.marks += 1
+            case .frame(let seq, let t, let client, let verdict):
+                endBatch(&run)
+                run.expected.append(.frame(seq: seq, verdict: verdict))
+                var w = JSONWriter(capacity: 192)
+                w.beginObject(); w.key("cmd"); w.string("frame"); verdict.writeMembers(to: &w); w.endObject()
+                feed(w.bytes, from: client ?? 1, at: t, describing: "frame verdict at seq \(seq)", &run)
             case .observation(let o):
                 endBatch(&run)
                 run.expected.append(.observation(seq: o.result.seq, verdict: o.result.verdict.rawValue, layoutSeq: o.result.layoutSeq,
@@ -187,6 +195,7 @@ public enum DaemonReplay {
                 decided = .event(seq: e.seq, digest: e.digest, client: e.client, t: e.tNs &- originNs)
             case .batch(let first, let last): decided = .batch(first: first, last: last)
             case .mark(let seq, _, let label): decided = .mark(seq: seq, label: label)
+            case .frame(let seq, _, _, let verdict): decided = .frame(seq: seq, verdict: verdict)
             case .load(_, let load): decided = .load(seq: load.seq, digest: load.digest)
             case .observation(_, _, _, let result, _):
                 decided = .observation(seq: result.seq, verdict: result.verdict.rawValue, layoutSeq: result.layoutSeq, matchedSeq: result.matchedSeq)
@@ -202,7 +211,7 @@ public enum DaemonReplay {
 
     private static func decidedSeq(_ r: Recorded) -> Int {
         switch r {
-        case .event(let seq, _, _, _), .mark(let seq, _), .load(let seq, _), .observation(let seq, _, _, _): seq
+        case .event(let seq, _, _, _), .mark(let seq, _), .frame(let seq, _), .load(let seq, _), .observation(let seq, _, _, _): seq
         case .batch(_, let last): last
         }
     }

@@ -204,9 +204,10 @@ enum ReplayCommand {
                 try client.send(try fitting(w.bytes, what: "line \(traced.line)'s event"))
                 sent += 1
                 if verify { expected.append((e.seq, e.digest, e.envelope.event.jsonBytes())) }
-            case .mark, .batch, .layout, .observation:
+            case .mark, .batch, .layout, .observation, .frame:
                 // Observations are judged against the recording's own timing: the in-process
-                // replay (without --to) re-judges and verifies them.
+                // replay (without --to) re-judges and verifies them. Frame verdicts are the
+                // device's, not the daemon's to decide again.
                 break
             }
         }

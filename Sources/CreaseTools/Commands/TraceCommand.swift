@@ -112,7 +112,7 @@ enum TraceCommand {
             return ExitStatus.checkFailed
         }
         var replayer = TraceReplayer(header: header, verify: false)
-        var counts = (records: 0, events: 0, loads: 0, marks: 0, batches: 0, layouts: 0, gaps: 0, observations: 0)
+        var counts = (records: 0, events: 0, loads: 0, marks: 0, batches: 0, layouts: 0, gaps: 0, observations: 0, frames: 0)
         do {
             while let line = stream.next() {
                 if line.bytes.isEmpty { continue }
@@ -133,6 +133,7 @@ enum TraceCommand {
                 case .gap: counts.gaps += 1
                 case .load: counts.loads += 1
                 case .observation: counts.observations += 1
+                case .frame: counts.frames += 1
                 }
             }
         } catch let e as TraceError {
@@ -142,7 +143,7 @@ enum TraceCommand {
         }
         let h = header
         Console.out("\(path): trace v\(h.version) from \(h.daemon), app \(h.app.name), part \(h.part) (\(h.reason))")
-        Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.loads) loads, \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps, \(counts.observations) observations")
+        Console.out("\(counts.records) records: \(counts.events) events (seq \(h.initialSeq + 1)…\(replayer.engine.seq)), \(counts.loads) loads, \(counts.marks) marks, \(counts.batches) batches, \(counts.layouts) layouts, \(counts.gaps) gaps, \(counts.observations) observations\(counts.frames > 0 ? ", \(counts.frames) frame verdicts" : "")")
         guard let cut = stream.cut else {
             Console.out("ok")
             return ExitStatus.success
@@ -254,6 +255,9 @@ enum TraceCommand {
             w.beginObject(); w.key("fromSeq"); w.int(win.fromSeq); w.key("toSeq"); w.int(win.toSeq); w.key("score"); w.number(win.score); w.endObject()
         }
         w.endArray()
+        w.endObject()
+        w.key("frames"); w.beginObject()
+        for (kind, n) in zip(FrameVerdict.Kind.allCases, s.frames) { w.key(kind.rawValue); w.int(n) }
         w.endObject()
         w.endObject()
         return w.bytes

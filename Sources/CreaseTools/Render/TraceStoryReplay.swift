@@ -45,6 +45,9 @@ public struct TraceRun: Sendable {
             case .observation(let o):
                 story.observe(replayer.engine, t: o.t, observation: o.request.observed, result: o.result, id: o.request.id)
                 if o.result.verdict != .match { glitches.verdict(NonMatchVerdict(o.result, t: o.t)) }
+            case .frame(_, let t, _, let verdict):
+                story.mark(seq: verdict.refSeq, t: verdict.t, label: "screen: \(verdict.kind.rawValue) (frame \(verdict.frame))")
+                glitches.screen(verdict, seq: replayer.engine.seq, t: t)
             case .batch, .layout:
                 break
             }
@@ -60,7 +63,7 @@ extension TraceRecord {
     /// stops at a seq reads them too (observations, marks, batches, layouts).
     var staysAtItsSeq: Bool {
         switch self {
-        case .observation, .mark, .batch, .layout: true
+        case .observation, .mark, .batch, .layout, .frame: true
         case .event, .load, .gap: false
         }
     }

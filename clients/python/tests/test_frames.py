@@ -140,6 +140,10 @@ def test_each_injected_screen_fault_is_flagged_once_at_its_time_and_seq(creased_
         judgement = _watched(phone, lambda: _moves(phone.rig, pause=0.7))
         faults = phone.faults()
         timeline = read_timeline(phone.trace, _crease(creased_bin))
+        # The verdicts go into the trace as frame records, which the trace tools read back.
+        assert judgement.record(phone.device) == len(judgement.flags)
+        phone.device.sync()
+    _check_frame_records(creased_bin, phone.trace, judgement)
     kind = {"flash": "flash", "lag": "lateRelayout", "drift": "unexpectedMotion"}[fault]
     assert faults and all(f["kind"] == kind for f in faults), faults
     flags = [f for f in judgement.flags]
@@ -157,6 +161,18 @@ def test_each_injected_screen_fault_is_flagged_once_at_its_time_and_seq(creased_
             assert relayout is not None and 0 <= relayout - shown_after <= FRAME_NS / 1e6, (relayout, shown_after)
     if fault == "lag":
         assert judgement.summary["relayoutMs"]["p50"] >= 400
+
+
+def _check_frame_records(creased_bin: str, trace: Path, judgement: Judgement) -> None:
+    crease = _crease(creased_bin)
+    info = json.loads(subprocess.run([crease, "trace", "info", str(trace), "--json"], capture_output=True, text=True,
+                                     check=True, timeout=120).stdout)
+    assert info["frames"] == judgement.summary["byKind"], info["frames"]
+    assert subprocess.run([crease, "replay", str(trace), "--verify"], capture_output=True, timeout=120).returncode == 0
+    glitches = subprocess.run([crease, "trace", "glitches", str(trace), "--json"], capture_output=True, text=True, timeout=120)
+    screen = [json.loads(line) for line in glitches.stdout.splitlines() if '"screen"' in line]
+    assert glitches.returncode == 1 and sorted((g["subject"], g["seq"][0]) for g in screen) == \
+        sorted((f.kind, f.seq) for f in judgement.flags), glitches.stdout
 
 
 def test_a_screen_recording_judged_offline_gives_the_live_streams_verdicts(creased_bin: str, tmp_path: Path) -> None:

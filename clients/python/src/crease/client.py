@@ -332,6 +332,12 @@ class Client:
                 message[key] = value
         return self.send(message)
 
+    def frame(self, verdict: Mapping[str, Any]) -> JSONObject:
+        """Records a frame judge's verdict on the device's screen in the trace
+        (``{"cmd": "frame", "kind", "t", "refSeq", "frame"[, "region", "relayoutMs"]}``, a
+        publisher's right; docs/frames.md)."""
+        return self.command("frame", **dict(verdict))
+
     def mark(self, label: str) -> JSONObject:
         """Writes an annotation into the trace at the current seq; the reply says
         ``traced``: whether a trace recorded it."""

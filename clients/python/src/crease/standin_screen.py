@@ -10,7 +10,7 @@ Seeded faults a frame-by-frame judge must find:
 - ``lag`` (seconds): every new picture appears that late (the page source reads the screen,
   so it sees the old layout meanwhile);
 - ``drift`` (an item and points): during a fold that leaves the layout as it was, that
-  control slides down and back by up to that many points over 0.3 s.
+  control jumps a quarter of that many points down, slides to all of them and back over 0.3 s.
 
 Every injected fault is listed with its time on the device trace's ``t`` axis (ns since the
 device daemon's ``monotonicOrigin``) and the seq it belongs to. Standard library only: the
@@ -146,7 +146,8 @@ class StandInScreen:
         for start, item, points in drifts:
             if start <= t < start + DRIFT_NS:
                 phase = (t - start) / DRIFT_NS
-                dy = round(points * (1 - abs(2 * phase - 1)))
+                # A quarter of the way at once, so the first frame of the drift already shows it.
+                dy = round(points * (0.25 + 0.75 * (1 - abs(2 * phase - 1))))
                 boxes = tuple(b.shifted(0, dy) if b.kind == "item" and b.ident == item else b for b in boxes)
         return Picture(size, boxes)
 

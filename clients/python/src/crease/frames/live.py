@@ -13,6 +13,7 @@ from array import array
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
+from ..client import Client
 from .judge import Flag, FrameJudge, JudgeOptions
 from .sources import Frame, FrameSourceError, mjpeg_frames
 from .timeline import Timeline
@@ -29,6 +30,16 @@ class Judgement:
 
     def lines(self) -> List[Dict[str, Any]]:
         return [f.json() for f in self.flags] + [self.summary]
+
+    def record(self, client: Client) -> int:
+        """Writes every flagged frame into ``client``'s creased's trace as a ``frame`` record
+        (its ``seq`` the verdict's ``refSeq``, which must be one that creased has applied);
+        returns how many."""
+        for flag in self.flags:
+            verdict = flag.json()
+            verdict["refSeq"] = verdict.pop("seq")
+            client.frame(verdict)
+        return len(self.flags)
 
 
 def judge_frames(frames: Iterable[Frame], timeline: Timeline, options: JudgeOptions = JudgeOptions(), *,
