@@ -198,14 +198,17 @@ def test_a_screen_recording_judged_offline_gives_the_live_streams_verdicts(creas
     for a, b in zip(sorted(live.flags, key=lambda f: (f.kind, f.seq)), sorted(offline.flags, key=lambda f: (f.kind, f.seq))):
         assert abs(a.t - b.t) <= FRAME_NS, (a.json(), b.json())
     # The command line says the same, one line a flagged frame and a summary, and exits 1.
+    strips = tmp_path / "strips"
     judged = subprocess.run([sys.executable, "-m", "crease.rig_cli", "frames", "judge", str(recording), "--trace", str(phone.trace),
-                             "--json"], capture_output=True, text=True, timeout=300)
+                             "--json", "--filmstrip", str(strips)], capture_output=True, text=True, timeout=300)
     assert judged.returncode == 1, judged.stderr
     lines = [json.loads(line) for line in judged.stdout.splitlines()]
     assert sorted((line["kind"], line["seq"]) for line in lines[:-1]) == seen(offline)
     summary = lines[-1]
     assert set(summary) >= {"frames", "flagged", "byKind", "relayoutMs"} and summary["flagged"] == len(offline.flags)
     assert summary["alignment"]["how"] == how
+    # A picture a flag: the frames around it beside the expected picture.
+    assert sorted(p.name for p in strips.iterdir()) == sorted(f"{f.frame}-{f.kind}.png" for f in offline.flags)
 
 
 def test_the_judge_refuses_bad_sources_with_exit_2_and_a_reason(creased_bin: str, tmp_path: Path) -> None:

@@ -275,6 +275,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     judge.add_argument("--rig", default=None, help="the rig file (its device.frames: delayMs, scale, mask, …)")
     judge.add_argument("--json", action="store_true", help="one line per flagged frame, then a summary line")
     judge.add_argument("--seconds", type=float, default=None, help="a live stream: stop after this long (default: until SIGINT)")
+    judge.add_argument("--filmstrip", default=None, metavar="DIR",
+                       help="a PNG per flagged frame: the frames around it beside the picture the model expected")
     judge.add_argument("--recording-start", type=int, default=None,
                        help="a phone's recording: when it was started (CLOCK_MONOTONIC ns); the delay is added")
     judge.add_argument("--crease", default=None, help="the crease command (default: beside $CREASE_BIN, or PATH)")

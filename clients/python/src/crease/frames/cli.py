@@ -1,4 +1,4 @@
-"""``crease-rig frames judge SOURCE --trace TRACE [--rig RIG.json] [--json]``.
+"""``crease-rig frames judge SOURCE --trace TRACE [--rig RIG.json] [--json] [--filmstrip DIR]``.
 
 SOURCE is a screen recording (MP4), a directory of ``T.png`` frames, or a live MJPEG URL
 (read for ``--seconds``, or until SIGINT, then judged). Exit 1 when a frame was flagged,
@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Dict, Iterable, Mapping, Optional
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional
 
 from ..daemon import DaemonError, find_cli
 from ..rigfile import RigFileError, load_rig_file
@@ -63,7 +63,7 @@ def judge_command(args: argparse.Namespace) -> int:
         source_ppp = float(settings["scale"]) if settings.get("scale") else None
         crease = find_cli(args.crease)
         source = str(args.source)
-        frames: Iterable[Frame]
+        frames: Callable[[], Iterable[Frame]]
         if "://" in source and not source.startswith("http://"):
             raise FrameSourceError(f"an MJPEG source is an http:// URL, not {source!r}")
         if source.startswith("http://"):
@@ -73,19 +73,23 @@ def judge_command(args: argparse.Namespace) -> int:
             if recorder.error is not None:
                 raise FrameSourceError(str(recorder.error))
             timeline = read_timeline(args.trace, crease)
-            frames = recorder.frames()
+            frames = recorder.frames
             alignment = recorder.alignment()
         elif os.path.isdir(source):
             timeline = read_timeline(args.trace, crease)
-            frames = png_frames(source)
+            frames = lambda: png_frames(source)  # noqa: E731
             alignment = {"how": "each file's name (ns on the trace's axis)"}
         else:
             timeline = read_timeline(args.trace, crease)
             info = describe_recording(source)
             first, how = align_recording(info, timeline.origin_ns, delay_ns, args.recording_start)
-            frames = recording_frames(source, info, first, source_ppp=source_ppp)
+            frames = lambda: recording_frames(source, info, first, source_ppp=source_ppp)  # noqa: E731
             alignment = {"how": how, "firstFrameT": first, "fps": info["fps"]}
-        judgement = judge_frames(frames, timeline, options, source_ppp=source_ppp, alignment=alignment)
+        judgement = judge_frames(frames(), timeline, options, source_ppp=source_ppp, alignment=alignment)
+        if args.filmstrip:
+            from .filmstrip import write_filmstrips
+            strips = write_filmstrips(frames(), judgement.flags, timeline, args.filmstrip)
+            print(f"crease-rig frames judge: {len(strips)} filmstrips in {args.filmstrip}", file=sys.stderr)
     except (OSError, ValueError, RigFileError, DaemonError, FrameSourceError, TimelineError) as e:
         print(f"crease-rig frames judge: {e}", file=sys.stderr)
         return 2
