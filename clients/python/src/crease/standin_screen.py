@@ -83,9 +83,11 @@ class StandInScreen:
     def published(self, layout: Mapping[str, Any], seq: int, now: Optional[int] = None) -> None:
         """The daemon published ``layout`` at ``seq`` (now, unless ``now`` says when); the
         same layout again changes nothing."""
-        at = (time.monotonic_ns() if now is None else now) + self.lag_ns
         key = picture_key(layout)
         with self._lock:
+            # Read under the lock the stream reads the history with: a frame composed before
+            # this is older than `at`, one composed after sees the new layout.
+            at = (time.monotonic_ns() if now is None else now) + self.lag_ns
             if layout.get("digest") is not None and layout.get("digest") == self._shown[-1].layout.get("digest"):
                 return
             if key == self._shown[-1].key:
@@ -112,8 +114,8 @@ class StandInScreen:
         was starts the drift fault."""
         if self.drift is None or changed:
             return
-        at = time.monotonic_ns() if now is None else now
         with self._lock:
+            at = time.monotonic_ns() if now is None else now
             item, points = self.drift
             shown = self._at(at)
             if not any(b.kind == "item" and b.ident == item for b in shown.key[1]):
