@@ -42,7 +42,7 @@ private func okReply(_ command: Command, id: JSONValue?) -> [UInt8] {
             w.key("label"); w.string(label)
         case .clock:
             w.key("now"); w.int(0)
-        case .hello, .layout, .state, .stats, .sync, .trace, .load, .observe:
+        case .hello, .layout, .state, .stats, .sync, .trace, .load, .observe, .frame:
             break
         }
     }
@@ -108,6 +108,12 @@ public func fuzzCommand(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         check(Set(topics.map(\.rawValue)).count == topics.count, "unsubscribe repeats a topic")
     case .mark(let label):
         check(body["label"] == .string(label), "mark's label is not the line's label")
+    case .frame(let verdict):
+        // As the trace writes it, a frame record reads back to the same verdict.
+        var record: [UInt8] = []
+        TraceEncoding.appendFrame(seq: verdict.refSeq, t: verdict.t, client: 1, verdict: verdict, to: &record)
+        let again = try? record.dropLast().withUnsafeBufferPointer { try TraceRecord.decode($0) }
+        check(again == .frame(seq: verdict.refSeq, t: verdict.t, client: 1, verdict: verdict), "a frame verdict does not read back from its record")
     case .load(let request):
         // What decoded is what the line holds: a digest only when it named one.
         check((request.digest != nil) == ((body["digest"] ?? .null) != .null), "load's digest is not the line's")
