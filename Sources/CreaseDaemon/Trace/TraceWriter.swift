@@ -439,13 +439,23 @@ public final class TraceWriter: TraceSink {
         fileBytes = UInt64(header.count)
         openedBytes = fileBytes
         fileStartT = t
+        let oldPath = path
         path = newPath
+        var failedUnseen: String?
         queue.withLock { q in
+            // The writer may have failed since the last hand-off settled the health (a file
+            // found unlinked between batches): settle it here, or the new file would be taken
+            // for a healthy one, and the records after it counted lost once the next hand-off
+            // saw the old failure.
+            if case .writing = health, q.failing { failedUnseen = q.failureReason }
             q.enqueue(.open(path: newPath, header: header, index: index, engine: engine, t: t))
             q.path = newPath
             q.part = part
             // A new file while failing is a probe: it marks the gap if it opens, and records go after it.
-            if case .writing = health {} else { health = .probing(epoch: q.failureEpoch) }
+            if case .writing = health, !q.failing {} else { health = .probing(epoch: q.failureEpoch) }
+        }
+        if let failedUnseen {
+            context.log.error("trace: cannot write \(oldPath): \(failedUnseen); serving on, counting lost records in stats")
         }
         context.log.info("trace: \(reason): new file \(newPath) at seq \(engine.seq)")
     }
