@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 __all__ = ["Box", "boxes_of", "screen_size", "moved_boxes", "picture_key", "CONTROL_KINDS"]
 
@@ -94,12 +94,8 @@ def picture_key(layout: Mapping[str, Any]) -> Tuple[Tuple[float, float], Tuple[B
     return screen_size(layout), tuple(boxes_of(layout))
 
 
-def moved_boxes(before: Mapping[str, Any], after: Mapping[str, Any]) -> Optional[List[Box]]:
-    """The boxes the model changed between two layouts, where they were and where they went
-    (a box that appeared, left or moved is in both lists' union); None when the screen itself
-    changed size (a fold to the other display, a turn): then the whole screen changed."""
-    if screen_size(before) != screen_size(after):
-        return None
-    old, new = boxes_of(before), boxes_of(after)
+def moved_boxes(old: Sequence[Box], new: Sequence[Box]) -> List[Box]:
+    """The boxes that changed between two pictures of one screen size: where they were and
+    where they went (a box that appeared, left or moved is in one list or both)."""
     old_set, new_set = set(old), set(new)
     return [b for b in old if b not in new_set] + [b for b in new if b not in old_set]

@@ -26,13 +26,15 @@ from typing import Any, Deque, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .boxes import CONTROL_KINDS, Box
+from .boxes import CONTROL_KINDS, Box, moved_boxes
 from .sources import Frame, decode_gray
 from .timeline import ModelLayout, Timeline
 
 __all__ = ["FrameJudge", "Flag", "JudgeOptions", "KINDS", "percentile"]
 
 KINDS = ("flash", "unexpectedMotion", "lateRelayout")
+#: Model changes kept explaining the screen at once (the newest).
+MAX_WINDOWS = 16
 #: The system's regions, never judged (the clock ticks, the island animates).
 STATIC_KINDS = ("statusBar", "dynamicIsland")
 Mask = NDArray[Any]
@@ -226,10 +228,9 @@ class FrameJudge:
             self._next_change += 1
             before, after = layouts[i - 1], layouts[i]
             if before.size != after.size:
-                moved: Optional[List[Box]] = None
+                moved: Optional[List[Box]] = None   # a fold to the other display, a turn: every pixel
             else:
-                old, new = set(before.boxes), set(after.boxes)
-                moved = [b for b in before.boxes if b not in new] + [b for b in after.boxes if b not in old]
+                moved = moved_boxes(before.boxes, after.boxes)
                 if not any(b.kind not in STATIC_KINDS for b in moved):
                     continue  # nothing the screen shows changed (a badge, a diagnostic)
             # The next change ends the relayouts before it: one begun on screen is measured up
@@ -243,21 +244,21 @@ class FrameJudge:
                     w.measured = w.superseded = True
                 else:
                     self._pending += self._measure(w)
+            # Changes faster than frames (a fast tour: one every few ms) would keep hundreds of
+            # windows open, each costing every frame a mask: the newest few explain enough.
+            del self._windows[:-MAX_WINDOWS]
             controls = self._moved_controls(before, after)
-            self._windows.append(_Window(i, after.t, after.seq, moved, self._model_distance(before, after), controls))
+            self._windows.append(_Window(i, after.t, after.seq, moved, self._distance(controls, after), controls))
             self._model_shift.append((after.t, self._model_score(controls, after)))
 
-    def _model_distance(self, before: ModelLayout, after: ModelLayout) -> float:
-        if before.size != after.size:
+    @staticmethod
+    def _distance(rects: List[Tuple[float, float, float, float]], after: ModelLayout) -> float:
+        """The layout-shift distance fraction: the greatest move of a moved control, over the
+        screen's longer side (``rects`` alternate before and after)."""
+        if not rects:
             return 0.0
-        where = {(b.kind, b.ident): b for b in before.boxes if b.kind in CONTROL_KINDS}
-        longer = max(after.size) or 1.0
-        distance = 0.0
-        for b in after.boxes:
-            old = where.get((b.kind, b.ident))
-            if old is not None and (abs(old.x - b.x) >= 1 or abs(old.y - b.y) >= 1):
-                distance = max(distance, abs(old.x - b.x) / longer, abs(old.y - b.y) / longer)
-        return distance
+        moves = (max(abs(a[0] - b[0]), abs(a[1] - b[1])) for a, b in zip(rects[0::2], rects[1::2]))
+        return max(moves) / (max(after.size) or 1.0)
 
     @staticmethod
     def _moved_controls(before: ModelLayout, after: ModelLayout) -> List[Tuple[float, float, float, float]]:
@@ -281,11 +282,7 @@ class FrameJudge:
         union = np.zeros(shape, dtype=bool)
         for r in rects:
             union[_rect(r, ppp, shape, 0)] = True
-        longer = max(after.size) or 1.0
-        where = rects[0::2]
-        went = rects[1::2]
-        distance = max(max(abs(a[0] - b[0]), abs(a[1] - b[1])) for a, b in zip(where, went)) / longer
-        return float(union.sum()) / union.size * distance
+        return float(union.sum()) / union.size * self._distance(rects, after)
 
     # -- frames
 

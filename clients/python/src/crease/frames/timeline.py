@@ -70,8 +70,6 @@ class Timeline:
         i = bisect.bisect_right(self.event_ts, t) - 1
         return int(self.event_seqs[i]) if i >= 0 else 0
 
-    def end_t(self) -> int:
-        return int(self.event_ts[-1]) if len(self.event_ts) else 0
 
 
 def _published(trace: str, crease: str) -> Dict[int, Mapping[str, Any]]:
