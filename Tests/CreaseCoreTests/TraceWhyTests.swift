@@ -1,28 +1,144 @@
 @testable import CreaseCore
+import Foundation
 import Testing
 
-/// `crease trace why`, its first part: each input of the layout at a seq and the event that set it.
+/// `crease trace why`: the rule behind a control or field at a seq, the inputs it read, the
+/// events that set them, and which of those inputs decided it.
 @Suite struct TraceWhyTests {
-    static func trace(_ events: [Event]) throws -> TraceFile {
-        let h = MinimizeTests.header()
+    static func trace(_ events: [Event], app: App = builtin("tabs"), after: [Int: TraceObservation] = [:]) throws -> TraceFile {
+        let h = TraceHeader(daemon: "test", started: "2026-12-07T00:00:00Z", part: 0, reason: "start", config: .object([]),
+                            layouts: false, monotonicOrigin: nil, t: 0, engine: Engine(app: app))
         var bytes = h.encode() + [0x0A]
         for (i, e) in events.enumerated() {
             TraceEncoding.appendEvent(TraceEvent(seq: h.initialSeq + i + 1, t: UInt64(i + 1) * 1_000_000, client: 1, envelope: EventEnvelope(event: e), digest: 0),
                                       to: &bytes)
+            if let o = after[i + 1] { TraceEncoding.appendObservation(o, to: &bytes) }
         }
         return try TraceFile(bytes: bytes)
     }
 
-    @Test("the hinge across the partly open threshold set the pose and the display; the keyboard event set the keyboard")
-    func hingeThenKeyboard() throws {
+    /// The rules' names as docs/rules.md writes them, in bold.
+    static let rulesDoc: String = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/rules.md")
+        return (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+    }()
+
+    @Test("every input records the event that last changed it, and the one before")
+    func inputsAndTheirSetters() throws {
         let file = try Self.trace([.hinge(angle: 10), .hinge(angle: 40), .hinge(angle: 45), .keyboard(visible: true, height: nil)])
         let why = try TraceWhy.explain(file, seq: 4)
-        func input(_ name: String) -> TraceWhy.Input? { why.inputs.first { $0.name == name } }
+        func input(_ name: String) -> TraceWhy.Input? { why.allInputs.first { $0.name == name } }
         #expect(input("pose")?.value == "\"partiallyOpen\"" && input("pose")?.setBy?.seq == 2, "\(String(describing: input("pose")))")
         #expect(input("display")?.setBy?.seq == 2)
         #expect(input("keyboard")?.setBy?.seq == 4 && input("keyboard")?.setBy?.event.contains("keyboard") == true)
         #expect(input("hingeAngle")?.setBy?.seq == 3 && input("hingeAngle")?.before?.seq == 2 && input("hingeAngle")?.previousValue == "40")
         #expect(input("pip")?.setBy == nil && input("app")?.setBy == nil)
         #expect(throws: TraceError.self) { try TraceWhy.explain(file, seq: 99) }
+    }
+
+    /// Seed 002 ("On the outer display … a single vertical bar"; "In portrait on the inner
+    /// display, bars go back to the top and bottom") and seed 003 ("when other interface
+    /// elements appear, like the keyboard … The system then moves controls into the overflow menu").
+    @Test("closing the hinge across the partly-open threshold is why the bar went vertical; the keyboard is why an item went to the overflow menu")
+    func hingeThenKeyboard() throws {
+        let file = try Self.trace([.hinge(angle: 180), .hinge(angle: 10), .keyboard(visible: true, height: nil)])
+        let axis = try TraceWhy.explain(file, seq: 2).explanation
+        #expect(axis.rule == .barAxis && axis.outcome == "\"vertical\"")
+        #expect(axis.because?.name == "pose" && axis.because?.setBy?.seq == 2 && axis.because?.setBy?.event.contains("hinge") == true)
+        #expect(axis.inputs.first { $0.name == "keyboard" } == nil, "the bar axis does not read the keyboard")
+
+        let before = try TraceWhy.explain(file, seq: 2, subject: .item("search")).explanation
+        #expect(before.outcome.hasPrefix("in the vertical bar"))
+        let after = try TraceWhy.explain(file, seq: 3, subject: .item("search")).explanation
+        #expect(after.rule == .overflow && after.outcome.hasPrefix("in the overflow menu"))
+        #expect(after.because?.name == "keyboard" && after.because?.setBy?.seq == 3)
+        let keyboard = try #require(after.inputs.first { $0.name == "keyboard" })
+        #expect(keyboard.decisive == true && keyboard.previousValue == #"{"visible":false,"height":null}"#)
+        #expect(after.inputs.first { $0.name == "pip" }?.decisive == nil, "an input still at its start value has no counterfactual")
+    }
+
+    @Test("every item of every layout of a random trace gets a rule docs/rules.md names, and each setter really changed its input")
+    func everyItemOfEveryLayout() throws {
+        let app = builtin("tabs")
+        var gen = RandomEvents(seed: 43, app: app)
+        var engine = Engine(app: app)
+        var events: [Event] = []
+        var states: [(DeviceState, App)] = [(engine.state, engine.app)]
+        while events.count < 30 {
+            let e = gen.next()
+            guard (try? engine.apply(e)) != nil else { continue }
+            events.append(e)
+            states.append((engine.state, engine.app))
+        }
+        let file = try Self.trace(events, app: app)
+        var asked = 0
+        for seq in 1...events.count {
+            var replay = Engine(app: app)
+            for e in events[0..<seq] { _ = try replay.apply(e) }
+            let ids = replay.layout.bars.flatMap { $0.items.map(\.id) + $0.overflow }
+            for id in ids {
+                let why = try TraceWhy.explain(file, seq: seq, subject: .item(id))
+                let e = why.explanation
+                #expect(Self.rulesDoc.contains("**\(e.rule.name)**"), "\(e.rule.name) is not in docs/rules.md")
+                for input in e.inputs {
+                    guard let s = input.setBy, let i = WhyInputs.names.firstIndex(of: input.name) else { continue }
+                    #expect(s.seq <= seq)
+                    let (a, appA) = states[s.seq - 1], (b, appB) = states[s.seq]
+                    #expect(WhyInputs.differs(i, a, appA, b, appB), "seq \(s.seq) did not change \(input.name) (asked about \(id) at seq \(seq))")
+                }
+                asked += 1
+            }
+        }
+        #expect(asked > 100)
+    }
+
+    @Test("every rule has its name in docs/rules.md, a passage and inputs the layout has")
+    func theRuleTable() {
+        for rule in LayoutRule.allCases {
+            #expect(Self.rulesDoc.contains("**\(rule.name)**"), "\(rule.name)")
+            #expect(!rule.passage.isEmpty)
+            for name in rule.inputs { #expect(WhyInputs.names.contains(name), "\(rule.name) reads \(name)") }
+        }
+    }
+
+    @Test("why's inputs are exactly the state encoding's members and the app")
+    func inputsAreTheEncoding() throws {
+        let app = builtin("tabs")
+        var w = JSONWriter()
+        DeviceState(app: app).write(to: &w, app: app)
+        guard case .object(let fields) = try JSON.parse(w.bytes) else { Issue.record("not an object"); return }
+        #expect(WhyInputs.names == ["app"] + fields.map(\.0))
+    }
+
+    @Test("fields by path: values, their rule, and clear errors for paths the layout lacks")
+    func fields() throws {
+        let file = try Self.trace([.hinge(angle: 180), .orientation(.landscapeLeft)])
+        let side = try TraceWhy.explain(file, seq: 2, subject: .field("verticalBarSide")).explanation
+        #expect(side.rule == .barSide && side.outcome == "\"right\"")
+        let pose = try TraceWhy.explain(file, seq: 2, subject: .field("device.pose")).explanation
+        #expect(pose.rule == .hingePose && pose.because?.setBy?.seq == 1)
+        #expect(try TraceWhy.explain(file, seq: 2, subject: .field("bars.0.overflow")).explanation.rule == .overflow)
+        #expect(throws: TraceError.self) { try TraceWhy.explain(file, seq: 2, subject: .field("bars.99")) }
+        #expect(throws: TraceError.self) { try TraceWhy.explain(file, seq: 2, subject: .field("nothing")) }
+        #expect(throws: TraceError.self) { try TraceWhy.explain(file, seq: 2, subject: .item("noSuchControl")) }
+    }
+
+    @Test("an observation that disagreed at the seq: what the device showed, what the model expected, and why")
+    func mismatchAtAnObservation() throws {
+        // The device still shows the open layout after the fold closed.
+        var open = Engine(app: builtin("tabs"))
+        _ = try open.apply(.hinge(angle: 180))
+        var closed = open
+        _ = try closed.apply(.hinge(angle: 10))
+        let request = ObserveRequest(observed: Observation(describing: open.layout))
+        let differences = Conformance.differences(request.observed, tolerance: request.tolerance, layout: closed.layout)
+        let result = ConformanceResult(verdict: .mismatch, seq: 2, layoutSeq: 2, matchedSeq: 1, differences: differences)
+        let file = try Self.trace([.hinge(angle: 180), .hinge(angle: 10)],
+                                  after: [2: TraceObservation(seq: 2, t: 2_500_000, client: 1, request: request, result: result)])
+        let why = try TraceWhy.explain(file, seq: 2)
+        #expect(!why.mismatches.isEmpty)
+        let axis = try #require(why.mismatches.first { $0.path == "barAxis" })
+        #expect(axis.expected == "\"vertical\"" && axis.observed == "\"horizontal\"")
+        #expect(axis.explanation?.rule == .barAxis && axis.explanation?.because?.setBy?.seq == 2)
     }
 }

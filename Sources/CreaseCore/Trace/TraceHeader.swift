@@ -235,5 +235,6 @@ public struct TraceError: Error, Sendable, Equatable, CustomStringConvertible {
         self.offset = offset
     }
 
-    public var description: String { "line \(line) (byte \(offset)): \(message)" }
+    /// Line 0 is no line: an error about the trace as a whole (a seq it lacks) names none.
+    public var description: String { line == 0 ? message : "line \(line) (byte \(offset)): \(message)" }
 }

@@ -14,6 +14,7 @@ public enum CLI {
         Command(name: "layout", usage: LayoutCommand.usage, summary: "apply events to the default state and print the layout", run: LayoutCommand.run),
         Command(name: "replay", usage: ReplayCommand.usage, summary: "replay a trace in process or into a daemon; --verify checks every digest", run: ReplayCommand.run),
         Command(name: "trace", usage: TraceCommand.usage, summary: "check, info, slice, diff, export, bench, glitches, minimize and index trace files", run: TraceCommand.run),
+        Command(name: "why", usage: WhyCommand.usage, summary: "the rule behind a control or field of the layout after some events, and the events that set its inputs", run: WhyCommand.run),
         Command(name: "glitches", usage: GlitchesCommand.usage, summary: "check NDJSON layouts (with a t in ns) for flapping, flashes, lost, occluded and offscreen items", run: GlitchesCommand.run),
         Command(name: "gen", usage: GenCommand.usage, summary: "synthesize rig-like event streams (stdout or --to SOCKET)", run: GenCommand.run),
         Command(name: "bench", usage: BenchCommand.usage, summary: "relayout and transport latency: core, rtt, stream, burst, replay, memory", run: BenchCommand.run),

@@ -10,7 +10,8 @@ enum TraceCommand {
                crease trace info FILE [--json]            header, duration, events by type, pose timeline, latency, layout shift
                crease trace slice FILE --from SEQ --to SEQ [-o OUT]   a self-contained trace of those events
                crease trace diff A B                      the first divergence between two runs
-               crease trace why FILE --seq N [--json]     the layout's inputs at seq N and the events that set them
+               crease trace why FILE --seq N [--item ID | --field PATH] [--json]   the rule that placed a control (or decided
+                                                          a field; the bar's axis by default), the inputs it read, the events that set them
                crease trace diff ORIGINAL REPLAY --by-event [--run N] [--tolerance DEG] [--json]   a hardware replay against its original, look by look
                crease trace export FILE --chrome [-o OUT] Chrome trace-event JSON (Perfetto, chrome://tracing)
                crease trace bench FILE [--repeat N]       replay --verify against reading and JSON-decoding the lines
@@ -265,33 +266,16 @@ enum TraceCommand {
 
     // MARK: why
 
-    /// `crease trace why TRACE --seq N [--json]`: the layout's inputs at seq N, each with the
-    /// event that last set it (and the one before).
+    /// `crease trace why TRACE --seq N [--item ID | --field PATH] [--json]` (see `WhyCommand`).
     static func why(_ args: inout Arguments) throws -> Int32 {
         guard let seq = try args.int("--seq") else { throw UsageError("--seq N is needed: the layout to explain") }
+        let subject = try WhyCommand.subject(&args)
         let json = args.flag("--json")
         let path = try onePath(&args)
         try args.finish()
         let file = try TraceIO.load(path)
         TraceIO.warnIfCut(file, name: path)
-        let why = try TraceWhy.explain(file, seq: seq)
-        if json {
-            Console.out(bytes: why.json())
-            return ExitStatus.success
-        }
-        func ms(_ t: UInt64) -> String { Format.fixed(Double(t - min(t, file.header.initialT)) / 1e6, 1) + " ms" }
-        Console.out("the layout at seq \(why.seq) (\(ms(why.t)), digest \(Digest.hex(why.digest))) is computed from:")
-        let width = why.inputs.map(\.name.count).max() ?? 0
-        for i in why.inputs {
-            let name = i.name.padding(toLength: width, withPad: " ", startingAt: 0)
-            guard let s = i.setBy else {
-                Console.out(Console.printable("  \(name)  \(i.value)  (as the trace began)"))
-                continue
-            }
-            var line = "  \(name)  \(i.value)  set by seq \(s.seq) at \(ms(s.t)): \(s.event)"
-            if let b = i.before, let was = i.previousValue { line += "; before that \(was), set by seq \(b.seq): \(b.event)" }
-            Console.out(Console.printable(line))
-        }
+        WhyCommand.print(try TraceWhy.explain(file, seq: seq, subject: subject), origin: file.header.initialT, json: json)
         return ExitStatus.success
     }
 

@@ -1,0 +1,236 @@
+/// `crease trace why TRACE --seq N [--item ID | --field PATH]`: for the layout at seq N, the
+/// rule that decided the subject (docs/rules.md's name and the passage it applies), the
+/// inputs that rule reads with their values, and for each the event that last set it (and the
+/// one before). An input is `decisive` when putting it back to its value before that event,
+/// everything else as it is, moves the subject: the layout is built again from scratch for
+/// each, so nothing of this runs on the event path. An observation at seq N that disagreed
+/// with the model gets the same answer for each field it disagreed on.
+public struct TraceWhy: Sendable {
+    /// What set an input: the event's seq, time and line.
+    public struct Setter: Sendable, Equatable {
+        public var seq: Int
+        public var t: UInt64
+        public var event: String
+    }
+
+    public struct Input: Sendable, Equatable {
+        public var name: String
+        /// Its value at the seq, as JSON text.
+        public var value: String
+        /// The event that last changed it; nil while it is still the trace's start value.
+        public var setBy: Setter?
+        /// The event that changed it before `setBy`, and the value it left.
+        public var before: Setter?
+        public var previousValue: String?
+        /// Whether its value before `setBy` would have put the subject elsewhere; nil where
+        /// that is not asked (no setter, or an input seen through another: the angle
+        /// through the pose, the device orientation through the interface's).
+        public var decisive: Bool?
+    }
+
+    /// The rule and its inputs for one subject.
+    public struct Explanation: Sendable, Equatable {
+        public var subject: WhySubject
+        public var rule: LayoutRule
+        /// Where the control is, or the field's value as JSON text.
+        public var outcome: String
+        public var inputs: [Input]
+
+        /// The decisive input set last, and the event that set it: what made the subject what
+        /// it is at this seq. Nil when no input the rule reads was decisive (the manifest, or
+        /// the trace's start, decided it).
+        public var because: Input? {
+            inputs.filter { $0.decisive == true }.max { ($0.setBy?.seq ?? .min) < ($1.setBy?.seq ?? .min) }
+        }
+    }
+
+    /// A field an observation at this seq found different from the model.
+    public struct Mismatch: Sendable, Equatable {
+        public var path: String
+        public var expected: String
+        public var observed: String
+        public var explanation: Explanation?
+    }
+
+    public var seq: Int
+    public var t: UInt64
+    public var digest: UInt64
+    public var explanation: Explanation
+    /// Every input of the layout, the rule's and the others.
+    public var allInputs: [Input]
+    public var mismatches: [Mismatch]
+
+    /// What the replay knows of each input as it goes: the events that set it and the state
+    /// just before the last of them (for the counterfactual).
+    struct Provenance: Sendable {
+        var setBy: Setter?
+        var before: Setter?
+        var stateBefore: DeviceState?
+        var appBefore: String?
+    }
+
+    /// Replays `file` to the event with seq `seq` (from its start, or its last load or gap
+    /// before it, which set every input at once).
+    public static func explain(_ file: TraceFile, seq: Int, subject: WhySubject = .field("barAxis")) throws(TraceError) -> TraceWhy {
+        var replayer = TraceReplayer(header: file.header, verify: false)
+        var provenance = [Provenance](repeating: Provenance(), count: WhyInputs.names.count)
+        var reachedT: UInt64? = seq == file.header.initialSeq ? file.header.initialT : nil
+        var observations: [TraceObservation] = []
+        var cursor = file.cursor()
+        while let traced = try cursor.next() {
+            if reachedT != nil {
+                // The observations recorded at the seq come after its event, before the next.
+                if case .observation(let o) = traced.record, o.seq == seq { observations.append(o); continue }
+                if traced.record.appliedSeq != nil { break }
+                continue
+            }
+            let priorState = replayer.engine.state, priorApp = replayer.engine.app
+            if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
+                throw TraceError("seq \(d.seq) cannot be applied: \(error)", line: traced.line, offset: traced.offset)
+            }
+            guard let applied = traced.record.appliedSeq ?? gapSeq(traced.record) else { continue }
+            let now = replayer.engine.state, app = replayer.engine.app
+            var setter: Setter?
+            for i in WhyInputs.names.indices where WhyInputs.differs(i, priorState, priorApp, now, app) {
+                if setter == nil { setter = Setter(seq: applied, t: time(traced.record), event: describe(traced.record)) }
+                var p = provenance[i]
+                p.before = p.setBy
+                p.setBy = setter
+                p.stateBefore = priorState
+                p.appBefore = priorApp.name
+                provenance[i] = p
+            }
+            if applied == seq { reachedT = time(traced.record) }
+            if applied > seq { break }
+        }
+        guard let t = reachedT else {
+            throw TraceError("the trace has no event at seq \(seq) (it runs from seq \(file.header.initialSeq) to \(replayer.engine.seq))", line: 0, offset: 0)
+        }
+        let engine = replayer.engine
+        let values = WhyInputs.values(engine.state, app: engine.app)
+        let all = WhyInputs.names.indices.map { i in
+            let p = provenance[i]
+            return Input(name: WhyInputs.names[i], value: values[i], setBy: p.setBy, before: p.before,
+                         previousValue: p.stateBefore.map { WhyInputs.values($0, app: engine.app)[i] }, decisive: nil)
+        }
+        let explanation: Explanation
+        do throws(WhyError) {
+            explanation = try explain(subject, engine: engine, all: all, provenance: provenance)
+        } catch {
+            throw TraceError("seq \(seq): \(error.message)", line: 0, offset: 0)
+        }
+        var mismatches: [Mismatch] = []
+        for o in observations where o.result.verdict != .match {
+            for d in o.result.differences {
+                mismatches.append(Mismatch(path: d.path, expected: Conformance.text(d.expected), observed: Conformance.text(d.observed),
+                                           explanation: try? explain(Self.subject(of: d.path), engine: engine, all: all, provenance: provenance)))
+            }
+        }
+        return TraceWhy(seq: seq, t: t, digest: engine.digest, explanation: explanation, allInputs: all, mismatches: mismatches)
+    }
+
+    /// The rule for `subject` at the engine's layout, its inputs, and which of them were decisive.
+    static func explain(_ subject: WhySubject, engine: Engine, all: [Input], provenance: [Provenance]) throws(WhyError) -> Explanation {
+        let decision = try LayoutWhy.decide(subject, app: engine.app, layout: engine.layout)
+        let inputs = decision.rule.inputs.map { name -> Input in
+            let i = WhyInputs.names.firstIndex(of: name)!
+            var input = all[i]
+            let p = provenance[i]
+            if p.setBy != nil, let earlier = p.stateBefore, p.appBefore == engine.app.name,
+               let changed = WhyInputs.replacing(name, in: engine.state, from: earlier) {
+                let layout = LayoutBuilder.build(profile: engine.profile, app: engine.app, state: changed)
+                let other = try? LayoutWhy.decide(subject, app: engine.app, layout: layout)
+                input.decisive = other?.key != decision.key
+            }
+            return input
+        }
+        return Explanation(subject: subject, rule: decision.rule, outcome: decision.outcome, inputs: inputs)
+    }
+
+    /// The subject of an observed difference: `items[share].frame.x` is about the control
+    /// `share`; `columns[detail].frame` and `barAxis` about those fields.
+    static func subject(of path: String) -> WhySubject {
+        if path.hasPrefix("items["), let close = path.firstIndex(of: "]") {
+            let id = path[path.index(path.startIndex, offsetBy: 6)..<close].split(separator: "#").first.map(String.init) ?? ""
+            return .item(id)
+        }
+        return .field(String(path.prefix { $0 != "." && $0 != "[" }))
+    }
+
+    static func gapSeq(_ r: TraceRecord) -> Int? { if case .gap(let g) = r { g.seq } else { nil } }
+
+    static func time(_ r: TraceRecord) -> UInt64 {
+        switch r {
+        case .event(let e): e.t
+        case .load(let l): l.t
+        case .gap(let g): g.t
+        default: 0
+        }
+    }
+
+    static func describe(_ r: TraceRecord) -> String {
+        switch r {
+        case .event(let e): String(decoding: e.envelope.event.jsonBytes(), as: UTF8.self)
+        case .load: "a load of a whole state"
+        default: "a gap (records lost; the state after it recorded)"
+        }
+    }
+
+    // MARK: JSON
+
+    public func json() -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("seq"); w.int(seq)
+        w.key("t"); w.int(Int(t))
+        w.key("digest"); w.string(Digest.hex(digest))
+        Self.writeMembers(explanation, to: &w)
+        w.key("mismatches"); w.beginArray()
+        for m in mismatches {
+            w.beginObject()
+            w.key("path"); w.string(m.path)
+            w.key("expected"); w.string(m.expected)
+            w.key("observed"); w.string(m.observed)
+            w.key("why")
+            if let e = m.explanation { w.beginObject(); Self.writeMembers(e, to: &w); w.endObject() } else { w.null() }
+            w.endObject()
+        }
+        w.endArray()
+        w.key("state"); Self.write(allInputs, to: &w)
+        w.endObject()
+        return w.bytes
+    }
+
+    static func writeMembers(_ e: Explanation, to w: inout JSONWriter) {
+        w.key("subject"); w.string(e.subject.description)
+        w.key("outcome"); w.string(e.outcome)
+        w.key("rule"); w.string(e.rule.name)
+        w.key("passage"); w.string(e.rule.passage)
+        w.key("inputs"); write(e.inputs, to: &w)
+        w.key("because")
+        if let b = e.because, let s = b.setBy {
+            w.beginObject(); w.key("input"); w.string(b.name); w.key("seq"); w.int(s.seq); w.key("t"); w.int(Int(s.t)); w.key("event"); w.string(s.event); w.endObject()
+        } else {
+            w.null()
+        }
+    }
+
+    static func write(_ inputs: [Input], to w: inout JSONWriter) {
+        func setter(_ s: Setter?) {
+            guard let s else { w.null(); return }
+            w.beginObject(); w.key("seq"); w.int(s.seq); w.key("t"); w.int(Int(s.t)); w.key("event"); w.string(s.event); w.endObject()
+        }
+        w.beginArray()
+        for i in inputs {
+            w.beginObject()
+            w.key("name"); w.string(i.name)
+            w.key("value"); w.string(i.value)
+            w.key("setBy"); setter(i.setBy)
+            w.key("before"); setter(i.before)
+            w.key("previousValue"); if let v = i.previousValue { w.string(v) } else { w.null() }
+            if let d = i.decisive { w.key("decisive"); w.bool(d) }
+            w.endObject()
+        }
+        w.endArray()
+    }
+}
