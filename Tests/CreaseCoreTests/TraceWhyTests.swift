@@ -142,3 +142,45 @@ import Testing
         #expect(axis.explanation?.rule == .barAxis && axis.explanation?.because?.setBy?.seq == 2)
     }
 }
+
+/// Checkpoints: a query that starts from the nearest one answers as one from the trace's start.
+@Suite struct WhyCheckpointTests {
+    @Test("from the nearest checkpoint (written and read back), every seq and subject gets the answer a replay from the start gives")
+    func fromACheckpointAsFromTheStart() throws {
+        let app = builtin("tabs")
+        var gen = RandomEvents(seed: 7, app: app)
+        var engine = Engine(app: app)
+        var events: [Event] = []
+        while events.count < 60 {
+            let e = gen.next()
+            if (try? engine.apply(e)) != nil { events.append(e) }
+        }
+        let file = try TraceWhyTests.trace(events, app: app)
+        let header = Array(file.bytes[0..<(file.recordsStart - 1)])
+        let points = try WhyCheckpoint.build(file, every: 7)
+        #expect(points.map(\.seq) == Array(stride(from: 7, through: 56, by: 7)))
+        let sidecar = WhyCheckpoint.encode(points, every: 7, traceBytes: file.bytes.count, header: header, app: app)
+        #expect(WhyCheckpoint.belongs(sidecar, every: 7, traceBytes: file.bytes.count, header: header))
+        #expect(!WhyCheckpoint.belongs(sidecar, every: 7, traceBytes: file.bytes.count + 1, header: header), "a trace that grew")
+        for seq in 0...events.count {
+            let (point, readTo) = try #require(WhyCheckpoint.nearest(sidecar, before: seq, app: app))
+            #expect(point.map { $0.seq <= seq && seq - $0.seq < 7 } ?? (seq < 7))
+            let from = point?.offset ?? file.recordsStart
+            let ranged = try TraceFile(bytes: header + [0x0A] + Array(file.bytes[from..<(readTo ?? file.bytes.count)]))
+            for subject in [WhySubject.field("barAxis"), .field("device.orientation"), .item("search"), .item("edit")] {
+                let resumed = try TraceWhy.explain(ranged, seq: seq, subject: subject, from: point)
+                let whole = try TraceWhy.explain(file, seq: seq, subject: subject)
+                #expect(resumed.json() == whole.json(), "seq \(seq) \(subject)")
+            }
+        }
+    }
+
+    @Test("a checkpoint whose state does not give its digest is refused, not trusted")
+    func aForeignCheckpointIsRefused() throws {
+        let file = try TraceWhyTests.trace([.hinge(angle: 180), .hinge(angle: 10), .keyboard(visible: true, height: nil), .pip(active: true)])
+        var point = try #require(try WhyCheckpoint.build(file, every: 2).first)
+        point.digest ^= 1
+        let ranged = try TraceFile(bytes: Array(file.bytes[0..<file.recordsStart]) + Array(file.bytes[point.offset...]))
+        #expect { try TraceWhy.explain(ranged, seq: 3, from: point) } throws: { ($0 as? TraceError)?.message.hasPrefix(TraceWhy.checkpointDisagrees) == true }
+    }
+}

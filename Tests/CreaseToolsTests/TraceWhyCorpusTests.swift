@@ -66,4 +66,38 @@ import Testing
         let unknown = try CommandRunner.run(["why", "--app", "builtin:tabs", "--events", events, "--item", "noSuchControl"])
         #expect(unknown.status != 0 && unknown.stderr.contains("no control \"noSuchControl\""), "\(unknown.stderr)")
     }
+
+    @Test("a large trace keeps its checkpoints beside it: the second question reads them and answers the same; a trace that grew gets new ones")
+    func checkpointsBesideALargeTrace() throws {
+        let dir = try RenderCommandTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("large.jsonl").path
+        let h = TraceHeader(daemon: "test", started: "2026-12-07T00:00:00Z", part: 0, reason: "start", config: .object([]),
+                            layouts: false, monotonicOrigin: nil, t: 0, engine: Engine(app: BuiltinApps.app(named: "tabs")!))
+        var bytes = h.encode() + [0x0A]
+        var seq = 0
+        func add(_ e: Event) {
+            seq += 1
+            TraceEncoding.appendEvent(TraceEvent(seq: seq, t: UInt64(seq) * 1_000_000, client: 1, envelope: EventEnvelope(event: e), digest: 0), to: &bytes)
+        }
+        while bytes.count < WhyCheckpointFile.minimumTraceBytes + 4096 {
+            add(seq % 9_000 == 0 ? .keyboard(visible: seq % 18_000 == 0, height: nil) : .hinge(angle: Double(seq % 170) + 0.25))
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let ask = ["trace", "why", path, "--seq", String(seq - 3), "--item", "search", "--json"]
+        let first = try CommandRunner.run(ask)
+        #expect(first.status == 0 && first.stderr.contains("checkpoints"), "\(first.stderr)")
+        #expect(FileManager.default.fileExists(atPath: path + ".why"))
+        let second = try CommandRunner.run(ask)
+        #expect(second.status == 0 && !second.stderr.contains("kept"), "\(second.stderr)")
+        #expect(second.stdout == first.stdout)
+        let early = try CommandRunner.run(["trace", "why", path, "--seq", "5", "--json"])
+        #expect(early.status == 0 && !early.stderr.contains("kept"), "before the first checkpoint: \(early.stderr)")
+        add(.pip(active: true))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let grown = try CommandRunner.run(["trace", "why", path, "--seq", String(seq), "--field", "regions", "--json"])
+        #expect(grown.status == 0 && grown.stderr.contains("kept"), "\(grown.stderr)")
+        let json = try JSON.parse(Array(grown.stdout.utf8))
+        #expect(json["because"]?["input"] == .string("pip") && json["because"]?["seq"] == .number(Double(seq)))
+    }
 }

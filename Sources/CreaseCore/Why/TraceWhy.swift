@@ -69,26 +69,34 @@ public struct TraceWhy: Sendable {
         var appBefore: String?
     }
 
-    /// Replays `file` to the event with seq `seq` (from its start, or its last load or gap
-    /// before it, which set every input at once).
-    public static func explain(_ file: TraceFile, seq: Int, subject: WhySubject = .field("barAxis")) throws(TraceError) -> TraceWhy {
-        var replayer = TraceReplayer(header: file.header, verify: false)
-        var provenance = [Provenance](repeating: Provenance(), count: WhyInputs.names.count)
-        var reachedT: UInt64? = seq == file.header.initialSeq ? file.header.initialT : nil
-        var observations: [TraceObservation] = []
-        var cursor = file.cursor()
-        while let traced = try cursor.next() {
-            if reachedT != nil {
-                // The observations recorded at the seq come after its event, before the next.
-                if case .observation(let o) = traced.record, o.seq == seq { observations.append(o); continue }
-                if traced.record.appliedSeq != nil { break }
-                continue
-            }
+    /// A replay that follows what set each input. `TraceWhy.explain` runs one to a seq;
+    /// `WhyCheckpoint.build` runs one over the whole trace, keeping it every so many events.
+    struct Following: Sendable {
+        var replayer: TraceReplayer
+        var provenance: [Provenance]
+
+        init(header: TraceHeader) {
+            replayer = TraceReplayer(header: header, verify: false)
+            provenance = [Provenance](repeating: Provenance(), count: WhyInputs.names.count)
+        }
+
+        /// From a checkpoint: the engine in the state it recorded, what set each input then.
+        init(header: TraceHeader, resuming c: WhyCheckpoint) {
+            var h = header
+            h.initialSeq = c.seq
+            h.initialT = c.t
+            h.initialState = c.state
+            replayer = TraceReplayer(header: h, verify: false)
+            provenance = c.provenance
+        }
+
+        /// Applies one record; the seq and time it applied at, for an event, a load or a gap.
+        mutating func apply(_ traced: TracedRecord) throws(TraceError) -> (seq: Int, t: UInt64)? {
             let priorState = replayer.engine.state, priorApp = replayer.engine.app
             if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
                 throw TraceError("seq \(d.seq) cannot be applied: \(error)", line: traced.line, offset: traced.offset)
             }
-            guard let applied = traced.record.appliedSeq ?? gapSeq(traced.record) else { continue }
+            guard let applied = traced.record.appliedSeq ?? gapSeq(traced.record) else { return nil }
             let now = replayer.engine.state, app = replayer.engine.app
             var setter: Setter?
             for i in WhyInputs.names.indices where WhyInputs.differs(i, priorState, priorApp, now, app) {
@@ -100,9 +108,38 @@ public struct TraceWhy: Sendable {
                 p.appBefore = priorApp.name
                 provenance[i] = p
             }
-            if applied == seq { reachedT = time(traced.record) }
+            return (applied, time(traced.record))
+        }
+    }
+
+    /// The start of the error a checkpoint gets whose state does not give the digest it recorded.
+    public static let checkpointDisagrees = "the checkpoint does not give the digest it recorded"
+
+    /// Replays `file` to the event with seq `seq` (from its start, or its last load or gap
+    /// before it, which set every input at once). With `checkpoint`, `file` holds the records
+    /// from just after the checkpoint's event, and the replay starts from its state.
+    public static func explain(_ file: TraceFile, seq: Int, subject: WhySubject = .field("barAxis"),
+                               from checkpoint: WhyCheckpoint? = nil) throws(TraceError) -> TraceWhy {
+        var following = checkpoint.map { Following(header: file.header, resuming: $0) } ?? Following(header: file.header)
+        if let c = checkpoint, following.replayer.engine.digest != c.digest {
+            throw TraceError("\(checkpointDisagrees) at seq \(c.seq): it does not belong to this trace or this build", line: 0, offset: 0)
+        }
+        let start = checkpoint.map { ($0.seq, $0.t) } ?? (file.header.initialSeq, file.header.initialT)
+        var reachedT: UInt64? = seq == start.0 ? start.1 : nil
+        var observations: [TraceObservation] = []
+        var cursor = file.cursor()
+        while let traced = try cursor.next() {
+            if reachedT != nil {
+                // The observations recorded at the seq come after its event, before the next.
+                if case .observation(let o) = traced.record, o.seq == seq { observations.append(o); continue }
+                if traced.record.appliedSeq != nil { break }
+                continue
+            }
+            guard let (applied, t) = try following.apply(traced) else { continue }
+            if applied == seq { reachedT = t }
             if applied > seq { break }
         }
+        let replayer = following.replayer, provenance = following.provenance
         guard let t = reachedT else {
             throw TraceError("the trace has no event at seq \(seq) (it runs from seq \(file.header.initialSeq) to \(replayer.engine.seq))", line: 0, offset: 0)
         }

@@ -273,9 +273,8 @@ enum TraceCommand {
         let json = args.flag("--json")
         let path = try onePath(&args)
         try args.finish()
-        let file = try TraceIO.load(path)
-        TraceIO.warnIfCut(file, name: path)
-        WhyCommand.print(try TraceWhy.explain(file, seq: seq, subject: subject), origin: file.header.initialT, json: json)
+        let (why, origin) = try WhyCheckpointFile.explain(path, seq: seq, subject: subject)
+        WhyCommand.print(why, origin: origin, json: json)
         return ExitStatus.success
     }
 
