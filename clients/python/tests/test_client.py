@@ -369,6 +369,21 @@ def test_load_from_a_trace_header_returns_to_where_the_trace_begins(creased_daem
         assert rig.hello()["app"] == header["app"]["name"]
 
 
+def test_a_trace_header_gives_its_monotonic_origin_or_none(creased_daemon: Daemon, tmp_path: Path) -> None:
+    with creased_daemon.connect() as rig:
+        begun = rig.command("trace", action="rotate")["trace"]
+        header = _header_when_written(begun)
+        origin = crease.trace_monotonic_origin(begun)
+        assert isinstance(origin, int) and origin == header["monotonicOrigin"] and origin > 0
+    without = dict(header)
+    del without["monotonicOrigin"]
+    (tmp_path / "old.jsonl").write_text(json.dumps(without) + "\n")
+    assert crease.trace_monotonic_origin(tmp_path / "old.jsonl") is None
+    (tmp_path / "not-a-trace.jsonl").write_text('{"seq":1}\n')
+    with pytest.raises(ValueError):
+        crease.trace_monotonic_origin(tmp_path / "not-a-trace.jsonl")
+
+
 def _header_when_written(path: str) -> crease.JSONObject:
     """The header of a trace file the daemon's writer thread is beginning."""
     deadline = time.monotonic() + 60

@@ -7,11 +7,11 @@
 """
 
 from .client import (DEFAULT_TIMEOUT, DEFAULT_WINDOW, Client, ConnectionClosed, CreaseError, DaemonRestarted, JSONObject,
-                     SendInterrupted, Subscription, default_socket_path, read_trace_header)
+                     SendInterrupted, Subscription, default_socket_path, read_trace_header, trace_monotonic_origin)
 from .daemon import Daemon, DaemonError
 from .rigfile import RigFile, RigFileError, load_rig_file
 
 __all__ = ["Client", "Subscription", "CreaseError", "ConnectionClosed", "DaemonRestarted", "SendInterrupted", "Daemon", "DaemonError",
-           "default_socket_path", "read_trace_header", "DEFAULT_TIMEOUT", "DEFAULT_WINDOW", "JSONObject",
+           "default_socket_path", "read_trace_header", "trace_monotonic_origin", "DEFAULT_TIMEOUT", "DEFAULT_WINDOW", "JSONObject",
            "RigFile", "RigFileError", "load_rig_file"]
 __version__ = "0.1.0"

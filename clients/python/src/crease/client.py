@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Iterator, List, Mapping, Optional, S
 from .protocol import CreaseError, JSONObject, Key, Protocol, decode_json
 
 __all__ = ["Client", "Subscription", "CreaseError", "ConnectionClosed", "DaemonRestarted", "JSONObject",
-           "default_socket_path", "read_trace_header", "DEFAULT_TIMEOUT", "DEFAULT_WINDOW", "PathLike"]
+           "default_socket_path", "read_trace_header", "trace_monotonic_origin", "DEFAULT_TIMEOUT", "DEFAULT_WINDOW", "PathLike"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -55,6 +55,14 @@ def read_trace_header(path: PathLike) -> JSONObject:
     if header.get("crease") != "trace":
         raise ValueError(f"{os.fspath(path)} does not begin with a trace header")
     return header
+
+
+def trace_monotonic_origin(path: PathLike) -> Optional[int]:
+    """The CLOCK_MONOTONIC time (ns) of a trace's ``t`` = 0, from its header: what puts a
+    frame's or a fault's capture time on the trace's axis. None when the header has none
+    (a trace written before it existed, or by a tool)."""
+    origin = read_trace_header(path).get("monotonicOrigin")
+    return origin if isinstance(origin, int) and not isinstance(origin, bool) else None
 
 
 class ConnectionClosed(ConnectionError):

@@ -378,7 +378,7 @@ class Rig:
                 rig.run(steps)
             judgement = judge_frames(frames.frames(), read_timeline(trace, "crease"))
         """
-        from .client import read_trace_header
+        from .client import trace_monotonic_origin
         from .frames.live import FrameRecorder
         settings = dict(self.rig.device.get("frames") or {})
         url = url or settings.get("mjpeg") or self._standin_mjpeg_url()
@@ -387,8 +387,8 @@ class Rig:
         path = trace if trace is not None else (self.client.stats().get("trace") or {}).get("file")
         if not path:
             raise RigError("the rig's creased records no trace, so frames have no time axis: give one (trace=)")
-        origin = read_trace_header(path).get("monotonicOrigin")
-        if not isinstance(origin, int):
+        origin = trace_monotonic_origin(path)
+        if origin is None:
             raise RigError(f"{os.fspath(path)}: its header has no monotonicOrigin")
         return FrameRecorder(str(url), origin, int(float(settings.get("delayMs", 0)) * 1e6))
 

@@ -34,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from xml.sax.saxutils import quoteattr
 
-from .client import Client, CreaseError, JSONObject, read_trace_header
+from .client import Client, CreaseError, JSONObject, trace_monotonic_origin
 from .standin_screen import StandInScreen
 
 __all__ = ["StandInWDA", "page_source_of", "ROTATIONS", "DEEP_LINK_SCHEME"]
@@ -94,10 +94,9 @@ def _trace_origin(device: Client) -> Optional[int]:
     if not path:
         return None
     try:
-        origin = read_trace_header(path).get("monotonicOrigin")
+        return trace_monotonic_origin(path)
     except (OSError, ValueError):
         return None
-    return int(origin) if isinstance(origin, int) else None
 
 
 class StandInWDA:

@@ -98,9 +98,9 @@ def judge_command(args: argparse.Namespace) -> int:
 
 
 def _origin_of(trace: str) -> int:
-    from ..client import read_trace_header
-    origin = read_trace_header(trace).get("monotonicOrigin")
-    if not isinstance(origin, int):
+    from ..client import trace_monotonic_origin
+    origin = trace_monotonic_origin(trace)
+    if origin is None:
         raise TimelineError(f"{trace}: its header has no monotonicOrigin, so frames cannot be set against it")
     return origin
 
