@@ -138,11 +138,9 @@ public enum LayoutWhy {
                 // control moved to the title row for want of room, or a text-only item.
                 if layout.diagnostics.contains(where: { $0.code == .columnTooShort }) { return .space }
                 if layout.diagnostics.contains(where: { $0.code == .detailAwayFromBarEdge }) { return .containers }
-                if layout.columns.count > 1, !layout.bars.contains(where: { $0.role == .vertical && $0.container == containerOf(id, app: app) }),
-                   layout.columns.contains(where: { $0.verticalBarEdge == nil && $0.id == containerOf(id, app: app) }) {
-                    return .containers
-                }
-                return .itemAxis
+                // A split view's column other than the detail: only the detail's bar goes vertical.
+                let screen = containerOf(id, app: app)
+                return layout.columns.count > 1 && layout.columns.contains { $0.id == screen && $0.verticalBarEdge == nil } ? .containers : .itemAxis
             }
         }
     }

@@ -92,11 +92,15 @@ public struct TraceWhy: Sendable {
 
         /// Applies one record; the seq and time it applied at, for an event, a load or a gap.
         mutating func apply(_ traced: TracedRecord) throws(TraceError) -> (seq: Int, t: UInt64)? {
+            // Marks, observations, layouts and frames set no input: applied (checked) and nothing copied.
+            guard let applied = traced.record.appliedSeq ?? gapSeq(traced.record) else {
+                _ = try replayer.apply(traced)
+                return nil
+            }
             let priorState = replayer.engine.state, priorApp = replayer.engine.app
             if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
                 throw TraceError("seq \(d.seq) cannot be applied: \(error)", line: traced.line, offset: traced.offset)
             }
-            guard let applied = traced.record.appliedSeq ?? gapSeq(traced.record) else { return nil }
             let now = replayer.engine.state, app = replayer.engine.app
             var setter: Setter?
             for i in WhyInputs.names.indices where WhyInputs.differs(i, priorState, priorApp, now, app) {
@@ -112,17 +116,14 @@ public struct TraceWhy: Sendable {
         }
     }
 
-    /// The start of the error a checkpoint gets whose state does not give the digest it recorded.
-    public static let checkpointDisagrees = "the checkpoint does not give the digest it recorded"
-
     /// Replays `file` to the event with seq `seq` (from its start, or its last load or gap
     /// before it, which set every input at once). With `checkpoint`, `file` holds the records
     /// from just after the checkpoint's event, and the replay starts from its state.
     public static func explain(_ file: TraceFile, seq: Int, subject: WhySubject = .field("barAxis"),
                                from checkpoint: WhyCheckpoint? = nil) throws(TraceError) -> TraceWhy {
         var following = checkpoint.map { Following(header: file.header, resuming: $0) } ?? Following(header: file.header)
-        if let c = checkpoint, following.replayer.engine.digest != c.digest {
-            throw TraceError("\(checkpointDisagrees) at seq \(c.seq): it does not belong to this trace or this build", line: 0, offset: 0)
+        if let c = checkpoint, !c.resumes(file.header) {
+            throw TraceError("the checkpoint at seq \(c.seq) does not give the digest it recorded: it does not belong to this trace or this build", line: 0, offset: 0)
         }
         let start = checkpoint.map { ($0.seq, $0.t) } ?? (file.header.initialSeq, file.header.initialT)
         var reachedT: UInt64? = seq == start.0 ? start.1 : nil

@@ -29,6 +29,12 @@ public struct WhyCheckpoint: Sendable {
         return out
     }
 
+    /// Whether this checkpoint's state gives the digest it recorded with the trace's profile
+    /// and app: a checkpoints file of another trace, or of a build whose rules differ, does not.
+    public func resumes(_ header: TraceHeader) -> Bool {
+        Engine(profile: header.profile, app: header.app, state: state, seq: seq, digestAlgorithm: header.digestAlgorithm).digest == digest
+    }
+
     // MARK: The file beside the trace
 
     /// The checkpoints file: a first line saying which trace it belongs to (its size and its
