@@ -88,9 +88,11 @@ final class LiveDaemon {
         let traceArguments = extra.contains("--no-trace") ? [] : ["--trace-dir", traces]
         launched = try launch(Built.creased, ["--socket", socket] + traceArguments + ["--log-level", "warning"] + extra, in: scratch,
                               environment: environment)
-        // The file appears at bind(), a moment before listen(): wait until a connection is accepted.
+        // The file appears at bind(), and a connection is accepted from listen() on; the loop
+        // opens the trace (making its directory) only after that. A reply comes from the loop,
+        // so once one came the trace's directory and first file exist.
         let path = socket
-        try waitUntil("creased to listen on \(socket)") { (try? DaemonConnection(path: path)) != nil }
+        try waitUntil("creased to answer on \(socket)") { (try? DaemonConnection(path: path).command(#"{"cmd":"sync","id":"ready"}"#)) != nil }
     }
 
     func signal(_ s: Int32) { kill(launched.process.processIdentifier, s) }
