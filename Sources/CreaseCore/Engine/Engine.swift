@@ -268,23 +268,12 @@ public struct Engine: Sendable {
 }
 
 extension DeviceState {
-    /// `self = other`, field by field, keeping the UI state when it is `other`'s storage
-    /// already (device events leave it as it is): assigning the whole state retained and
-    /// released its three arrays every relayout. Lists every stored field.
+    /// `self = other`, keeping the UI state when it is `other`'s storage already (device
+    /// events leave it as it is): assigning the whole state retained and released its three
+    /// arrays every relayout.
     mutating func assign(_ other: DeviceState) {
-        hingeAngle = other.hingeAngle
-        pose = other.pose
-        orientation = other.orientation
-        deviceOrientation = other.deviceOrientation
-        rotationLock = other.rotationLock
-        pendingOrientation = other.pendingOrientation
-        keyboardVisible = other.keyboardVisible
-        keyboardHeight = other.keyboardHeight
-        pipActive = other.pipActive
-        liveActivities = other.liveActivities
-        splitSide = other.splitSide
-        layoutDirection = other.layoutDirection
-        reduceTransparency = other.reduceTransparency
+        inputs = other.inputs
+        bookkeeping = other.bookkeeping
         if ui.sheet != other.ui.sheet || !BuildMemo.identical(ui.selectedTab, other.ui.selectedTab)
             || !BuildMemo.identical(ui.pushed, other.ui.pushed) || !BuildMemo.identical(ui.inspector, other.ui.inspector) {
             ui = other.ui
@@ -292,24 +281,12 @@ extension DeviceState {
     }
 }
 
-/// Everything in the state that the layout reads. The raw hinge angle is not here
-/// (only the pose is), and Live Activities count only up to what the island shows.
+/// Everything in the state that the layout reads: the device's inputs as the state keeps
+/// them, but Live Activities counted only up to what the island shows, and the UI state.
+/// The device's plain values are compared before the UI state's arrays (the recent-layouts
+/// search rejects most entries on these alone).
 struct LayoutInputs: Hashable {
-    /// The device's inputs: plain values, compared before the UI state's arrays (the
-    /// recent-layouts search rejects most entries on these alone).
-    struct Device: Hashable {
-        var pose: Pose
-        var orientation: Orientation
-        var keyboardVisible: Bool
-        var keyboardHeight: Double?
-        var pip: Bool
-        var liveActivities: Int
-        var splitSide: SplitSide
-        var direction: LayoutDirection
-        var reduceTransparency: Bool
-    }
-
-    var device: Device
+    var device: DeviceInputs
     var ui: UIState
 
     /// Whether the layout of `old` is the layout of these inputs: they are equal, or differ
@@ -325,9 +302,8 @@ struct LayoutInputs: Hashable {
     }
 
     init(_ s: DeviceState, profile: DeviceProfile) {
-        device = Device(pose: s.pose, orientation: s.orientation, keyboardVisible: s.keyboardVisible, keyboardHeight: s.keyboardHeight,
-                        pip: s.pipActive, liveActivities: min(s.liveActivities, Int(profile.maxActivitiesShown)),
-                        splitSide: s.splitSide, direction: s.layoutDirection, reduceTransparency: s.reduceTransparency)
+        device = s.inputs
+        device.liveActivities = min(device.liveActivities, Int(profile.maxActivitiesShown))
         ui = s.ui
     }
 }

@@ -28,21 +28,12 @@ public struct UIState: Sendable, Equatable, Hashable {
     }
 }
 
-/// Everything the events set. `hingeAngle` is kept as given; the layout only sees `pose`.
-public struct DeviceState: Sendable, Equatable {
-    public var hingeAngle = 0.0
+/// What the layout reads of the device, and nothing else: the engine keeps its layouts by
+/// these (with the UI state), so a member added here is a layout input with no other edit.
+public struct DeviceInputs: Sendable, Hashable {
     public var pose = Pose.closed
-    /// The interface orientation: what the layout reads.
+    /// The interface orientation.
     public var orientation = Orientation.portrait
-    /// How the hardware is turned (from `motion` samples or device-convention `orientation`
-    /// events); nil once an interface-convention `orientation` event set `orientation`
-    /// directly, until the next device signal (`InterfaceOrientationRule`).
-    public var deviceOrientation: DeviceOrientation? = .portrait
-    /// Portrait orientation lock: holds the interface in portrait.
-    public var rotationLock = false
-    /// A device orientation the IMU proposes and that has not yet held for the profile's
-    /// settle time (`OrientationSettleRule`); `since` is on the engine's clock.
-    public var pendingOrientation: PendingOrientation?
     public var keyboardVisible = false
     public var keyboardHeight: Double?
     public var pipActive = false
@@ -50,13 +41,28 @@ public struct DeviceState: Sendable, Equatable {
     public var splitSide = SplitSide.none
     public var layoutDirection = LayoutDirection.ltr
     public var reduceTransparency = false
-    public var ui: UIState
 
-    public init(app: App) { ui = UIState(app: app) }
+    public init() {}
+}
 
-    public var display: Display { DisplayRule.display(for: pose) }
+/// What the events' rules keep to decide the layout inputs, which no layout reads: the angle
+/// as given (the layout sees only the pose), how the hardware is turned, the rotation lock
+/// and an orientation waiting to settle. These show through `pose` and `orientation`.
+public struct DeviceBookkeeping: Sendable, Hashable {
+    public var hingeAngle = 0.0
+    /// How the hardware is turned (from `motion` samples or device-convention `orientation`
+    /// events); nil once an interface-convention `orientation` event set the interface
+    /// orientation directly, until the next device signal (`InterfaceOrientationRule`).
+    public var deviceOrientation: DeviceOrientation? = .portrait
+    /// Portrait orientation lock: holds the interface in portrait.
+    public var rotationLock = false
+    /// A device orientation the IMU proposes and that has not yet held for the profile's
+    /// settle time (`OrientationSettleRule`); `since` is on the engine's clock.
+    public var pendingOrientation: PendingOrientation?
 
-    public struct PendingOrientation: Sendable, Equatable {
+    public init() {}
+
+    public struct PendingOrientation: Sendable, Hashable {
         public var orientation: DeviceOrientation
         public var since: Int64
 
@@ -65,4 +71,30 @@ public struct DeviceState: Sendable, Equatable {
             self.since = since
         }
     }
+}
+
+/// Everything the events set: the layout's device inputs, the rules' bookkeeping and the
+/// app's UI state. Members of the first two read as members of the state
+/// (`state.pose`, `state.hingeAngle`) through key paths, so nothing lists them twice.
+@dynamicMemberLookup
+public struct DeviceState: Sendable, Equatable {
+    public var inputs = DeviceInputs()
+    public var bookkeeping = DeviceBookkeeping()
+    public var ui: UIState
+
+    public init(app: App) { ui = UIState(app: app) }
+
+    public subscript<T>(dynamicMember member: WritableKeyPath<DeviceInputs, T>) -> T {
+        @inline(__always) get { inputs[keyPath: member] }
+        @inline(__always) set { inputs[keyPath: member] = newValue }
+    }
+
+    public subscript<T>(dynamicMember member: WritableKeyPath<DeviceBookkeeping, T>) -> T {
+        @inline(__always) get { bookkeeping[keyPath: member] }
+        @inline(__always) set { bookkeeping[keyPath: member] = newValue }
+    }
+
+    public var display: Display { DisplayRule.display(for: inputs.pose) }
+
+    public typealias PendingOrientation = DeviceBookkeeping.PendingOrientation
 }
