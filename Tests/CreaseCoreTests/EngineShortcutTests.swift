@@ -59,8 +59,11 @@ struct EngineShortcutTests {
 
         init(seed: UInt64, app: App) {
             rng = SplitMix64(seed: seed)
-            random = RandomEvents(seed: seed &+ 1, app: app)
+            random = RandomEvents(seed: seed &+ 1, app: app, without: [.app])
         }
+
+        /// The clock to apply the last event at.
+        var time: Int64 { random.time }
 
         mutating func next() -> Event {
             switch rng.next() % 8 {
@@ -84,7 +87,7 @@ struct EngineShortcutTests {
             var history: [Event] = []
             for _ in 0..<60 {
                 let ev = gen.next()
-                guard let changed = try? e.apply(ev) else { continue }
+                guard let changed = try? e.apply(ev, at: gen.time) else { continue }
                 history.append(ev)
                 if !changed { unchanged += 1 }
                 #expect(e.layoutJSON() == scratch(e), "diverged at seq \(e.seq) after:\n\(history)")
@@ -103,7 +106,7 @@ struct EngineShortcutTests {
         var driver = Engine(profile: .builtin, app: a), cache = driver
         var checked = 0
         for _ in 0..<800 {
-            guard (try? driver.apply(gen.next())) != nil else { continue }
+            guard (try? driver.apply(gen.next(), at: gen.time)) != nil else { continue }
             let g = ScreenGeometryRule.geometry(profile: driver.profile, state: driver.state)
             #expect(cache.scene(of: SceneKey(ui: driver.state.ui, geometry: g)) == Scene(app: a, ui: driver.state.ui, geometry: g))
             checked += 1
@@ -122,9 +125,9 @@ struct EngineShortcutTests {
         var mostWaiting = 0
         for i in 0..<600 {
             let ev = gen.next()
-            guard (try? eager.apply(ev)) != nil else { continue }
-            _ = try? sometimes.apply(ev)
-            _ = try? never.apply(ev)
+            guard (try? eager.apply(ev, at: gen.time)) != nil else { continue }
+            _ = try? sometimes.apply(ev, at: gen.time)
+            _ = try? never.apply(ev, at: gen.time)
             eager.releaseRetired()
             #expect(eager.retiredCount == 0)
             if i % 7 == 0 { sometimes.releaseRetired() }
@@ -178,7 +181,7 @@ struct EngineShortcutTests {
         var assigned = 0
         for i in 0..<400 {
             let event: Event = i % 5 == 0 ? .keyboard(visible: i % 2 == 0, height: 200 + Double(i)) : random.next()
-            guard (try? e.apply(event)) != nil else { continue }
+            guard (try? e.apply(event, at: random.time)) != nil else { continue }
             copy.assign(e.state)
             #expect(copy == e.state, "\(name): differs after \(event)")
             assigned += 1

@@ -53,7 +53,7 @@ import Testing
         var gen = RandomEvents(seed: 99, app: a)
         var e = Engine(profile: .builtin, app: a)
         for _ in 0..<400 {
-            guard (try? e.apply(gen.next())) != nil else { continue }
+            guard (try? e.apply(gen.next(), at: gen.time)) != nil else { continue }
             let line = try Layout.decodeLine(try JSON.parse(e.layoutJSON()))
             #expect(line.seq == e.seq && line.digest == Digest.hex(e.digest))
             #expect(Layout.assemble(seq: e.seq, digest: e.digest, body: line.layout.encodeBody()) == e.layoutJSON())

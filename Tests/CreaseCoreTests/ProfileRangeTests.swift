@@ -73,9 +73,9 @@ import Testing
             for name in BuiltinApps.names {
                 let app = builtin(name)
                 var e = Engine(profile: profile, app: app)
-                var gen = RandomEvents(seed: UInt64(n) &* 31 &+ 7, app: app)
-                for _ in 0..<60 { _ = try? e.apply(gen.next()) }
-                let scratch = Engine.fromScratch(profile: profile, app: app, state: e.state, seq: e.seq)
+                var gen = RandomEvents(seed: UInt64(n) &* 31 &+ 7, app: app, profile: profile)
+                for _ in 0..<60 { _ = try? e.apply(gen.next(), at: gen.time) }
+                let scratch = Engine.fromScratch(profile: profile, app: e.app, state: e.state, seq: e.seq)
                 #expect(scratch == e.layoutJSON(), "profile \(n), app \(name)")
                 laidOut += 1
             }

@@ -15,7 +15,7 @@ import Testing
             var history = History()
             for _ in 0..<length {
                 let ev = gen.next()
-                if (try? e.apply(ev)) != nil {
+                if (try? e.apply(ev, at: gen.time)) != nil {
                     history.events.append(ev)
                     try check(e, history)
                 }
@@ -60,7 +60,7 @@ import Testing
             var history = History()
             for _ in 0..<16 {
                 let ev: Event = pick.next() % 4 == 0 ? .app([a, changed, again][Int(pick.next() % 3)]) : gen.next()
-                guard (try? e.apply(ev)) != nil else { continue }
+                guard (try? e.apply(ev, at: gen.time)) != nil else { continue }
                 history.events.append(ev)
                 if case .app = ev { reloads += 1 }
                 let scratch = Engine.fromScratch(profile: e.profile, app: e.app, state: e.state, seq: e.seq)
@@ -123,7 +123,7 @@ import Testing
             var gen = RandomEvents(seed: seed, app: a)
             var engine = Engine(profile: .builtin, app: a)
             var applied = 0
-            for _ in 0..<60 where (try? engine.apply(gen.next())) != nil { applied += 1 }
+            for _ in 0..<60 where (try? engine.apply(gen.next(), at: gen.time)) != nil { applied += 1 }
             #expect(engine.seq == applied)
         }
     }
@@ -137,7 +137,7 @@ import Testing
         for _ in 0..<3000 {
             let before = e
             let ev = gen.next()
-            do { try e.apply(ev) } catch {
+            do { try e.apply(ev, at: gen.time) } catch {
                 rejected += 1
                 #expect(e.state == before.state && e.seq == before.seq && e.layoutJSON() == before.layoutJSON())
             }
@@ -264,7 +264,7 @@ import Testing
             var gen = RandomEvents(seed: 99, app: builtin(name))
             var e = Engine(profile: .builtin, app: builtin(name))
             for _ in 0..<400 {
-                guard (try? e.apply(gen.next())) != nil else { continue }
+                guard (try? e.apply(gen.next(), at: gen.time)) != nil else { continue }
                 let same = e.body == e.layout.encodeBody()
                 #expect(same, "\(name) at seq \(e.seq)")
             }

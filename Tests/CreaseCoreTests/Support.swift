@@ -52,44 +52,29 @@ enum Pose_ {
 }
 
 /// Random valid-and-invalid events drawn from an app's own ids, for property tests.
+/// Random events of every kind (`EventKind.random`), the hinge four times as often as each
+/// other kind (it is the rigs' stream), on a clock 10 ms a step (`time`: what to apply the
+/// last event at; motion samples need it).
 struct RandomEvents {
     var rng: SplitMix64
-    let tabIds: [String]
-    let screenIds: [String]
-    let sheetIds: [String]
+    let app: App
+    let profile: DeviceProfile
+    /// The kinds drawn from, the hinge four times.
+    let kinds: [EventKind]
+    private(set) var time: Int64 = 0
 
-    init(seed: UInt64, app: App) {
+    /// `without`: kinds left out (`.app` where a test holds the app fixed).
+    init(seed: UInt64, app: App, profile: DeviceProfile = .builtin, without: [EventKind] = []) {
         rng = SplitMix64(seed: seed)
-        var tabs: [String] = []
-        for c in app.containers { if case .tabView(let t) = c { tabs += t.tabs.map(\.id) } }
-        tabIds = tabs + ["noSuchTab"]
-        screenIds = app.screens.map(\.id) + ["noSuchScreen"]
-        sheetIds = app.screens.flatMap { $0.sheets.map(\.id) } + ["noSuchSheet"]
+        self.app = app
+        self.profile = profile
+        kinds = ([EventKind](repeating: .hinge, count: 3) + EventKind.allCases).filter { !without.contains($0) }
     }
 
-    mutating func pick<T>(_ a: [T]) -> T { a[Int(rng.next() % UInt64(a.count))] }
-    mutating func chance(_ percent: UInt64) -> Bool { rng.next() % 100 < percent }
-
     mutating func next() -> Event {
-        switch rng.next() % 18 {
-        case 0, 1, 2, 3:
-            // Hinge ticks, often near the thresholds so hysteresis gets exercised.
-            let near = pick([0.0, 17, 20, 23, 90, 157, 160, 163, 180])
-            return .hinge(angle: min(180, max(0, near + Double(Int(rng.next() % 13)) - 6)))
-        case 4: return .orientation(pick(Orientation.allCases))
-        case 5: return .keyboard(visible: chance(50), height: chance(30) ? Double(rng.next() % 900) : nil)
-        case 6: return .pip(active: chance(50))
-        case 7: return .liveActivities(count: Int(rng.next() % 6))
-        case 8: return .splitView(pick(SplitSide.allCases))
-        case 9: return .layoutDirection(pick(LayoutDirection.allCases))
-        case 10: return .reduceTransparency(enabled: chance(50))
-        case 11: return .select(tab: pick(tabIds))
-        case 12: return chance(60) ? .push(screen: pick(screenIds)) : .pop
-        case 13: return chance(60) ? .present(sheet: pick(sheetIds)) : .dismiss
-        case 16: return .deviceOrientation(pick(DeviceOrientation.allCases))
-        case 17: return .rotationLock(enabled: chance(40))
-        default: return .inspector(presented: chance(50))
-        }
+        time += 10_000_000
+        let kind = kinds[Int(rng.next() % UInt64(kinds.count))]
+        return kind.random(using: &rng, app: app, profile: profile)
     }
 }
 

@@ -44,6 +44,9 @@ import Testing
             #expect(drivers.map(\.name) == CoreScenario.driverNames.filter { name in drivers.contains { $0.name == name } })
         }
         #expect(CoreScenario.apps().map(\.name) == BuiltinApps.names + [LargeApp.name])
+        // Every event kind is timed by some driver (on the built-in apps that have what it acts on).
+        let driven = Set(CoreScenario.apps().flatMap { c in CoreScenario.drivers(for: c.app).drivers.flatMap { $0.cycle.map(\.kind) } })
+        for kind in EventKind.allCases { #expect(driven.contains(kind), "no core bench driver sends \(kind.rawValue)") }
     }
 
     @Test("a distribution taken from the daemon's histogram keeps its quantiles in order and ends its curve at the max")

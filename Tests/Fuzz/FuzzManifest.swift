@@ -22,28 +22,12 @@ private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition { fatalError("FuzzManifest: \(message())") }
 }
 
-private let deviceEvents: [Event] = [
-    .hinge(angle: 0), .hinge(angle: 30), .hinge(angle: 90), .hinge(angle: 150), .hinge(angle: 180),
-    .orientation(.portrait), .orientation(.portraitUpsideDown), .orientation(.landscapeLeft), .orientation(.landscapeRight),
-    .keyboard(visible: true, height: nil), .keyboard(visible: true, height: 0), .keyboard(visible: true, height: 400),
-    .keyboard(visible: false, height: nil),
-    .pip(active: true), .pip(active: false),
-    .liveActivities(count: 0), .liveActivities(count: 1), .liveActivities(count: 3),
-    .splitView(.none), .splitView(.left), .splitView(.right),
-    .layoutDirection(.ltr), .layoutDirection(.rtl),
-    .reduceTransparency(enabled: true), .reduceTransparency(enabled: false),
-    .pop, .dismiss, .inspector(presented: true), .inspector(presented: false),
-]
-
-private func appEvents(_ app: App) -> [Event] {
-    var events: [Event] = []
-    for c in app.containers {
-        if case .tabView(let t) = c { events += t.tabs.map { .select(tab: $0.id) } }
-    }
-    for s in app.screens {
-        events.append(.push(screen: s.id))
-        events += s.sheets.map { .present(sheet: $0.id) }
-    }
+/// Every kind's representative values (`EventKind.values`), and the edges those skip: angles
+/// near the thresholds, a zero and a tall keyboard, pushing a stack's root, ids of any screen.
+private func vocabulary(_ app: App) -> [Event] {
+    var events = EventKind.allCases.flatMap { $0.values(app: app, profile: .builtin) }
+    events += [.hinge(angle: 30), .hinge(angle: 150), .keyboard(visible: true, height: 0), .keyboard(visible: true, height: 400)]
+    events += app.screens.map { .push(screen: $0.id) }
     return events
 }
 
@@ -90,11 +74,12 @@ public func fuzzManifest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     var engine = Engine(app: app)
     checkLayout(engine.layoutJSON())
-    let events = deviceEvents + appEvents(app)
-    for b in script.prefix(64) {
+    let events = vocabulary(app)
+    for (i, b) in script.prefix(64).enumerated() {
         let seq = engine.seq, digest = engine.digest
         do throws(InputError) {
-            try engine.apply(events[Int(b) % events.count])
+            // 10 ms apart on the engine's clock (motion samples need one).
+            try engine.apply(events[Int(b) % events.count], at: Int64(i) * 10_000_000)
             check(engine.seq == seq + 1, "an applied event did not advance seq")
             checkLayout(engine.layoutJSON())
         } catch {

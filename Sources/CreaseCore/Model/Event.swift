@@ -94,30 +94,9 @@ public enum Event: Sendable, Equatable {
     case app(App)
 
     /// The event's wire name, as in the `"event"` key.
-    public var name: String {
-        switch self {
-        case .hinge: "hinge"
-        case .orientation, .deviceOrientation: "orientation"
-        case .motion: "motion"
-        case .rotationLock: "rotationLock"
-        case .keyboard: "keyboard"
-        case .pip: "pip"
-        case .liveActivities: "liveActivities"
-        case .splitView: "splitView"
-        case .layoutDirection: "layoutDirection"
-        case .reduceTransparency: "reduceTransparency"
-        case .select: "select"
-        case .push: "push"
-        case .pop: "pop"
-        case .present: "present"
-        case .dismiss: "dismiss"
-        case .inspector: "inspector"
-        case .app: "app"
-        }
-    }
+    public var name: String { kind.rawValue }
 
-    public static let names = ["hinge", "orientation", "motion", "rotationLock", "keyboard", "pip", "liveActivities", "splitView", "layoutDirection",
-                               "reduceTransparency", "select", "push", "pop", "present", "dismiss", "inspector", "app"]
+    public static var names: [String] { EventKind.names }
 }
 
 /// An event as it arrived: the event plus the sender's clock and request id.

@@ -30,107 +30,12 @@ extension Event {
             }
         }
         let name = try r.string("event")
+        guard let kind = EventKind(rawValue: name) else {
+            throw InputError(.unknownEvent, "unknown event \"\(name)\"; expected one of \(EventKind.names.joined(separator: ", "))", field: "event")
+        }
         // Every event may carry "event", "ts" and "id" besides its own fields.
-        func fields(_ own: [StaticString]) throws(InputError) { try r.rejectUnknown(allowed: ["event", "ts", "id"] + own) }
-
-        let event: Event
-        switch name {
-        case "hinge":
-            try fields(["angle", "unit"])
-            var angle = try r.number("angle")
-            // UIHinge.angle and XCUIHinge.angle are radians; WebDriverAgent's and Appium's
-            // hinge readings are degrees (docs/events.md).
-            if try r.optionalEnumeration("unit", AngleUnit.self) == .rad { angle = angle * (180 / Double.pi) }
-            // The profile's encoder tolerance is the engine's to apply; here only what no
-            // tolerance (at most 45°) could make an angle.
-            guard angle >= -EventLimits.maxAngleTolerance, angle <= EventLimits.maxAngle + EventLimits.maxAngleTolerance else {
-                throw InputError.outOfRange("angle", "must be between 0 (shut) and 180 (flat) degrees, and the profile's hingeTolerance past either end", got: angle)
-            }
-            event = .hinge(angle: angle == 0 ? 0 : angle)  // folds -0 into 0
-        case "orientation":
-            try fields(["value", "convention"])
-            let convention = try r.optionalEnumeration("convention", OrientationConvention.self) ?? .interface
-            switch convention {
-            case .device:
-                event = .deviceOrientation(try r.enumeration("value", DeviceOrientation.self))
-            case .interface:
-                // faceUp and faceDown are device orientations only: an interface is never flat.
-                if case .string(let text) = r.optional("value"), let device = DeviceOrientation(rawValue: text), device.isFlat {
-                    throw InputError(.badValue, "field \"value\": \"\(text)\" is a device orientation; send it with \"convention\":\"device\"", field: "value")
-                }
-                event = .orientation(try r.enumeration("value", Orientation.self))
-            }
-        case "motion":
-            try fields(["gravity"])
-            event = .motion(try gravity(r))
-        case "rotationLock":
-            try fields(["enabled"])
-            event = .rotationLock(enabled: try r.bool("enabled"))
-        case "keyboard":
-            try fields(["visible", "height"])
-            let visible = try r.bool("visible")
-            let height = try r.optionalNumber("height")
-            if let h = height, !(h >= 0 && h <= EventLimits.maxKeyboardHeight) {
-                throw InputError.outOfRange("height", "must be between 0 and \(Int(EventLimits.maxKeyboardHeight)) points", got: h)
-            }
-            event = .keyboard(visible: visible, height: height.map { $0 == 0 ? 0 : $0 })
-        case "pip":
-            try fields(["active"])
-            event = .pip(active: try r.bool("active"))
-        case "liveActivities":
-            try fields(["count"])
-            event = .liveActivities(count: try r.integer("count", min: 0, max: EventLimits.maxLiveActivities))
-        case "splitView":
-            try fields(["side"])
-            event = .splitView(try r.enumeration("side", SplitSide.self))
-        case "layoutDirection":
-            try fields(["value"])
-            event = .layoutDirection(try r.enumeration("value", LayoutDirection.self))
-        case "reduceTransparency":
-            try fields(["enabled"])
-            event = .reduceTransparency(enabled: try r.bool("enabled"))
-        case "select":
-            try fields(["tab"])
-            event = .select(tab: try r.string("tab"))
-        case "push":
-            try fields(["screen"])
-            event = .push(screen: try r.string("screen"))
-        case "pop":
-            try fields([])
-            event = .pop
-        case "present":
-            try fields(["sheet"])
-            event = .present(sheet: try r.string("sheet"))
-        case "dismiss":
-            try fields([])
-            event = .dismiss
-        case "inspector":
-            try fields(["presented"])
-            event = .inspector(presented: try r.bool("presented"))
-        case "app":
-            try fields(["manifest"])
-            event = .app(try App.decode(try r.required("manifest"), path: "manifest"))
-        default:
-            throw InputError(.unknownEvent, "unknown event \"\(name)\"; expected one of \(Event.names.joined(separator: ", "))", field: "event")
-        }
-        return EventEnvelope(event: event, ts: ts, id: id)
-    }
-
-    /// `gravity`: three finite numbers in g, each within an IMU's full scale.
-    private static func gravity(_ r: FieldReader) throws(InputError) -> Gravity {
-        let items = try r.array("gravity")
-        guard items.count == 3 else {
-            throw InputError(.badValue, "field \"gravity\" must be [x, y, z] in g, three numbers; got \(items.count)", field: "gravity")
-        }
-        var v = [0.0, 0.0, 0.0]
-        for (i, item) in items.enumerated() {
-            guard case .number(let n) = item else { throw InputError.wrongType("gravity", expected: "[x, y, z], three numbers in g", got: item) }
-            guard abs(n) <= EventLimits.maxGravity else {
-                throw InputError.outOfRange("gravity", "each component must be within ±\(Int(EventLimits.maxGravity)) g (component \(i))", got: n)
-            }
-            v[i] = n == 0 ? 0 : n  // folds -0 into 0
-        }
-        return Gravity(x: v[0], y: v[1], z: v[2])
+        try r.rejectUnknown(allowed: ["event", "ts", "id"] + kind.fields)
+        return EventEnvelope(event: try kind.decode(r), ts: ts, id: id)
     }
 
     /// Encodes the event as a canonical JSON object (used by traces and `crease gen`).

@@ -62,24 +62,7 @@ public enum ModelExplorer {
 
     /// The device and app inputs, one value per class (see above).
     public static func inputs(app: App, profile: DeviceProfile) -> [Event] {
-        var events: [Event] = [.hinge(angle: 0), .hinge(angle: (profile.partialOpenThreshold + profile.fullyOpenThreshold) / 2), .hinge(angle: 180)]
-        events += Orientation.allCases.map { Event.orientation($0) }
-        events += [.keyboard(visible: true, height: nil), .keyboard(visible: false, height: nil), .pip(active: true), .pip(active: false)]
-        events += (0...Int(profile.maxActivitiesShown)).map { Event.liveActivities(count: $0) }
-        events += SplitSide.allCases.map { Event.splitView($0) } + LayoutDirection.allCases.map { Event.layoutDirection($0) }
-        events += [.reduceTransparency(enabled: true), .reduceTransparency(enabled: false)]
-        for c in app.containers {
-            switch c {
-            case .tabView(let t): events += t.tabs.map { Event.select(tab: $0.id) }
-            case .navigationStack(let s): events += s.screens.dropFirst().map { Event.push(screen: app.screens[$0].id) }
-            case .splitView: break
-            }
-        }
-        events.append(.pop)
-        for screen in app.screens { events += screen.sheets.map { Event.present(sheet: $0.id) } }
-        events.append(.dismiss)
-        if app.screens.contains(where: { $0.inspector != nil }) { events += [.inspector(presented: true), .inspector(presented: false)] }
-        return events
+        EventKind.allCases.filter(\.explored).flatMap { $0.values(app: app, profile: profile) }
     }
 
     /// What of a state the layout reads (the engine's own `LayoutInputs`), and what decides

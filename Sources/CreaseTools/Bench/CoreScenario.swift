@@ -78,6 +78,10 @@ enum CoreScenario {
                    same: [.motion(Gravity(x: 0.01, y: -0.99, z: -0.1)), .motion(Gravity(x: -0.02, y: -1.01, z: -0.12))]),
             Driver(name: "orientation", cycle: [.orientation(.landscapeLeft), .orientation(.portrait)],
                    same: [.orientation(.portrait), .orientation(.portrait)]),
+            // The lock only shows against a turned device: turned, locked to portrait, unlocked, turned back.
+            Driver(name: "rotationLock", cycle: [.deviceOrientation(.landscapeLeft), .rotationLock(enabled: true), .rotationLock(enabled: false),
+                                                 .deviceOrientation(.portrait)],
+                   same: [.rotationLock(enabled: false), .rotationLock(enabled: false)]),
             Driver(name: "keyboard", cycle: [.keyboard(visible: true, height: nil), .keyboard(visible: false, height: nil)],
                    same: [.keyboard(visible: false, height: nil), .keyboard(visible: false, height: nil)], fresh: freshKeyboard),
             Driver(name: "pip", cycle: [.pip(active: true), .pip(active: false)], same: [.pip(active: false), .pip(active: false)]),
@@ -234,7 +238,7 @@ enum CoreScenario {
     }
 
     /// Every driver's name, in the order the scenario runs them (each app drives those that apply to it).
-    static let driverNames = ["hinge", "motion", "orientation", "keyboard", "pip", "liveActivities", "splitView", "layoutDirection",
+    static let driverNames = ["hinge", "motion", "orientation", "rotationLock", "keyboard", "pip", "liveActivities", "splitView", "layoutDirection",
                               "reduceTransparency", "select", "push/pop", "present/dismiss", "inspector", "app"]
 
     /// `apps`, `modes` and `events` (driver names) narrow the run (nil: all), e.g. to profile one case.
