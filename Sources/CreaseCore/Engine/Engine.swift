@@ -94,43 +94,15 @@ public struct Engine: Sendable {
     /// (a new digest). A rejected event throws and changes nothing, not even `seq`.
     @discardableResult
     public mutating func apply(_ event: Event, at time: Int64? = nil) throws(InputError) -> Bool {
-        if case .hinge(let reading) = event {
-            // The high-rate event: the angle is no layout input, so a reading inside the pose
-            // changes nothing the layout reads: no copies, no comparison of inputs.
-            let moved = try HingeRule.apply(reading, profile: profile, supported: app.supportedOrientations, to: &state)
-            seq += 1
-            guard moved else { return false }
-            return relayout(force: false)
-        }
-        if case .motion(let gravity) = event {
-            // The other high-rate event, as StateMachine applies it: a sample that leaves the
-            // device orientation as it is changes nothing the layout reads.
-            let turned = MotionRule.apply(gravity, at: try MotionRule.time(time), filter: filter, supported: app.supportedOrientations,
-                                          to: &state)
-            seq += 1
-            guard turned else { return false }
-            return relayout(force: false)
-        }
-        if case .app = event {
-            var next = state
-            var nextApp = app
-            try StateMachine.apply(event, at: time, to: &next, app: &nextApp, profile: profile)
-            state = next
-            seq += 1
-            // The same manifest again (a rig reloading its app) keeps every cache: they were
-            // computed from an equal app. Only the UI state it resets can change the layout.
-            if nextApp != app {
-                app = nextApp
-                return relayout(force: true)
-            }
-            return relayout(force: false)
-        }
         // In place, without copying the state and the app first: the state machine checks
-        // everything before it changes anything, so a rejected event leaves both as they were,
-        // and only an `app` event changes the app.
-        try StateMachine.apply(event, at: time, to: &state, app: &app, profile: profile)
+        // everything before it changes anything, so a rejected event leaves both as they were.
+        let change = try StateMachine.apply(event, at: time, to: &state, app: &app, profile: profile, filter: filter)
         seq += 1
-        return relayout(force: false)
+        switch change {
+        case .bookkeeping: return false
+        case .inputs: return relayout(force: false)
+        case .app: return relayout(force: true)
+        }
     }
 
     private mutating func relayout(force: Bool) -> Bool {
@@ -301,9 +273,13 @@ struct LayoutInputs: Hashable {
         return same == old.device && ui == old.ui
     }
 
+    /// Inlined: called on its own it was handed copies of the state and the profile (about
+    /// 300 instructions per relayout).
+    @inline(__always)
     init(_ s: DeviceState, profile: DeviceProfile) {
         device = s.inputs
-        device.liveActivities = min(device.liveActivities, Int(profile.maxActivitiesShown))
+        let shown = Int(profile.maxActivitiesShown)
+        if device.liveActivities > shown { device.liveActivities = shown }
         ui = s.ui
     }
 }

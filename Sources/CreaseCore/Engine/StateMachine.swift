@@ -1,12 +1,44 @@
+/// What an applied event did, so the engine knows what to recompute.
+public enum StateChange: Sendable, Equatable {
+    /// Only bookkeeping moved (a hinge reading inside its pose, a motion sample that turned
+    /// nothing): no layout input did.
+    case bookkeeping
+    /// Layout inputs may have moved; the engine compares them with the layout's.
+    case inputs
+    /// A different app: nothing laid out before applies.
+    case app
+}
+
 /// The device-state reducer: applies one event to the state, or rejects it with an
 /// error naming the field and leaves the state untouched.
 /// `time` is the engine's clock (the daemon's read time, recorded): only `motion` reads it.
+/// Every check comes before any change, so a rejected event leaves state and app as they were.
 public enum StateMachine {
+    @discardableResult
     public static func apply(_ event: Event, at time: Int64?, to state: inout DeviceState, app: inout App,
-                             profile: DeviceProfile) throws(InputError) {
+                             profile: DeviceProfile) throws(InputError) -> StateChange {
+        try apply(event, at: time, to: &state, app: &app, profile: profile, filter: DeviceOrientationFilter(profile: profile))
+    }
+
+    /// With the profile's orientation filter worked out once (the engine keeps it). Inlined
+    /// into the engine, where a hinge reading inside its pose costs a few dozen instructions in all.
+    @discardableResult @inline(__always)
+    public static func apply(_ event: Event, at time: Int64?, to state: inout DeviceState, app: inout App,
+                             profile: DeviceProfile, filter: DeviceOrientationFilter) throws(InputError) -> StateChange {
+        // The two high-rate events first, each matched alone: the switch below binds payloads
+        // of every kind and cost a reading about 35 instructions more (BENCHMARKS.md). A hinge
+        // reading inside its pose and a motion sample that turns nothing change no layout input.
+        if case .hinge(let reading) = event {
+            return try HingeRule.apply(reading, profile: profile, supported: app.supportedOrientations, to: &state) ? .inputs : .bookkeeping
+        }
+        if case .motion(let gravity) = event {
+            let turned = MotionRule.apply(gravity, at: try MotionRule.time(time), filter: filter,
+                                          supported: app.supportedOrientations, to: &state)
+            return turned ? .inputs : .bookkeeping
+        }
         switch event {
-        case .hinge(let reading):
-            try HingeRule.apply(reading, profile: profile, supported: app.supportedOrientations, to: &state)
+        case .hinge, .motion:
+            break  // above
         case .orientation(let o):
             state.orientation = o
             state.deviceOrientation = nil
@@ -15,9 +47,6 @@ public enum StateMachine {
             state.deviceOrientation = o
             state.pendingOrientation = nil
             state.orientation = InterfaceOrientationRule.resolve(state, supported: app.supportedOrientations)
-        case .motion(let gravity):
-            MotionRule.apply(gravity, at: try MotionRule.time(time), filter: DeviceOrientationFilter(profile: profile),
-                             supported: app.supportedOrientations, to: &state)
         case .rotationLock(let enabled):
             // The lock hands the orientation back to the device: an interface set directly
             // stands for the device orientation that shows it.
@@ -42,10 +71,15 @@ public enum StateMachine {
             state.ui.sheet = nil
         case .inspector(let presented): try inspector(presented, state: &state, app: app)
         case .app(let newApp):
-            app = newApp
+            // The same manifest again (a rig reloading its app) keeps the app the engine's
+            // caches were computed from; only the UI state it resets can change the layout.
+            let different = newApp != app
+            if different { app = newApp }
             state.ui = UIState(app: newApp)
             state.orientation = InterfaceOrientationRule.resolve(state, supported: newApp.supportedOrientations)
+            return different ? .app : .inputs
         }
+        return .inputs
     }
 
     static func requireNoSheet(_ state: DeviceState, _ what: String, field: String) throws(InputError) {

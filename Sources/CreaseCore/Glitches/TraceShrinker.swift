@@ -202,7 +202,11 @@ public enum StepValueShrinks {
                 if try holds(.motion(r)) { return .motion(r) }
             }
             return nil
-        default:
+        // Named or enumerated values have nothing simpler (the minimizer drops whole events
+        // instead), nor a keyboard without a height or no Live Activities. Listed, so a new
+        // kind with a number in it gets a decision here.
+        case .keyboard, .liveActivities, .orientation, .deviceOrientation, .rotationLock, .pip, .splitView, .layoutDirection,
+             .reduceTransparency, .select, .push, .pop, .present, .dismiss, .inspector, .app:
             return nil
         }
     }
