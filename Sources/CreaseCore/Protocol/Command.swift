@@ -26,25 +26,9 @@ public enum Command: Sendable, Equatable {
     case frame(FrameVerdict)
 
     /// The command's name on the wire (its `"cmd"`).
-    public var name: String {
-        switch self {
-        case .hello: "hello"
-        case .layout: "layout"
-        case .state: "state"
-        case .subscribe: "subscribe"
-        case .unsubscribe: "unsubscribe"
-        case .stats: "stats"
-        case .load: "load"
-        case .mark: "mark"
-        case .sync: "sync"
-        case .trace: "trace"
-        case .observe: "observe"
-        case .clock: "clock"
-        case .frame: "frame"
-        }
-    }
+    public var name: String { kind.rawValue }
 
-    public static let names = ["hello", "layout", "state", "subscribe", "unsubscribe", "stats", "load", "mark", "sync", "trace", "observe", "clock", "frame"]
+    public static var names: [String] { CommandKind.names }
 
     /// Decodes the command `name` whose whole message is `body`. Unknown fields are
     /// rejected so a typo is reported; errors carry the message's id.
@@ -60,62 +44,10 @@ public enum Command: Sendable, Equatable {
 
     private static func decodeFields(name: String, body: JSONValue) throws(InputError) -> Command {
         let r = try FieldReader(body, path: "", what: "command \"\(name)\"")
-        func fields(_ own: [StaticString]) throws(InputError) { try r.rejectUnknown(allowed: ["cmd", "id"] + own) }
-        switch name {
-        case "hello": try fields([]); return .hello
-        case "layout": try fields([]); return .layout
-        case "state": try fields([]); return .state
-        case "stats":
-            try fields(["reset"])
-            return .stats(reset: try r.optionalBool("reset") ?? false)
-        case "load": return .load(try LoadRequest.decode(body))
-        case "sync": try fields([]); return .sync
-        case "subscribe":
-            try fields(["topics"])
-            let topics = try decodeTopics(r, required: true)
-            return .subscribe(topics)
-        case "unsubscribe":
-            try fields(["topics"])
-            return .unsubscribe(try decodeTopics(r, required: false))
-        case "mark":
-            try fields(["label"])
-            return .mark(label: try r.string("label"))
-        case "trace":
-            try fields(["action"])
-            let action = try r.string("action")
-            guard let a = TraceAction(rawValue: action) else {
-                throw InputError.badValue("action", action, allowed: TraceAction.allCases.map(\.rawValue))
-            }
-            return .trace(a)
-        case "observe":
-            return .observe(try ObserveRequest.decode(body))
-        case "clock": try fields([]); return .clock
-        case "frame": return .frame(try FrameVerdict.decode(r, extra: ["cmd", "id"]))
-        default:
+        guard let kind = CommandKind(rawValue: name) else {
             throw InputError(.unknownCommand, "unknown command \"\(name)\"; expected one of \(names.joined(separator: ", "))", field: "cmd")
         }
-    }
-
-    private static func decodeTopics(_ r: FieldReader, required: Bool) throws(InputError) -> [Topic] {
-        guard let v = r.optional("topics") else {
-            if required { throw InputError.missing("topics", in: "command") }
-            return []
-        }
-        guard case .array(let elements) = v else {
-            throw InputError.wrongType("topics", expected: "an array of topic names", got: v)
-        }
-        var topics: [Topic] = []
-        for (i, e) in elements.enumerated() {
-            guard case .string(let s) = e else {
-                throw InputError.wrongType("topics[\(i)]", expected: "a topic name", got: e)
-            }
-            guard let t = Topic(rawValue: s) else {
-                throw InputError.badValue("topics[\(i)]", s, allowed: Topic.allCases.map(\.rawValue))
-            }
-            if !topics.contains(t) { topics.append(t) }
-        }
-        if required, topics.isEmpty { throw InputError.outOfRange("topics", "must name at least one topic", got: "[]") }
-        return topics
+        return try kind.decode(r, body: body)
     }
 }
 

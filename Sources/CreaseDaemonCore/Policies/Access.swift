@@ -9,9 +9,9 @@ import CreaseCore
 public enum AccessLevel: Int, Sendable, Comparable, CustomStringConvertible {
     /// Nothing: the connection gets one `forbidden` error and is closed.
     case none = 0
-    /// `hello`, `layout`, `state`, `subscribe`, `unsubscribe`, `stats`, `sync`.
+    /// The commands whose kind needs only reading (`CommandKind.access`).
     case read
-    /// Also events (including `app`), `mark` and `trace`.
+    /// Also events (including `app`) and the commands that need publishing (`Command.needsPublish`).
     case publish
 
     public static func < (a: AccessLevel, b: AccessLevel) -> Bool { a.rawValue < b.rawValue }
@@ -21,18 +21,6 @@ public enum AccessLevel: Int, Sendable, Comparable, CustomStringConvertible {
         case .none: "none"
         case .read: "read"
         case .publish: "publish"
-        }
-    }
-}
-
-extension Command {
-    /// Whether the command changes what the daemon records (the trace) rather than
-    /// only reading: `mark`, `trace`, `observe` and `frame` need the publish level, like events.
-    public var needsPublish: Bool {
-        switch self {
-        case .mark, .trace, .load, .observe, .frame: true
-        case .stats(let reset): reset
-        case .hello, .layout, .state, .subscribe, .unsubscribe, .sync, .clock: false
         }
     }
 }
