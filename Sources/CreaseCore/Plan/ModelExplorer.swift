@@ -110,7 +110,7 @@ public enum ModelExplorer {
             if let extra {
                 events.append(inputs[extra])
                 var a = app
-                try? StateMachine.apply(inputs[extra], at: 0, to: &last, app: &a, profile: profile)
+                _ = try? StateMachine.apply(inputs[extra], at: 0, to: &last, app: &a, profile: profile)
             }
             return Sequence(digest: ModelExplorer.digest(app: app, profile: profile, state: last), from: from, events: events,
                             pose: last.pose, orientation: last.orientation)
