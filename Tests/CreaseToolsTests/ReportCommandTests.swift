@@ -63,6 +63,33 @@ import Testing
         #expect(daemon.stop().status == 0)
     }
 
+    @Test("every drawn frame carries the why of each of its controls, and every mismatch the why of the value expected")
+    func whyOfControlsAndMismatches() throws {
+        let scratch = Scratch()
+        let out = "\(scratch.path)/report.html"
+        let trace = Self.traces.appendingPathComponent("rig-observations.jsonl").path
+        let r = try CommandRunner.run(["report", trace, "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        let html = try String(contentsOfFile: out, encoding: .utf8)
+        let frames = html.components(separatedBy: #"<div class="frame""#).dropFirst()
+        #expect(!frames.isEmpty)
+        for frame in frames {
+            let why = try #require(frame.components(separatedBy: #"<ul class="why">"#).dropFirst().first?.components(separatedBy: "</ul>").first)
+            let lines = why.components(separatedBy: "<li data-subject=").dropFirst()
+            #expect(lines.first?.hasPrefix(#""field:barAxis""#) == true, "the bar axis first")
+            #expect(lines.count > 1, "the controls of the frame")
+            for line in lines {
+                #expect(LayoutRule.allCases.contains { line.contains(" · \($0.name) · ") }, "\(line.prefix(120))")
+            }
+        }
+        // The mismatches of the trace's observations, each with the why of what was expected.
+        let differences = html.components(separatedBy: #"<ul class="differences">"#).dropFirst()
+            .flatMap { $0.components(separatedBy: "</ul>")[0].components(separatedBy: "<li>").dropFirst() }
+        #expect(!differences.isEmpty)
+        for d in differences { #expect(d.contains(#"<div class="mismatch-why">expected, "#), "\(d.prefix(160))") }
+        #expect(html.contains(#"<option value="field:barAxis">barAxis</option>"#) && html.contains(#"<section id="rules">"#))
+    }
+
     @Test("a report draws at most --max-frames frames, around what matters; --focus mismatches draws the mismatch and its neighbours only")
     func focusBoundsTheFrames() throws {
         let scratch = Scratch()

@@ -145,12 +145,7 @@ public struct TraceWhy: Sendable {
             throw TraceError("the trace has no event at seq \(seq) (it runs from seq \(file.header.initialSeq) to \(replayer.engine.seq))", line: 0, offset: 0)
         }
         let engine = replayer.engine
-        let values = WhyInputs.values(engine.state, app: engine.app)
-        let all = WhyInputs.names.indices.map { i in
-            let p = provenance[i]
-            return Input(name: WhyInputs.names[i], value: values[i], setBy: p.setBy, before: p.before,
-                         previousValue: p.stateBefore.map { WhyInputs.values($0, app: engine.app)[i] }, decisive: nil)
-        }
+        let all = allInputs(engine, provenance)
         let explanation: Explanation
         do throws(WhyError) {
             explanation = try explain(subject, engine: engine, all: all, provenance: provenance)
@@ -161,10 +156,52 @@ public struct TraceWhy: Sendable {
         for o in observations where o.result.verdict != .match {
             for d in o.result.differences {
                 mismatches.append(Mismatch(path: d.path, expected: Conformance.text(d.expected), observed: Conformance.text(d.observed),
-                                           explanation: try? explain(Self.subject(of: d.path), engine: engine, all: all, provenance: provenance)))
+                                           explanation: try? explain(Self.subject(of: d.path, in: engine.layout), engine: engine, all: all, provenance: provenance)))
             }
         }
         return TraceWhy(seq: seq, t: t, digest: engine.digest, explanation: explanation, allInputs: all, mismatches: mismatches)
+    }
+
+    /// Every input of the engine's state with what set it.
+    static func allInputs(_ engine: Engine, _ provenance: [Provenance]) -> [Input] {
+        let values = WhyInputs.values(engine.state, app: engine.app)
+        return WhyInputs.names.indices.map { i in
+            let p = provenance[i]
+            return Input(name: WhyInputs.names[i], value: values[i], setBy: p.setBy, before: p.before,
+                         previousValue: p.stateBefore.map { WhyInputs.values($0, app: engine.app)[i] }, decisive: nil)
+        }
+    }
+
+    /// The explanations at many seqs in one pass over `file` (for `crease report`'s frames):
+    /// at each of `seqs` (ascending; the trace's initial seq may be one), the subjects
+    /// `subjects` names for the engine there, each explained as `explain` would. Subjects the
+    /// layout cannot answer for are left out. Seqs the trace does not reach get no entry.
+    public static func explainAll(_ file: TraceFile, at seqs: [Int],
+                                  subjects: (Engine) -> [WhySubject]) throws(TraceError) -> [(seq: Int, explanations: [Explanation])] {
+        var following = Following(header: file.header)
+        var out: [(seq: Int, explanations: [Explanation])] = []
+        var next = 0
+        func answer(_ seq: Int) {
+            let engine = following.replayer.engine, provenance = following.provenance
+            let all = allInputs(engine, provenance)
+            let explanations = subjects(engine).compactMap { subject in try? explain(subject, engine: engine, all: all, provenance: provenance) }
+            out.append((seq, explanations))
+        }
+        while next < seqs.count, seqs[next] < file.header.initialSeq { next += 1 }
+        if next < seqs.count, seqs[next] == file.header.initialSeq {
+            answer(seqs[next])
+            next += 1
+        }
+        var cursor = file.cursor()
+        while next < seqs.count, let traced = try cursor.next() {
+            guard let (applied, _) = try following.apply(traced) else { continue }
+            while next < seqs.count, seqs[next] < applied { next += 1 }
+            if next < seqs.count, seqs[next] == applied {
+                answer(applied)
+                next += 1
+            }
+        }
+        return out
     }
 
     /// The rule for `subject` at the engine's layout, its inputs, and which of them were decisive.
@@ -185,14 +222,18 @@ public struct TraceWhy: Sendable {
         return Explanation(subject: subject, rule: decision.rule, outcome: decision.outcome, inputs: inputs)
     }
 
-    /// The subject of an observed difference: `items[share].frame.x` is about the control
-    /// `share`; `columns[detail].frame` and `barAxis` about those fields.
-    static func subject(of path: String) -> WhySubject {
-        if path.hasPrefix("items["), let close = path.firstIndex(of: "]") {
-            let id = path[path.index(path.startIndex, offsetBy: 6)..<close].split(separator: "#").first.map(String.init) ?? ""
+    /// The subject of an observed difference: `items[share].frame.x` and `overflow[share]` are
+    /// about the control `share`; `columns[detail]` and `sheet.frame` about those fields;
+    /// `tabBar` about the tab bar's state in `layout` (`bars.N.tabBar`).
+    public static func subject(of path: String, in layout: Layout? = nil) -> WhySubject {
+        for prefix in ["items[", "overflow["] where path.hasPrefix(prefix) {
+            guard let close = path.firstIndex(of: "]") else { break }
+            let id = path[path.index(path.startIndex, offsetBy: prefix.count)..<close].split(separator: "#").first.map(String.init) ?? ""
             return .item(id)
         }
-        return .field(String(path.prefix { $0 != "." && $0 != "[" }))
+        let field = String(path.prefix { $0 != "." && $0 != "[" })
+        if field == "tabBar", let bar = layout?.bars.firstIndex(where: { $0.tabBar != nil }) { return .field("bars.\(bar).tabBar") }
+        return .field(field)
     }
 
     static func gapSeq(_ r: TraceRecord) -> Int? { if case .gap(let g) = r { g.seq } else { nil } }

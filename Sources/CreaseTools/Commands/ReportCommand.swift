@@ -46,8 +46,14 @@ enum ReportCommand {
             case .mismatches: "the mismatches"
             }
         }
+        let why: ReportWhy
+        do {
+            why = try ReportWhy.compute(file, story: story)
+        } catch {
+            throw UsageError("\(path): \(error)")
+        }
         let html = ReportHTML.render(.init(title: title, file: file, summary: summary, story: story, screenshots: screenshots,
-                                           minimized: minimized, selection: selection, glitchFrames: glitchFrames, focus: focusName))
+                                           minimized: minimized, selection: selection, glitchFrames: glitchFrames, focus: focusName, why: why))
         let bytes = Array(html.utf8)
         try TraceIO.write(bytes, to: output)
         let observations = run.story.observations.count

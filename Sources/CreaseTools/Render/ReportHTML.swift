@@ -22,6 +22,8 @@ enum ReportHTML {
         var selection: ReportFocus.Selection
         var glitchFrames: [Int?]
         var focus: String?
+        /// The why of each drawn frame's controls and mismatches.
+        var why: ReportWhy
     }
 
     static func render(_ input: Input) -> String {
@@ -108,6 +110,12 @@ enum ReportHTML {
                          ("aria-label", "frame")])
         w.element("span", [("id", "position")], text: "1 / \(files.count)")
         w.element("span", [("class", "hint")], text: "← → step · Page Up/Down ten · Home/End")
+        w.element("label", [("for", "why-subject")], text: "why:")
+        w.begin("select", [("id", "why-subject")])
+        for subject in input.why.subjects {
+            w.element("option", [("value", ReportWhy.key(subject))], text: subject.description)
+        }
+        w.end()
         w.end()
         w.element("p", [("id", "caption")], text: "")
         w.begin("div", [("class", "stage")])
@@ -129,9 +137,22 @@ enum ReportHTML {
             }
             if let o = frame.observed, !o.result.differences.isEmpty {
                 w.begin("ul", [("class", "differences")])
-                for d in o.result.differences { w.element("li", text: "\(d)") }
+                for d in o.result.differences {
+                    w.begin("li")
+                    w.element("span", text: "\(d)")
+                    if let e = input.why.explanation(at: frame.seq, mismatchAt: d.path) {
+                        w.element("div", [("class", "mismatch-why")], text: "expected, " + ReportWhy.text(e))
+                    }
+                    w.end()
+                }
                 w.end()
             }
+            // The why of every control here; the page shows the one chosen above.
+            w.begin("ul", [("class", "why")])
+            for e in input.why.bySeq[frame.seq] ?? [] {
+                w.element("li", [("data-subject", ReportWhy.key(e.subject)), ("hidden", "hidden")], text: ReportWhy.text(e))
+            }
+            w.end()
             w.end()
         }
         w.end()
@@ -176,6 +197,20 @@ enum ReportHTML {
         w.end()
         w.end()
         w.end()
+
+        // The rules the why lines name, each with the passage it applies, once.
+        let rules = LayoutRule.allCases.filter { rule in input.why.bySeq.values.contains { $0.contains { $0.rule == rule } } }
+        if !rules.isEmpty {
+            w.begin("section", [("id", "rules")])
+            w.element("h2", text: "The rules named above")
+            w.begin("dl")
+            for rule in rules {
+                w.element("dt", text: rule.name)
+                w.element("dd", text: rule.passage)
+            }
+            w.end()
+            w.end()
+        }
 
         if let m = input.minimized {
             w.begin("section", [("id", "minimized")])
@@ -237,6 +272,8 @@ enum ReportHTML {
         #moments h4 { margin: 8px 0 2px; font-size: 13px; }
         figure.screenshot img { max-height: 60vh; border: 1px solid #ccc; }
         ul.differences { color: #b00020; font-size: 13px; }
+        ul.why { font-size: 13px; list-style: none; padding: 0; max-width: 60em; }
+        .mismatch-why { color: \(Palette.ink); }
         pre { background: #f4f4f4; padding: 8px; overflow: auto; }
         """
 
@@ -259,7 +296,16 @@ enum ReportHTML {
             caption.textContent = 'seq ' + f.dataset.seq + ' · t ' + f.dataset.t + ' · digest ' + f.dataset.digest + ' · ' + f.dataset.event
               + (f.dataset.verdict ? ' · observation: ' + f.dataset.verdict : '');
             document.body.dataset.frame = String(i);
+            showWhy();
           }
+          var whySubject = document.getElementById('why-subject');
+          function showWhy() {
+            if (!frames.length) return;
+            Array.prototype.forEach.call(frames[current].querySelectorAll('ul.why li'), function (li) {
+              li.hidden = li.dataset.subject !== whySubject.value;
+            });
+          }
+          whySubject.addEventListener('change', showWhy);
           scrub.addEventListener('input', function () { go(parseInt(scrub.value, 10)); });
           document.addEventListener('keydown', function (e) {
             var step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, PageDown: 10, PageUp: -10 }[e.key];

@@ -21,6 +21,7 @@ from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 TRACE = Path(__file__).resolve().parents[3] / "Traces" / "rig-observations.jsonl"
 
@@ -100,3 +101,17 @@ def test_the_report_is_one_page_that_scrubs_and_jumps(creased_daemon: Daemon, tm
     assert "items[" in shown_frame.find_element(By.CSS_SELECTOR, "ul.differences").text
     image = shown_frame.find_element(By.CSS_SELECTOR, "figure.screenshot img")
     assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image) == 40
+    # The why of a mismatch's expected value sits under it; choosing a control shows, under the
+    # frame at the cursor, the rule that placed it there and nothing else.
+    why_lines = shown_frame.find_elements(By.CSS_SELECTOR, "ul.differences .mismatch-why")
+    assert why_lines and all(line.text.startswith("expected, ") for line in why_lines)
+    choice = Select(browser.find_element(By.ID, "why-subject"))
+    options = [o.get_attribute("value") for o in choice.options]
+    assert options[0] == "field:barAxis" and any(v.startswith("item:") for v in options)
+    item = next(v for v in options if v.startswith("item:") and shown_frame.find_elements(By.CSS_SELECTOR, f'ul.why li[data-subject="{v}"]'))
+    choice.select_by_value(item)
+    shown_why = [li for li in shown_frame.find_elements(By.CSS_SELECTOR, "ul.why li") if li.is_displayed()]
+    assert len(shown_why) == 1 and shown_why[0].get_attribute("data-subject") == item
+    assert shown_why[0].text.startswith(f"item {item[len('item:'):]}: ") and " · " in shown_why[0].text
+    rules = [dt.text for dt in browser.find_elements(By.CSS_SELECTOR, "#rules dt")]
+    assert any(f" · {rule} · " in shown_why[0].text for rule in rules)
