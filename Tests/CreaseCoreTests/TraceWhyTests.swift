@@ -176,6 +176,26 @@ import Testing
         }
     }
 
+    /// A checkpoint's state is read back against the header's manifest: after another app
+    /// replaced it, none is kept, and questions there replay from the last one before it.
+    @Test("no checkpoint after an app event replaced the header's app; answers after it are those from the start")
+    func noCheckpointPastAnotherApp() throws {
+        let tabs = builtin("tabs"), split = builtin("split")
+        let events: [Event] = [.hinge(angle: 180), .keyboard(visible: true, height: nil), .pip(active: true), .app(split),
+                               .inspector(presented: true), .hinge(angle: 90), .keyboard(visible: false, height: nil), .orientation(.landscapeLeft)]
+        let file = try TraceWhyTests.trace(events, app: tabs)
+        let header = Array(file.bytes[0..<(file.recordsStart - 1)])
+        let points = try WhyCheckpoint.build(file, every: 2)
+        #expect(points.map(\.seq) == [2])
+        let sidecar = WhyCheckpoint.encode(points, every: 2, traceBytes: file.bytes.count, header: header, app: tabs)
+        for seq in 4...events.count {
+            let (point, readTo) = try #require(WhyCheckpoint.nearest(sidecar, before: seq, app: tabs))
+            let ranged = try TraceFile(bytes: header + [0x0A] + Array(file.bytes[(point?.offset ?? file.recordsStart)..<(readTo ?? file.bytes.count)]))
+            let resumed = try TraceWhy.explain(ranged, seq: seq, from: point)
+            #expect(resumed.json() == (try TraceWhy.explain(file, seq: seq)).json(), "seq \(seq)")
+        }
+    }
+
     @Test("a checkpoint whose state does not give its digest is refused, not trusted")
     func aForeignCheckpointIsRefused() throws {
         let file = try TraceWhyTests.trace([.hinge(angle: 180), .hinge(angle: 10), .keyboard(visible: true, height: nil), .pip(active: true)])

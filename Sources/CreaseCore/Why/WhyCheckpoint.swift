@@ -14,14 +14,18 @@ public struct WhyCheckpoint: Sendable {
     var provenance: [TraceWhy.Provenance]
 
     /// Replays the whole trace and keeps a checkpoint after every `every`th event. None after
-    /// a load: the state it starts from belongs to another manifest than the header's.
+    /// a load, nor once an `app` event replaced the header's manifest: a checkpoint's state is
+    /// written and read back by the header's manifest, and another app's UI state does not fit
+    /// it. Questions past there replay from the last checkpoint before.
     public static func build(_ file: TraceFile, every: Int = every) throws(TraceError) -> [WhyCheckpoint] {
         var following = TraceWhy.Following(header: file.header)
         var out: [WhyCheckpoint] = []
         var cursor = file.cursor()
         while let traced = try cursor.next() {
             if case .load = traced.record { break }
-            guard let (seq, t) = try following.apply(traced), case .event = traced.record, seq % every == 0 else { continue }
+            let applied = try following.apply(traced)
+            if following.replayer.engine.app != file.header.app { break }
+            guard let (seq, t) = applied, case .event = traced.record, seq % every == 0 else { continue }
             let engine = following.replayer.engine
             out.append(WhyCheckpoint(seq: seq, t: t, offset: cursor.offset, digest: engine.digest, state: engine.state,
                                      provenance: following.provenance))
