@@ -90,6 +90,39 @@ import Testing
         #expect(html.contains(#"<option value="field:barAxis">barAxis</option>"#) && html.contains(#"<section id="rules">"#))
     }
 
+    @Test("frames a judge flagged make the filmstrip lane: each in order, its picture from --filmstrips, a link to the frame expected")
+    func filmstripLane() throws {
+        let scratch = Scratch()
+        let daemon = try LiveDaemon(scratch, name: "judged")
+        let lines = [#"{"event":"hinge","angle":180}"#, #"{"event":"orientation","value":"landscapeLeft"}"#,
+                     #"{"cmd":"frame","kind":"flash","t":5000000,"refSeq":1,"frame":12,"region":{"x":8,"y":37,"w":653,"h":40}}"#,
+                     #"{"cmd":"frame","kind":"lateRelayout","t":9000000,"refSeq":2,"frame":30,"relayoutMs":400}"#]
+        #expect(try runProgram(Built.crease, ["send", "--socket", daemon.socket] + lines, in: scratch).status == 0)
+        #expect(daemon.stop().status == 0)
+        let trace = try daemon.traceFiles()[0]
+        let strips = "\(scratch.path)/strips"
+        try FileManager.default.createDirectory(atPath: strips, withIntermediateDirectories: true)
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0]).write(to: URL(fileURLWithPath: "\(strips)/12-flash.png"))
+        try Data("not a picture".utf8).write(to: URL(fileURLWithPath: "\(strips)/30-lateRelayout.png"))
+        let out = "\(scratch.path)/report.html"
+        let r = try CommandRunner.run(["report", trace, "-o", out, "--filmstrips", strips])
+        #expect(r.status == 0 && r.stderr.contains("2 flagged screen frames (1 pictured)") && r.stderr.contains("is not a PNG image"), "\(r.stderr)")
+        let html = try String(contentsOfFile: out, encoding: .utf8)
+        let row = try #require(html.components(separatedBy: #"<tr id="screen">"#).last?.components(separatedBy: "</tr>").first)
+        #expect(row.contains("2 flagged: flash 1, lateRelayout 1") && row.contains("relayout p50 400.0 ms, p99 400.0 ms over 1 late relayout")
+                && row.contains("own: p50"), "\(row)")
+        let lane = try #require(html.components(separatedBy: #"<section id="filmstrip">"#).last?.components(separatedBy: "</section>").first)
+        let figures = lane.components(separatedBy: "<figure ").dropFirst()
+        #expect(figures.count == 2)
+        #expect(figures.first?.contains(#"data-kind="flash""#) == true && figures.first?.contains("data:image/png;base64,") == true)
+        #expect(figures.last?.contains(#"data-kind="lateRelayout""#) == true && figures.last?.contains("<img") == false)
+        #expect(figures.allSatisfy { $0.contains(##"href="#frame-"##) })
+        let plain = try CommandRunner.run(["report", Self.traces.appendingPathComponent("rig-observations.jsonl").path, "-o", out])
+        let plainHTML = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(plain.status == 0 && !plainHTML.contains(#"<section id="filmstrip">"#) && plainHTML.contains("no frame flagged"))
+        #expect(try CommandRunner.run(["report", trace, "-o", out, "--filmstrips", "\(strips)/12-flash.png"]).status == 2)
+    }
+
     @Test("a report draws at most --max-frames frames, around what matters; --focus mismatches draws the mismatch and its neighbours only")
     func focusBoundsTheFrames() throws {
         let scratch = Scratch()

@@ -4,7 +4,7 @@ import Foundation
 
 /// `crease report TRACE`: one self-contained HTML page for a bug ticket (docs/report.md).
 enum ReportCommand {
-    static let usage = "crease report TRACE [-o report.html] [--screenshots DIR] [--minimize KIND[:SUBJECT]] [--focus SEQ|glitch|mismatches] [--max-frames N]"
+    static let usage = "crease report TRACE [-o report.html] [--screenshots DIR] [--filmstrips DIR] [--minimize KIND[:SUBJECT]] [--focus SEQ|glitch|mismatches] [--max-frames N]"
 
     /// The most a screenshot may be: a phone's full-resolution PNG is a few megabytes.
     static let screenshotLimit = 32 << 20
@@ -12,6 +12,7 @@ enum ReportCommand {
     static func run(_ args: inout Arguments) throws -> Int32 {
         let output = try args.option("-o") ?? "report.html"
         let shots = try args.option("--screenshots")
+        let strips = try args.option("--filmstrips")
         let minimize = try args.option("--minimize")
         let focusText = try args.option("--focus")
         let focus = try focusText.map(ReportFocus.parse)
@@ -38,6 +39,7 @@ enum ReportCommand {
         for (n, i) in selection.kept.enumerated() { drawnIndex[i] = n }
         let glitchFrames = run.story.glitches.map { g in ReportFocus.frame(of: g.firstSeq, in: run.story).flatMap { drawnIndex[$0] } }
         let screenshots = try shots.map { try loadScreenshots($0, story: story) } ?? [:]
+        let filmstrips = try strips.map { try loadFilmstrips($0, story: story) } ?? [:]
         let minimized = try minimize.map { try minimizedLines(file, spec: $0) }
         let focusName: String? = focus.map { f in
             switch f {
@@ -53,12 +55,14 @@ enum ReportCommand {
             throw UsageError("\(path): \(error)")
         }
         let html = ReportHTML.render(.init(title: title, file: file, summary: summary, story: story, screenshots: screenshots,
-                                           minimized: minimized, selection: selection, glitchFrames: glitchFrames, focus: focusName, why: why))
+                                           minimized: minimized, selection: selection, glitchFrames: glitchFrames, focus: focusName, why: why,
+                                           filmstrips: filmstrips))
         let bytes = Array(html.utf8)
         try TraceIO.write(bytes, to: output)
         let observations = run.story.observations.count
         Console.err("crease report: \(selection.all ? "\(selection.total)" : "\(selection.kept.count) of \(selection.total)") frames, \(run.story.glitches.count) glitches, \(observations) observations"
                     + (shots == nil ? "" : ", \(screenshots.count) screenshots")
+                    + (story.screen.isEmpty ? "" : ", \(story.screen.count) flagged screen frames" + (strips == nil ? "" : " (\(filmstrips.count) pictured)"))
                     + (minimized.map { m in
                         let observations = m.lines.count { $0.hasPrefix(#"{"cmd":"observe""#) }
                         return ", \(m.lines.count - observations) minimized events" + (observations > 0 ? " and \(observations) observations" : "")
@@ -103,6 +107,31 @@ enum ReportCommand {
                     break search
                 }
             }
+        }
+        return out
+    }
+
+    /// `--filmstrips DIR`: the picture `crease-rig frames judge --filmstrip DIR` wrote for each
+    /// flagged frame, `DIR/<frame>-<kind>.png`. A missing one is not shown; a bad one is named.
+    static func loadFilmstrips(_ dir: String, story: TraceStory) throws -> [Int: (mime: String, base64: String)] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError("--filmstrips \(dir): not a directory")
+        }
+        var out: [Int: (String, String)] = [:]
+        for (i, v) in story.screen.enumerated() {
+            let candidate = (dir as NSString).appendingPathComponent("\(v.frame)-\(v.kind.rawValue).png")
+            guard FileManager.default.fileExists(atPath: candidate) else { continue }
+            let bytes: [UInt8]
+            do { bytes = try Inputs.readFile(candidate, what: "filmstrip", limit: screenshotLimit) } catch {
+                Console.err("warning: filmstrip skipped: \(error)")
+                continue
+            }
+            guard looksLike("image/png", bytes) else {
+                Console.err("warning: filmstrip skipped: \(candidate) is not a PNG image")
+                continue
+            }
+            out[i] = ("image/png", Data(bytes).base64EncodedString())
         }
         return out
     }

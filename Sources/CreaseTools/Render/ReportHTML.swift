@@ -24,6 +24,8 @@ enum ReportHTML {
         var focus: String?
         /// The why of each drawn frame's controls and mismatches.
         var why: ReportWhy
+        /// `--filmstrips`: a frame judge's picture of each flagged frame, by index in `story.screen`.
+        var filmstrips: [Int: (mime: String, base64: String)] = [:]
     }
 
     static func render(_ input: Input) -> String {
@@ -89,6 +91,7 @@ enum ReportHTML {
                 + "; the timeline shows every event" + (sel.undrawnGlitches > 0 ? "; \(sel.undrawnGlitches) glitches fall outside the frames drawn" : ""),
             id: "frames-drawn")
         row("glitches", modelCounts.isEmpty ? "none" : modelCounts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", "), id: "glitches")
+        row("screen", screenSummary(story, relayout: s.relayoutLatency), id: "screen")
         let verdicts = Verdict.allCases.map { v in (v, story.observations.filter { $0.result.verdict == v }.count) }
         row("conformance", story.observations.isEmpty ? "no observations" : verdicts.map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", "),
             id: "conformance")
@@ -198,6 +201,8 @@ enum ReportHTML {
         w.end()
         w.end()
 
+        if !story.screen.isEmpty { filmstrip(input, to: &w) }
+
         // The rules the why lines name, each with the passage it applies, once.
         let rules = LayoutRule.allCases.filter { rule in input.why.bySeq.values.contains { $0.contains { $0.rule == rule } } }
         if !rules.isEmpty {
@@ -231,6 +236,53 @@ enum ReportHTML {
         w.end()
         w.end()
         return w.finish()
+    }
+
+    /// The `#screen` row: what a frame judge flagged, by kind, and the device's relayout
+    /// latency its late relayouts measured beside creased's own.
+    static func screenSummary(_ story: TraceStory, relayout: Percentiles?) -> String {
+        guard !story.screen.isEmpty else { return "no frame flagged (a frame judge records its verdicts: crease-rig frames judge SOURCE --trace TRACE --to SOCKET)" }
+        let kinds = FrameVerdict.Kind.allCases.map { k in (k, story.screen.filter { $0.kind == k }.count) }.filter { $0.1 > 0 }
+        var text = "\(story.screen.count) flagged: " + kinds.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", ")
+        let ms = story.screen.compactMap(\.relayoutMs).sorted()
+        if !ms.isEmpty {
+            func at(_ q: Double) -> Double { ms[min(ms.count - 1, Int((Double(ms.count) * q).rounded(.up)) - 1)] }
+            text += "; the device's relayout p50 \(Format.fixed(at(0.5), 1)) ms, p99 \(Format.fixed(at(0.99), 1)) ms over \(ms.count) late relayout\(ms.count == 1 ? "" : "s")"
+            if let r = relayout { text += " (creased's own: p50 \(micros(r.p50)) µs, p99 \(micros(r.p99)) µs)" }
+        }
+        return text
+    }
+
+    /// The filmstrip lane: each flagged frame in the trace's order, the judge's picture of it
+    /// when `--filmstrips` gave one (the frames before and after, and the picture expected),
+    /// and a link to the expected frame drawn in the player.
+    static func filmstrip(_ input: Input, to w: inout XMLWriter) {
+        let story = input.story
+        w.begin("section", [("id", "filmstrip")])
+        w.element("h2", text: "The screen, frame by frame")
+        w.element("p", text: input.filmstrips.isEmpty
+                  ? "What a frame judge flagged on the device's screen. Give --filmstrips DIR (crease-rig frames judge --filmstrip DIR) to see each flagged frame beside the picture expected."
+                  : "What a frame judge flagged on the device's screen: the frame before, the flagged frame (outlined), the frame after, and the picture the model expected.")
+        w.begin("div", [("class", "lane")])
+        for (i, v) in story.screen.enumerated() {
+            w.begin("figure", [("class", "strip \(v.kind.rawValue)"), ("data-kind", v.kind.rawValue), ("data-frame", String(v.frame)),
+                               ("data-seq", String(v.refSeq))])
+            if let shot = input.filmstrips[i] {
+                w.leaf("img", [("src", "data:\(shot.mime);base64,\(shot.base64)"), ("alt", "frame \(v.frame): \(v.kind.rawValue)")])
+            }
+            var caption = "\(v.kind.rawValue) · frame \(v.frame) · t \(Timescale.seconds(Int64(v.t &- story.start.t))) · seq \(v.refSeq)"
+            if let r = v.region { caption += " · region \(Format.fixed(r.x, 0)),\(Format.fixed(r.y, 0)) \(Format.fixed(r.w, 0))×\(Format.fixed(r.h, 0)) pt" }
+            if let ms = v.relayoutMs { caption += " · \(Format.fixed(ms, 0)) ms late" }
+            w.begin("figcaption")
+            w.element("span", text: caption)
+            if let f = frameIndex(story, seq: v.refSeq) {
+                w.element("a", [("href", "#frame-\(f)"), ("data-frame", String(f))], text: " expected: frame \(f + 1)")
+            }
+            w.end()
+            w.end()
+        }
+        w.end()
+        w.end()
     }
 
     /// An SVG document without its XML declaration, to sit inside the page.
@@ -274,6 +326,9 @@ enum ReportHTML {
         ul.differences { color: #b00020; font-size: 13px; }
         ul.why { font-size: 13px; list-style: none; padding: 0; max-width: 60em; }
         .mismatch-why { color: \(Palette.ink); }
+        #filmstrip .lane { display: flex; gap: 12px; overflow-x: auto; padding-bottom: 8px; }
+        #filmstrip figure { margin: 0; flex: 0 0 auto; font-size: 12px; }
+        #filmstrip img { max-height: 40vh; border: 1px solid #ccc; display: block; }
         pre { background: #f4f4f4; padding: 8px; overflow: auto; }
         """
 
@@ -315,6 +370,9 @@ enum ReportHTML {
           });
           Array.prototype.forEach.call(document.querySelectorAll('#moments li[data-frame] a'), function (a) {
             a.addEventListener('click', function (e) { e.preventDefault(); go(parseInt(a.parentNode.dataset.frame, 10)); });
+          });
+          Array.prototype.forEach.call(document.querySelectorAll('#filmstrip a[data-frame]'), function (a) {
+            a.addEventListener('click', function (e) { e.preventDefault(); go(parseInt(a.dataset.frame, 10)); scrub.scrollIntoView(); });
           });
           var m = /^#frame-(\\d+)$/.exec(location.hash);
           go(m ? parseInt(m[1], 10) : 0);

@@ -63,6 +63,8 @@ public struct TraceStory: Sendable {
     public private(set) var marks: [Mark] = []
     public private(set) var frames: [Frame] = []
     public private(set) var observations: [Observed] = []
+    /// The frames of the device's screen a frame judge flagged, in the trace's order.
+    public private(set) var screen: [FrameVerdict] = []
     /// What the glitch checker found in the run (the timeline and the frames mark them).
     public var glitches: [Glitch] = []
     /// The layout shifts between its published layouts, in session windows.
@@ -104,6 +106,9 @@ public struct TraceStory: Sendable {
                                 digest: engine.digest, observed: o))
         }
     }
+
+    /// Records a frame judge's verdict on the device's screen.
+    public mutating func flag(_ verdict: FrameVerdict) { screen.append(verdict) }
 
     /// This story drawing only the frames at `kept` (ascending indexes into `frames`); the
     /// points, marks, observations and glitches stay whole (the timeline shows them all).

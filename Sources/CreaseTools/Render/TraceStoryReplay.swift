@@ -47,6 +47,7 @@ public struct TraceRun: Sendable {
                 if o.result.verdict != .match { glitches.verdict(NonMatchVerdict(o.result, t: o.t)) }
             case .frame(_, let t, _, let verdict):
                 story.mark(seq: verdict.refSeq, t: verdict.t, label: "screen: \(verdict.kind.rawValue) (frame \(verdict.frame))")
+                story.flag(verdict)
                 glitches.screen(verdict, seq: replayer.engine.seq, t: t)
             case .batch, .layout:
                 break
