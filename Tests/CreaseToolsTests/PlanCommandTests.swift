@@ -42,4 +42,27 @@ import Testing
         let depth = try CommandRunner.run(["plan", "--max-depth", "0"])
         #expect(depth.status == 2 && depth.stderr.contains("--max-depth"))
     }
+
+    @Test("coverage counts the frames a frame judge flagged, at the layout each refers to")
+    func coverageCountsScreenFlags() throws {
+        let scratch = Scratch()
+        let plan = try CommandRunner.run(["plan", "--app", "builtin:tabs", "--max-depth", "1", "-o", scratch.path + "/plan.json"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let daemon = try LiveDaemon(scratch, name: "judged")
+        let lines = [#"{"event":"hinge","angle":180}"#, #"{"event":"pip","active":true}"#,
+                     #"{"cmd":"frame","kind":"flash","t":5000000,"refSeq":1,"frame":12}"#,
+                     #"{"cmd":"frame","kind":"unexpectedMotion","t":6000000,"refSeq":1,"frame":13}"#]
+        #expect(try runProgram(Built.crease, ["send", "--socket", daemon.socket] + lines, in: scratch).status == 0)
+        #expect(daemon.stop().status == 0)
+        let trace = try daemon.traceFiles()[0]
+        let coverage = try CommandRunner.run(["coverage", "--plan", scratch.path + "/plan.json", trace, "--json"])
+        #expect(coverage.status == 0, "\(coverage.stderr)")
+        let c = try JSON.parse(Array(coverage.stdout.utf8))
+        #expect(c["frameVerdicts"] == .number(2))
+        #expect(c["layouts"]?["screenFlagged"] == .number(1), "the hinge's layout, flagged twice")
+        guard case .array(let flagged)? = c["screenFlaggedClasses"] else { Issue.record("no screenFlaggedClasses"); return }
+        #expect(flagged.count == 1)
+        let text = try CommandRunner.run(["coverage", "--plan", scratch.path + "/plan.json", trace])
+        #expect(text.stdout.contains("screen       2 frames flagged by a frame judge, at 1 of the layouts"), "\(text.stdout)")
+    }
 }

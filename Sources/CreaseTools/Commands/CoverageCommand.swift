@@ -31,7 +31,7 @@ enum CoverageCommand {
         // A plan's classes are its layouts; a tour's layout stands for its class.
         let classes = plan.observe == nil ? plan.layouts.map(\.digest) : plan.classes
         let passedClasses = tally.classes(of: tally.passed), observedClasses = tally.classes(of: tally.observed)
-        let mismatchedClasses = tally.classes(of: tally.mismatched)
+        let mismatchedClasses = tally.classes(of: tally.mismatched), flaggedClasses = tally.classes(of: tally.flagged)
         // The headline is what the device was seen to show; traces with no observation at all
         // say only what the model passed through, and the headline says so.
         let seenOnDevice = tally.observations > 0
@@ -43,12 +43,13 @@ enum CoverageCommand {
         let observedPercent = classes.isEmpty ? 100 : Double(observedCount) * 100 / Double(classes.count)
         let coveredTransitions = plan.transitions.filter { tally.steps.contains([$0.from, $0.to]) }.count
         let outside = plan.observe == nil ? tally.passed.subtracting(classes).count : 0
-        func counts(_ w: inout JSONWriter, _ list: [UInt64], passed: Set<UInt64>, observed: Set<UInt64>, mismatched: Set<UInt64>) {
+        func counts(_ w: inout JSONWriter, _ list: [UInt64], passed: Set<UInt64>, observed: Set<UInt64>, mismatched: Set<UInt64>, flagged: Set<UInt64>) {
             w.beginObject()
             w.key("total"); w.int(list.count)
             w.key("passed"); w.int(list.filter(passed.contains).count)
             w.key("observed"); w.int(list.filter(observed.contains).count)
             w.key("mismatched"); w.int(list.filter(mismatched.contains).count)
+            w.key("screenFlagged"); w.int(list.filter(flagged.contains).count)
             w.endObject()
         }
         if json {
@@ -58,9 +59,12 @@ enum CoverageCommand {
             w.key("traces"); w.int(traces.count)
             w.key("events"); w.int(tally.events)
             w.key("observations"); w.int(tally.observations)
+            w.key("frameVerdicts"); w.int(tally.frameVerdicts)
             if let observe = plan.observe { w.key("observe"); w.string(observe.rawValue) }
-            w.key("classes"); counts(&w, classes, passed: passedClasses, observed: observedClasses, mismatched: mismatchedClasses)
-            w.key("layouts"); counts(&w, plan.layouts.map(\.digest), passed: tally.passed, observed: tally.observed, mismatched: tally.mismatched)
+            w.key("classes"); counts(&w, classes, passed: passedClasses, observed: observedClasses, mismatched: mismatchedClasses,
+                                         flagged: flaggedClasses)
+            w.key("layouts"); counts(&w, plan.layouts.map(\.digest), passed: tally.passed, observed: tally.observed,
+                                         mismatched: tally.mismatched, flagged: tally.flagged)
             w.key("observedPercent"); w.number((observedPercent * 100).rounded() / 100)
             // The headline: observed with a match, or (no observation in the traces) passed.
             w.key("headline"); w.string(seenOnDevice ? "observed" : "passed")
@@ -71,6 +75,7 @@ enum CoverageCommand {
             w.key("outsidePlan"); w.int(outside)
             w.key("missing"); w.beginArray(); for m in missing { w.string(Digest.hex(m.digest)) }; w.endArray()
             w.key("mismatchedClasses"); w.beginArray(); for c in classes where mismatchedClasses.contains(c) { w.string(Digest.hex(c)) }; w.endArray()
+            w.key("screenFlaggedClasses"); w.beginArray(); for c in classes where flaggedClasses.contains(c) { w.string(Digest.hex(c)) }; w.endArray()
             // What `crease plan --tour --resume` skips: the headline's classes (a plan's: its layouts).
             w.key("coveredClasses"); w.beginArray(); for i in covered { w.string(Digest.hex(classes[i])) }; w.endArray()
             w.endObject()
@@ -88,6 +93,11 @@ enum CoverageCommand {
             } else {
                 Console.out("\(label)  \(Format.grouped(covered.count)) of \(Format.grouped(classes.count)) (\(Format.fixed(percent, 2)) %) passed by the model\(by)"
                             + "; the traces hold no observation, so none was seen on a device")
+            }
+            if tally.frameVerdicts > 0 {
+                let flaggedCount = classes.filter { flaggedClasses.contains($0) }.count
+                Console.out("screen       \(Format.grouped(tally.frameVerdicts)) frame\(tally.frameVerdicts == 1 ? "" : "s") flagged by a frame judge, "
+                            + "at \(Format.grouped(flaggedCount)) of the \(plan.observe == nil ? "layouts" : "classes")")
             }
             if !plan.transitions.isEmpty {
                 Console.out("transitions  \(Format.grouped(coveredTransitions)) of \(Format.grouped(plan.transitions.count))")

@@ -3,13 +3,17 @@ import CreaseCore
 /// What a campaign's traces showed of a plan or a tour (`crease coverage`): the layouts the
 /// model passed through, and of those, the ones the device was seen to show (a `match`
 /// observation judged against them) or seen to show otherwise (a `mismatch`). A stale look
-/// counts for neither: the device was catching up.
+/// counts for neither: the device was catching up. A frame judge's verdicts (`frame`
+/// records) flag the layout they refer to: the screen misbehaved on the way to or at it.
 struct CoverageTally {
     /// How the plan tells classes apart: nil for a plan (each layout its own class).
     let observe: RigProfile.ObserveMode?
     private(set) var passed = Set<UInt64>()
     private(set) var observed = Set<UInt64>()
     private(set) var mismatched = Set<UInt64>()
+    /// Layouts a frame judge flagged the screen at.
+    private(set) var flagged = Set<UInt64>()
+    private(set) var frameVerdicts = 0
     /// A page-source class of each layout passed through.
     private var classOf: [UInt64: UInt64] = [:]
     private(set) var steps = Set<[UInt64]>()
@@ -29,6 +33,8 @@ struct CoverageTally {
         var previous = DigestAlgorithm.crease64v.digest(replayer.engine.body)
         // The layout of each push, by its seq: what an observation was judged against.
         var layoutAt: [Int: UInt64] = [replayer.engine.seq: previous]
+        // Every layout change in seq order, for the layout at a frame verdict's seq.
+        var changes: [(seq: Int, digest: UInt64)] = [(replayer.engine.seq, previous)]
         pass(previous, replayer.engine)
         var cursor = file.cursor()
         while let traced = try cursor.next() {
@@ -42,6 +48,7 @@ struct CoverageTally {
                 if now != previous {
                     steps.insert([previous, now])
                     layoutAt[replayer.engine.seq] = now
+                    changes.append((replayer.engine.seq, now))
                 }
                 pass(now, replayer.engine)
                 previous = now
@@ -53,6 +60,9 @@ struct CoverageTally {
                 case .mismatch: mismatched.insert(judged)
                 case .stale: break
                 }
+            case .frame(_, _, _, let verdict):
+                frameVerdicts += 1
+                if let at = changes.last(where: { $0.seq <= verdict.refSeq }) { flagged.insert(at.digest) }
             default: break
             }
         }
