@@ -94,9 +94,15 @@ def _watched(phone: Phone, run: Callable[[], None]) -> Judgement:
         run()
         time.sleep(0.8)
     assert recorder.error is None
+    # The pictures went to the spool: in memory, one picture and a few bytes a frame.
+    pictures = list(recorder.frames())
+    largest = max(len(f.data or b"") for f in pictures)
+    assert recorder.spooled_bytes >= largest and recorder.held_bytes <= largest + 32 * len(pictures)
     phone.device.sync()
     timeline = read_timeline(phone.trace, str(Path(os.environ["CREASE_BIN"]).with_name("crease")))
-    return judge_frames(recorder.frames(), timeline, alignment=recorder.alignment())
+    judgement = judge_frames(recorder.frames(), timeline, alignment=recorder.alignment())
+    recorder.close()
+    return judgement
 
 
 def _time_of(timeline: Timeline, seq: int) -> int:

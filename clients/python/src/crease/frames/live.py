@@ -2,16 +2,20 @@
 
 The stream is read on a thread of its own, so each frame is timed when it arrives whatever
 the judge is doing; frames that repeat the one before (the same bytes: the screen held
-still) are kept as one picture and their times, so an hour at 60 fps costs a few MB. The
+still) are kept as one picture and their times. The pictures go to a temporary file (a real
+phone's stream changes every frame: the clock, a spinner; at 60 fps that is hundreds of MB
+an hour), so what the recorder holds in memory is one picture and 24 bytes a frame. The
 trace is read when the judging starts, after the run, so every layout the run made is in it.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
 from array import array
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 from ..client import Client
 from .judge import Flag, FrameJudge, JudgeOptions
@@ -58,13 +62,20 @@ def judge_frames(frames: Iterable[Frame], timeline: Timeline, options: JudgeOpti
 class FrameRecorder:
     """Reads an MJPEG stream from :meth:`start` to :meth:`stop` (or as a context manager)."""
 
-    def __init__(self, url: str, origin_ns: int, delay_ns: int = 0, *, timeout: float = 10.0) -> None:
+    def __init__(self, url: str, origin_ns: int, delay_ns: int = 0, *, timeout: float = 10.0,
+                 spool_dir: Optional[str] = None) -> None:
+        """``spool_dir``: where the pictures' temporary file goes (the system's temporary
+        directory by default); it is removed when the recorder is closed or collected."""
         self.url = url
         self.origin_ns = origin_ns
         self.delay_ns = delay_ns
         self.timeout = timeout
-        self._pictures: List[bytes] = []
-        self._runs: List[Tuple[int, int]] = []         # (picture, first frame index)
+        self._spool = tempfile.TemporaryFile(dir=spool_dir, prefix="crease-frames-")
+        self._spooled = 0                              # bytes written to the spool
+        self._offsets: "array[int]" = array("q")       # per picture: where it starts in the spool
+        self._sizes: "array[int]" = array("q")         # and its length
+        self._last: Optional[bytes] = None             # the newest picture, to tell a repeat
+        self._firsts: "array[int]" = array("q")        # per picture: its first frame's index
         self._times: "array[int]" = array("q")
         #: Frames timed by the stream's own capture header rather than their arrival.
         self.exact = 0
@@ -83,9 +94,13 @@ class FrameRecorder:
             for frame in mjpeg_frames(self.url, self.origin_ns, self.delay_ns, stop=self._stop, timeout=self.timeout):
                 assert frame.data is not None
                 with self._lock:
-                    if not self._pictures or self._pictures[-1] != frame.data:
-                        self._pictures.append(frame.data)
-                        self._runs.append((len(self._pictures) - 1, len(self._times)))
+                    if self._last != frame.data:
+                        self._spool.write(frame.data)
+                        self._offsets.append(self._spooled)
+                        self._sizes.append(len(frame.data))
+                        self._spooled += len(frame.data)
+                        self._firsts.append(len(self._times))
+                        self._last = frame.data
                     self._times.append(frame.t)
                     self.exact += frame.exact_time
         except (FrameSourceError, OSError) as e:
@@ -103,6 +118,24 @@ class FrameRecorder:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def close(self) -> None:
+        """Stops reading and removes the pictures' temporary file."""
+        self.stop()
+        self._spool.close()
+
+    @property
+    def held_bytes(self) -> int:
+        """What the recorder holds in memory for the frames read: the newest picture, and
+        per frame its time (per picture its place in the spool and its first frame)."""
+        with self._lock:
+            return len(self._last or b"") + 8 * len(self._times) + 24 * len(self._offsets)
+
+    @property
+    def spooled_bytes(self) -> int:
+        """The pictures' bytes written to the temporary file."""
+        with self._lock:
+            return self._spooled
+
     @property
     def count(self) -> int:
         with self._lock:
@@ -116,10 +149,14 @@ class FrameRecorder:
                 "framesWithCaptureTime": self.exact}
 
     def frames(self) -> Iterator[Frame]:
-        """The frames read so far, in order."""
+        """The frames read so far, in order (each picture read back from the spool once)."""
         with self._lock:
-            runs, times, pictures = list(self._runs), array("q", self._times), list(self._pictures)
-        for r, (picture, first) in enumerate(runs):
-            end = runs[r + 1][1] if r + 1 < len(runs) else len(times)
-            for index in range(first, end):
-                yield Frame(index=index, t=times[index], data=pictures[picture])
+            self._spool.flush()
+            offsets, sizes, firsts = array("q", self._offsets), array("q", self._sizes), array("q", self._firsts)
+            times = array("q", self._times)
+        fd = self._spool.fileno()
+        for p in range(len(offsets)):
+            data = os.pread(fd, sizes[p], offsets[p])
+            end = firsts[p + 1] if p + 1 < len(firsts) else len(times)
+            for index in range(firsts[p], end):
+                yield Frame(index=index, t=times[index], data=data)
