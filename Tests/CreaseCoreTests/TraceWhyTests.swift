@@ -117,6 +117,24 @@ import Testing
         #expect(WhyInputs.names == ["app"] + fields.map(\.0))
     }
 
+    /// A load folds the device shut and turns it to landscape at once: either alone makes the
+    /// bar vertical, so neither is decisive alone; put back together they are.
+    @Test("inputs one event set together are decisive together when neither is alone")
+    func jointlyDecisive() throws {
+        let app = builtin("tabs")
+        var bytes = Array(try Self.trace([.hinge(angle: 180)], app: app).bytes)
+        var loaded = DeviceState(app: app)
+        loaded.orientation = .landscapeLeft
+        loaded.deviceOrientation = .landscapeRight
+        let engine = Engine(profile: .builtin, app: app, state: loaded, seq: 2)
+        TraceEncoding.appendLoad(TraceLoad(seq: 2, t: 5_000_000, client: 1, engine: engine), to: &bytes)
+        let why = try TraceWhy.explain(try TraceFile(bytes: bytes), seq: 2, subject: .field("barAxis")).explanation
+        #expect(why.outcome == "\"vertical\"")
+        let decisive = why.inputs.filter { $0.decisive == true }.map(\.name)
+        #expect(decisive.contains("pose") && decisive.contains("orientation"), "\(why.inputs.map { ($0.name, $0.decisive) })")
+        #expect(why.because?.setBy?.seq == 2)
+    }
+
     @Test("fields by path: values, their rule, and clear errors for paths the layout lacks")
     func fields() throws {
         let file = try Self.trace([.hinge(angle: 180), .orientation(.landscapeLeft)])

@@ -207,17 +207,37 @@ public struct TraceWhy: Sendable {
     /// The rule for `subject` at the engine's layout, its inputs, and which of them were decisive.
     static func explain(_ subject: WhySubject, engine: Engine, all: [Input], provenance: [Provenance]) throws(WhyError) -> Explanation {
         let decision = try LayoutWhy.decide(subject, app: engine.app, layout: engine.layout)
-        let inputs = decision.rule.inputs.map { name -> Input in
+        func moves(_ state: DeviceState) -> Bool {
+            let layout = LayoutBuilder.build(profile: engine.profile, app: engine.app, state: state)
+            return (try? LayoutWhy.decide(subject, app: engine.app, layout: layout))?.key != decision.key
+        }
+        var inputs = decision.rule.inputs.map { name -> Input in
             let i = WhyInputs.names.firstIndex(of: name)!
             var input = all[i]
             let p = provenance[i]
             if p.setBy != nil, let earlier = p.stateBefore, p.appBefore == engine.app.name,
                let changed = WhyInputs.replacing(name, in: engine.state, from: earlier) {
-                let layout = LayoutBuilder.build(profile: engine.profile, app: engine.app, state: changed)
-                let other = try? LayoutWhy.decide(subject, app: engine.app, layout: layout)
-                input.decisive = other?.key != decision.key
+                input.decisive = moves(changed)
             }
             return input
+        }
+        // None decided it alone: the inputs the latest event set together may have (a load, an
+        // app, a fold that also turned the interface), when either alone would have kept it.
+        // Put them back together, to the state before that event; if the subject moves, they
+        // decided it jointly.
+        if !inputs.contains(where: { $0.decisive == true }),
+           let last = inputs.compactMap({ $0.decisive == false ? $0.setBy?.seq : nil }).max() {
+            let together = inputs.indices.filter { inputs[$0].decisive == false && inputs[$0].setBy?.seq == last }
+            if together.count > 1 {
+                var state = engine.state
+                for k in together {
+                    let i = WhyInputs.names.firstIndex(of: inputs[k].name)!
+                    if let earlier = provenance[i].stateBefore, let changed = WhyInputs.replacing(inputs[k].name, in: state, from: earlier) {
+                        state = changed
+                    }
+                }
+                if moves(state) { for k in together { inputs[k].decisive = true } }
+            }
         }
         return Explanation(subject: subject, rule: decision.rule, outcome: decision.outcome, inputs: inputs)
     }
