@@ -132,6 +132,9 @@ def test_a_fault_free_tour_watched_live_flags_no_frame(creased_bin: str, plan_to
     assert judgement.flags == [], [f.json() for f in judgement.flags]
     # Every relayout was seen and none was late (the stand-in's own hand-off is its latency).
     assert summary["relayoutMs"]["count"] > 0 and summary["unseen"] == 0 and summary["relayoutMs"]["p99"] < 250, summary
+    # creased's own relayout latency from the same trace, beside the device's.
+    own = summary["creasedRelayoutUs"]
+    assert own["count"] >= summary["relayoutMs"]["count"] and 0 < own["p50"] <= own["p99"], summary
     assert summary["alignment"]["how"] == "the stream's capture time of each frame"
 
 

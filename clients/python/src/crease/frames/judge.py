@@ -482,8 +482,13 @@ class FrameJudge:
     def summary(self) -> Dict[str, Any]:
         by_kind = {kind: sum(1 for f in self.flags if f.kind == kind) for kind in KINDS}
         p50, p99 = percentile(self.relayout_ms, 50), percentile(self.relayout_ms, 99)
+        # Beside the device's, creased's own relayout latency from the same trace.
+        own = [ns / 1000 for ns in self.timeline.relayout_ns]
+        own50, own99 = percentile(own, 50), percentile(own, 99)
         return {"frames": self.frames, "flagged": len(self.flags), "byKind": by_kind,
                 "relayoutMs": {"p50": None if p50 is None else round(p50, 1), "p99": None if p99 is None else round(p99, 1),
                                "count": len(self.relayout_ms)},
+                "creasedRelayoutUs": {"p50": None if own50 is None else round(own50, 1), "p99": None if own99 is None else round(own99, 1),
+                                      "count": len(own)},
                 "unseen": self.unseen, "superseded": self.superseded, "noiseThreshold": self._threshold,
                 "layoutShift": {"device": self._windows_of(self._shift), "model": self._windows_of(self._model_shift)}}

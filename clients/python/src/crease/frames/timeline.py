@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ..tracefile import trace_records
@@ -52,6 +52,8 @@ class Timeline:
     layouts: List[ModelLayout]
     event_seqs: "array[int]"
     event_ts: "array[int]"
+    #: creased's latency (ns, read to layout queued) of each event that published a layout.
+    relayout_ns: "array[int]" = field(default_factory=lambda: array("q"))
 
     @property
     def origin_ns(self) -> int:
@@ -93,6 +95,7 @@ def read_timeline(trace: "os.PathLike[str] | str", crease: str) -> Timeline:
     header: Optional[Dict[str, Any]] = None
     seqs: "array[int]" = array("q")
     ts: "array[int]" = array("q")
+    latency: Dict[int, int] = {}
     for _, record in trace_records(path, TRACE_LIMIT, TimelineError, "the judge"):
         if header is None:
             header = record
@@ -100,6 +103,8 @@ def read_timeline(trace: "os.PathLike[str] | str", crease: str) -> Timeline:
         if ("event" in record or "load" in record or "gap" in record) and "t" in record:
             seqs.append(int(record["seq"]))
             ts.append(int(record["t"]))
+            if isinstance(record.get("latencyNs"), int):
+                latency[int(record["seq"])] = int(record["latencyNs"])
     if header is None:
         raise TimelineError(f"{path}: empty, no trace header")
     if not isinstance(header.get("monotonicOrigin"), int):
@@ -115,4 +120,6 @@ def read_timeline(trace: "os.PathLike[str] | str", crease: str) -> Timeline:
         layouts.append(ModelLayout(seq, int(t), str(layout.get("digest")), screen_size(layout), tuple(boxes_of(layout)), layout))
     if not layouts:
         raise TimelineError(f"{path}: the replay published no layout")
-    return Timeline(path=path, header=header, layouts=layouts, event_seqs=seqs, event_ts=ts)
+    # creased's own latency (read to layout queued) of each event that made a new layout.
+    relayout_ns = array("q", (latency[m.seq] for m in layouts if m.seq in latency))
+    return Timeline(path=path, header=header, layouts=layouts, event_seqs=seqs, event_ts=ts, relayout_ns=relayout_ns)
