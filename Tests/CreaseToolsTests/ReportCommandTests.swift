@@ -149,4 +149,19 @@ import Testing
         let bad = try CommandRunner.run(["report", trace, "-o", out, "--focus", "wobble"])
         #expect(bad.status == 2 && bad.stderr.contains("--focus"))
     }
+
+    /// The frame of a seq is found by bisection; it must be the scan's answer: the last layout
+    /// frame (not an observation's) at or before the seq, else the first frame.
+    @Test("a seq's frame by bisection is the last layout frame at or before it, at every seq of a trace with observations")
+    func layoutFrameOfASeq() throws {
+        let file = try TraceIO.load(Self.traces.appendingPathComponent("rig-observations.jsonl").path)
+        let story = try TraceRun.replay(file, title: "t", keepFrames: true).story
+        #expect(story.frames.contains { $0.observed != nil } && story.frames.count > 5)
+        let index = ReportFocus.LayoutFrames(story)
+        for seq in 0...(story.frames.last!.seq + 2) {
+            var scan: Int?
+            for (i, f) in story.frames.enumerated() where f.seq <= seq && f.observed == nil { scan = i }
+            #expect(index.frame(of: seq) == (scan ?? 0), "seq \(seq)")
+        }
+    }
 }

@@ -37,7 +37,8 @@ enum ReportCommand {
         // Each glitch at its frame among those drawn (by the index in the whole run).
         var drawnIndex: [Int: Int] = [:]
         for (n, i) in selection.kept.enumerated() { drawnIndex[i] = n }
-        let glitchFrames = run.story.glitches.map { g in ReportFocus.frame(of: g.firstSeq, in: run.story).flatMap { drawnIndex[$0] } }
+        let layoutFrames = ReportFocus.LayoutFrames(run.story)
+        let glitchFrames = run.story.glitches.map { g in layoutFrames.frame(of: g.firstSeq).flatMap { drawnIndex[$0] } }
         let screenshots = try shots.map { try loadScreenshots($0, story: story) } ?? [:]
         let filmstrips = try strips.map { try loadFilmstrips($0, story: story) } ?? [:]
         let minimized = try minimize.map { try minimizedLines(file, spec: $0) }

@@ -241,7 +241,7 @@ enum ReportHTML {
     /// The `#screen` row: what a frame judge flagged, by kind, and the device's relayout
     /// latency its late relayouts measured beside creased's own.
     static func screenSummary(_ story: TraceStory, relayout: Percentiles?) -> String {
-        guard !story.screen.isEmpty else { return "no frame flagged (a frame judge records its verdicts: crease-rig frames judge SOURCE --trace TRACE --to SOCKET)" }
+        guard !story.screen.isEmpty else { return "no frame flagged (a frame judge records its verdicts into the trace: crease.frames Judgement.record)" }
         let kinds = FrameVerdict.Kind.allCases.map { k in (k, story.screen.filter { $0.kind == k }.count) }.filter { $0.1 > 0 }
         var text = "\(story.screen.count) flagged: " + kinds.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", ")
         let ms = story.screen.compactMap(\.relayoutMs).sorted()
@@ -264,6 +264,7 @@ enum ReportHTML {
                   ? "What a frame judge flagged on the device's screen. Give --filmstrips DIR (crease-rig frames judge --filmstrip DIR) to see each flagged frame beside the picture expected."
                   : "What a frame judge flagged on the device's screen: the frame before, the flagged frame (outlined), the frame after, and the picture the model expected.")
         w.begin("div", [("class", "lane")])
+        let layoutFrames = ReportFocus.LayoutFrames(story)
         for (i, v) in story.screen.enumerated() {
             w.begin("figure", [("class", "strip \(v.kind.rawValue)"), ("data-kind", v.kind.rawValue), ("data-frame", String(v.frame)),
                                ("data-seq", String(v.refSeq))])
@@ -275,7 +276,7 @@ enum ReportHTML {
             if let ms = v.relayoutMs { caption += " · \(Format.fixed(ms, 0)) ms late" }
             w.begin("figcaption")
             w.element("span", text: caption)
-            if let f = frameIndex(story, seq: v.refSeq) {
+            if let f = layoutFrames.frame(of: v.refSeq) {
                 w.element("a", [("href", "#frame-\(f)"), ("data-frame", String(f))], text: " expected: frame \(f + 1)")
             }
             w.end()
@@ -289,12 +290,6 @@ enum ReportHTML {
     static func inline(_ svg: String) -> String {
         guard svg.hasPrefix("<?xml"), let end = svg.range(of: "?>") else { return svg }
         return String(svg[end.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    static func frameIndex(_ story: TraceStory, seq: Int) -> Int? {
-        var best: Int?
-        for (i, f) in story.frames.enumerated() where f.seq <= seq && f.observed == nil { best = i }
-        return best ?? (story.frames.isEmpty ? nil : 0)
     }
 
     static func uniqueInOrder(_ values: [String], first: String) -> [String] {
