@@ -164,4 +164,22 @@ import Testing
             #expect(index.frame(of: seq) == (scan ?? 0), "seq \(seq)")
         }
     }
+
+    @Test("the moments lists name at most 500 each, mismatches first, and say how many more there are")
+    func momentsAreBounded() throws {
+        let scratch = Scratch()
+        let daemon = try LiveDaemon(scratch, name: "looks")
+        // The closed device shows a vertical bar: 600 looks that saw a horizontal one.
+        let looks = (0..<600).map { _ in #"{"cmd":"observe","observed":{"barAxis":"horizontal"}}"# }
+        #expect(try runProgram(Built.crease, ["send", "--socket", daemon.socket] + looks, in: scratch).status == 0)
+        #expect(daemon.stop().status == 0)
+        let out = "\(scratch.path)/report.html"
+        let r = try CommandRunner.run(["report", try daemon.traceFiles()[0], "-o", out, "--max-frames", "1000"])
+        #expect(r.status == 0 && r.stderr.contains("600 observations"), "\(r.stderr)")
+        let html = try String(contentsOfFile: out, encoding: .utf8)
+        let list = try #require(html.components(separatedBy: #"<ul id="device-moments">"#).last?.components(separatedBy: "</ul>").first)
+        #expect(list.components(separatedBy: #"data-verdict="mismatch""#).count - 1 == ReportHTML.momentsListed)
+        #expect(list.contains("… and 100 more looks, not listed"))
+        #expect(html.contains("600 mismatch"), "the figures count them all")
+    }
 }

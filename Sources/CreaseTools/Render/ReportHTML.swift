@@ -28,6 +28,10 @@ enum ReportHTML {
         var filmstrips: [Int: (mime: String, base64: String)] = [:]
     }
 
+    /// The most moments each list names (mismatches first): a campaign has tens of thousands
+    /// of looks and glitches, which made its page 12 MB; the figures at the top count them all.
+    static let momentsListed = 500
+
     static func render(_ input: Input) -> String {
         let story = input.story
         let s = input.summary
@@ -172,12 +176,16 @@ enum ReportHTML {
         for verdict in order {
             for (i, o) in looks where o.result.verdict == verdict {
                 shown += 1
+                if shown > momentsListed { continue }
                 w.begin("li", [("class", "observation \(o.result.verdict.rawValue)"), ("data-frame", String(i)), ("data-verdict", o.result.verdict.rawValue)])
                 w.element("a", [("href", "#frame-\(i)")],
                           text: "observation · seq \(o.seq): \(o.result.verdict.rawValue)"
                               + (o.result.differences.first.map { ", \($0)" } ?? ""))
                 w.end()
             }
+        }
+        if shown > momentsListed {
+            w.element("li", [("class", "more")], text: "… and \(shown - momentsListed) more looks, not listed (crease trace conformance lists them all)")
         }
         if shown == 0 { w.element("li", text: looks.isEmpty ? "no look at the device in this trace" : "every look matched") }
         w.end()
@@ -186,6 +194,7 @@ enum ReportHTML {
         shown = 0
         for (k, g) in story.glitches.enumerated() where g.kind != .mismatch && g.kind != .stale {
             shown += 1
+            if shown > momentsListed { continue }
             let text = "\(g.kind.rawValue) \(g.subject) · seq \(g.firstSeq): \(g.message)"
             guard k < input.glitchFrames.count, let i = input.glitchFrames[k] else {
                 w.element("li", [("class", "glitch undrawn"), ("data-kind", g.kind.rawValue)], text: text + " (its frame is not drawn)")
@@ -194,6 +203,9 @@ enum ReportHTML {
             w.begin("li", [("class", "glitch"), ("data-frame", String(i)), ("data-kind", g.kind.rawValue)])
             w.element("a", [("href", "#frame-\(i)")], text: text)
             w.end()
+        }
+        if shown > momentsListed {
+            w.element("li", [("class", "more")], text: "… and \(shown - momentsListed) more glitches, not listed (crease trace glitches lists them all)")
         }
         if shown == 0 { w.element("li", text: "none") }
         w.end()
