@@ -157,7 +157,7 @@ import Testing
         let file = try TraceIO.load(Self.traces.appendingPathComponent("rig-observations.jsonl").path)
         let story = try TraceRun.replay(file, title: "t", keepFrames: true).story
         #expect(story.frames.contains { $0.observed != nil } && story.frames.count > 5)
-        let index = ReportFocus.LayoutFrames(story)
+        let index = ReportFocus.LayoutFrames(drawn: story)
         for seq in 0...(story.frames.last!.seq + 2) {
             var scan: Int?
             for (i, f) in story.frames.enumerated() where f.seq <= seq && f.observed == nil { scan = i }

@@ -25,20 +25,23 @@ enum ReportCommand {
         let name = URL(fileURLWithPath: path).lastPathComponent
         let title = "\(file.header.app.name) · \(name)"
         let summary: TraceSummary
-        let run: TraceRun
+        let selection: ReportFocus.Selection
+        let story: TraceStory
         do {
             summary = try TraceInfo.summarize(file)
-            run = try TraceRun.replay(file, title: title, keepFrames: true)
+            // Two replays: the first chooses the frames from all of them, the second keeps
+            // those whole (a campaign has tens of thousands of layouts; keeping each cost
+            // memory by the layout). The second story has all the first one had besides.
+            selection = ReportFocus.select(try TraceRun.replay(file, title: title, keepFrames: false).story, focus: focus, maxFrames: maxFrames)
+            story = try TraceRun.replay(file, title: title, keepFrames: true, keeping: Set(selection.kept)).story
         } catch {
             throw UsageError("\(path): \(error)")
         }
-        let selection = ReportFocus.select(run.story, focus: focus, maxFrames: maxFrames)
-        let story = run.story.keeping(frames: selection.kept)
         // Each glitch at its frame among those drawn (by the index in the whole run).
         var drawnIndex: [Int: Int] = [:]
         for (n, i) in selection.kept.enumerated() { drawnIndex[i] = n }
-        let layoutFrames = ReportFocus.LayoutFrames(run.story)
-        let glitchFrames = run.story.glitches.map { g in layoutFrames.frame(of: g.firstSeq).flatMap { drawnIndex[$0] } }
+        let layoutFrames = ReportFocus.LayoutFrames(run: story)
+        let glitchFrames = story.glitches.map { g in layoutFrames.frame(of: g.firstSeq).flatMap { drawnIndex[$0] } }
         let screenshots = try shots.map { try loadScreenshots($0, story: story) } ?? [:]
         let filmstrips = try strips.map { try loadFilmstrips($0, story: story) } ?? [:]
         let minimized = try minimize.map { try minimizedLines(file, spec: $0) }
@@ -60,8 +63,8 @@ enum ReportCommand {
                                            filmstrips: filmstrips))
         let bytes = Array(html.utf8)
         try TraceIO.write(bytes, to: output)
-        let observations = run.story.observations.count
-        Console.err("crease report: \(selection.all ? "\(selection.total)" : "\(selection.kept.count) of \(selection.total)") frames, \(run.story.glitches.count) glitches, \(observations) observations"
+        let observations = story.observations.count
+        Console.err("crease report: \(selection.all ? "\(selection.total)" : "\(selection.kept.count) of \(selection.total)") frames, \(story.glitches.count) glitches, \(observations) observations"
                     + (shots == nil ? "" : ", \(screenshots.count) screenshots")
                     + (story.screen.isEmpty ? "" : ", \(story.screen.count) flagged screen frames" + (strips == nil ? "" : " (\(filmstrips.count) pictured)"))
                     + (minimized.map { m in

@@ -33,8 +33,8 @@ enum ReportFocus: Equatable, Sendable {
         var all: Bool { kept.count == total }
     }
 
-    /// The frame a glitch is drawn at: the last layout frame at or before its first seq.
-    static func frame(of seq: Int, in story: TraceStory) -> Int? { LayoutFrames(story).frame(of: seq) }
+    /// The frame a glitch is drawn at: the last layout frame of the run at or before its first seq.
+    static func frame(of seq: Int, in story: TraceStory) -> Int? { LayoutFrames(run: story).frame(of: seq) }
 
     /// The story's layout frames (not its observations') by seq, for finding the frame of a
     /// seq by bisection: a campaign's report asks it of tens of thousands of glitches over
@@ -44,9 +44,15 @@ enum ReportFocus: Equatable, Sendable {
         private var indexes: [Int] = []
         private let empty: Bool
 
-        init(_ story: TraceStory) {
-            empty = story.frames.isEmpty
-            for (i, f) in story.frames.enumerated() where f.observed == nil {
+        /// Over every frame of the run (indexes into `frameStubs`).
+        init(run story: TraceStory) { self.init(story.frameStubs.map { ($0.seq, $0.verdict == nil) }) }
+
+        /// Over the frames the story drew (indexes into `frames`).
+        init(drawn story: TraceStory) { self.init(story.frames.map { ($0.seq, $0.observed == nil) }) }
+
+        init(_ frames: [(seq: Int, isLayout: Bool)]) {
+            empty = frames.isEmpty
+            for (i, f) in frames.enumerated() where f.isLayout {
                 // Frames come in seq order; of equal seqs the last is the one drawn.
                 if seqs.last == f.seq { indexes[indexes.count - 1] = i } else { seqs.append(f.seq); indexes.append(i) }
             }
@@ -63,14 +69,16 @@ enum ReportFocus: Equatable, Sendable {
         }
     }
 
+    /// From every frame of the run (`frameStubs`: a first replay needs keep none whole).
     static func select(_ story: TraceStory, focus: ReportFocus?, maxFrames: Int) -> Selection {
-        let total = story.frames.count
+        let stubs = story.frameStubs
+        let total = stubs.count
         if focus == nil && total <= maxFrames {
             return Selection(kept: Array(0..<total), total: total, undrawnGlitches: 0)
         }
         var moments: [Int] = []
-        func looks(_ verdict: Verdict) -> [Int] { story.frames.indices.filter { story.frames[$0].observed?.result.verdict == verdict } }
-        let layoutFrames = LayoutFrames(story)
+        func looks(_ verdict: Verdict) -> [Int] { stubs.indices.filter { stubs[$0].verdict == verdict } }
+        let layoutFrames = LayoutFrames(run: story)
         let glitchFrames = story.glitches.compactMap { layoutFrames.frame(of: $0.firstSeq) }
         switch focus {
         case .seq(let seq): moments = layoutFrames.frame(of: seq).map { [$0] } ?? []

@@ -276,7 +276,7 @@ enum ReportHTML {
                   ? "What a frame judge flagged on the device's screen. Give --filmstrips DIR (crease-rig frames judge --filmstrip DIR) to see each flagged frame beside the picture expected."
                   : "What a frame judge flagged on the device's screen: the frame before, the flagged frame (outlined), the frame after, and the picture the model expected.")
         w.begin("div", [("class", "lane")])
-        let layoutFrames = ReportFocus.LayoutFrames(story)
+        let layoutFrames = ReportFocus.LayoutFrames(drawn: story)
         for (i, v) in story.screen.enumerated() {
             w.begin("figure", [("class", "strip \(v.kind.rawValue)"), ("data-kind", v.kind.rawValue), ("data-frame", String(v.frame)),
                                ("data-seq", String(v.refSeq))])

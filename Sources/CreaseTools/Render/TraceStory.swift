@@ -45,6 +45,11 @@ public struct TraceStory: Sendable {
 
     /// A layout worth a frame: the first one, each one after a change of digest, and the
     /// layout an observation was held against (with the observation drawn over it).
+    public struct FrameStub: Sendable, Equatable {
+        public var seq: Int
+        public var verdict: Verdict?
+    }
+
     public struct Frame: Sendable {
         public var seq: Int
         public var t: UInt64
@@ -62,6 +67,11 @@ public struct TraceStory: Sendable {
     public private(set) var points: [Point] = []
     public private(set) var marks: [Mark] = []
     public private(set) var frames: [Frame] = []
+    /// Every frame of the run, drawn or not: its seq and, for an observation's, the verdict.
+    /// What `crease report` chooses its frames from before a second replay keeps only those.
+    public private(set) var frameStubs: [FrameStub] = []
+    /// With `keepFrames`, the frames (indexes into `frameStubs`) kept whole; nil: all.
+    public let keptFrames: Set<Int>?
     public private(set) var observations: [Observed] = []
     /// The frames of the device's screen a frame judge flagged, in the trace's order.
     public private(set) var screen: [FrameVerdict] = []
@@ -74,16 +84,19 @@ public struct TraceStory: Sendable {
     public var latencyMeaning: String
     public var budgetNs: UInt64?
 
-    public init(title: String, engine: Engine, t: UInt64, keepFrames: Bool, latencyMeaning: String = "latency", budgetNs: UInt64? = nil) {
+    public init(title: String, engine: Engine, t: UInt64, keepFrames: Bool, keeping kept: Set<Int>? = nil,
+                latencyMeaning: String = "latency", budgetNs: UInt64? = nil) {
         self.title = title
         profile = engine.profile
         keepsFrames = keepFrames
+        keptFrames = kept
         self.latencyMeaning = latencyMeaning
         self.budgetNs = budgetNs
         start = TraceStory.point(engine, t: t, event: nil, changed: false, latency: nil, relayout: nil)
-        if keepFrames {
+        if keepsNext() {
             frames.append(Frame(seq: engine.seq, t: t, eventText: nil, layout: engine.layout, app: engine.app, digest: engine.digest, observed: nil))
         }
+        frameStubs.append(FrameStub(seq: engine.seq, verdict: nil))
     }
 
     /// Records the engine just after it applied `event` at time `t`.
@@ -91,9 +104,12 @@ public struct TraceStory: Sendable {
         let previous = points.last?.digest ?? start.digest
         let changed = engine.digest != previous
         points.append(TraceStory.point(engine, t: t, event: event, changed: changed, latency: latencyNs, relayout: relayoutNs))
-        if changed, keepsFrames {
-            frames.append(Frame(seq: engine.seq, t: t, eventText: EventLabel.text(event), layout: engine.layout, app: engine.app,
-                                digest: engine.digest, observed: nil))
+        if changed {
+            if keepsNext() {
+                frames.append(Frame(seq: engine.seq, t: t, eventText: EventLabel.text(event), layout: engine.layout, app: engine.app,
+                                    digest: engine.digest, observed: nil))
+            }
+            frameStubs.append(FrameStub(seq: engine.seq, verdict: nil))
         }
     }
 
@@ -101,22 +117,18 @@ public struct TraceStory: Sendable {
     public mutating func observe(_ engine: Engine, t: UInt64, observation: Observation, result: ConformanceResult, id: JSONValue? = nil) {
         let o = Observed(seq: engine.seq, t: t, observation: observation, result: result, id: id)
         observations.append(o)
-        if keepsFrames {
+        if keepsNext() {
             frames.append(Frame(seq: engine.seq, t: t, eventText: "observe: \(result.verdict.rawValue)", layout: engine.layout, app: engine.app,
                                 digest: engine.digest, observed: o))
         }
+        frameStubs.append(FrameStub(seq: engine.seq, verdict: result.verdict))
     }
+
+    /// Whether the frame about to be made is kept whole.
+    private func keepsNext() -> Bool { keepsFrames && (keptFrames?.contains(frameStubs.count) ?? true) }
 
     /// Records a frame judge's verdict on the device's screen.
     public mutating func flag(_ verdict: FrameVerdict) { screen.append(verdict) }
-
-    /// This story drawing only the frames at `kept` (ascending indexes into `frames`); the
-    /// points, marks, observations and glitches stay whole (the timeline shows them all).
-    public func keeping(frames kept: [Int]) -> TraceStory {
-        var copy = self
-        copy.frames = kept.map { frames[$0] }
-        return copy
-    }
 
     public mutating func mark(seq: Int, t: UInt64, label: String) {
         marks.append(Mark(seq: seq, t: t, label: label))

@@ -13,11 +13,12 @@ public struct TraceRun: Sendable {
 
     /// Replays `file`, stopping after the event with seq `stop` and the observations held
     /// against it, if `stop` is given.
-    public static func replay(_ file: TraceFile, title: String, keepFrames: Bool, stop: Int? = nil,
+    /// With `keepFrames`, `keeping` names the frames (indexes into `frameStubs`) kept whole; nil: all.
+    public static func replay(_ file: TraceFile, title: String, keepFrames: Bool, keeping kept: Set<Int>? = nil, stop: Int? = nil,
                               glitches options: GlitchOptions = GlitchOptions()) throws(TraceError) -> TraceRun {
         let header = file.header
         var replayer = TraceReplayer(header: header, verify: false)
-        var story = TraceStory(title: title, engine: replayer.engine, t: header.initialT, keepFrames: keepFrames,
+        var story = TraceStory(title: title, engine: replayer.engine, t: header.initialT, keepFrames: keepFrames, keeping: kept,
                                latencyMeaning: latencyMeaning, budgetNs: header.budgetNs)
         var published = try PublishedLayouts(file)
         var glitches = RunGlitches(header: header, engine: replayer.engine, options: options)
