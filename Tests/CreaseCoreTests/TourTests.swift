@@ -222,4 +222,31 @@ import Testing
                               options: .init(observe: .pageSource, maxDepth: 2, probes: true))
         }
     }
+
+    /// A calibration leaves each threshold somewhere in an interval: the sweep is centred on
+    /// its middle with δ at most a quarter of it, so the rising probes split it in three.
+    @Test("--calibration: each threshold's sweep splits the interval the calibration left open")
+    func probesInsideTheCalibratedInterval() throws {
+        let profile = DeviceProfile.builtin
+        let h = profile.hingeHysteresis
+        #expect(TourProbes.sweep(20, profile: profile, within: 21...25) == [23 + h - 1, 23 + h + 1, 23 - h + 1, 23 - h - 1])
+        // A narrow interval narrows δ: a quarter of 0.8°.
+        let narrow = TourProbes.sweep(150, profile: profile, within: 158...158.8)
+        #expect(narrow.map { ($0 * 100).rounded() / 100 } == [158.4 + h - 0.2, 158.4 + h + 0.2, 158.4 - h + 0.2, 158.4 - h - 0.2].map { ($0 * 100).rounded() / 100 })
+        let app = builtin("split")
+        let intervals = TourProbes.Intervals(partialOpen: 3...40, fullyOpen: 80...176.5)
+        let tour = try Tour.plan(app: app, profile: profile, rig: Self.motorRig, from: DeviceState(app: app),
+                                 options: .init(observe: .pageSource, maxDepth: 3, probes: true, probeIntervals: intervals))
+        let angles = tour.parts[0].steps.filter { $0.why == .probe && $0.expected != nil }.compactMap { step -> Double? in
+            if case .hinge(let a)? = step.event { a } else { nil }
+        }
+        #expect(angles == TourProbes.sweep(20, profile: profile, within: 3...40) + TourProbes.sweep(160, profile: profile, within: 80...176.5))
+        // The rising probes either side of the middle bracket it: one below, one above.
+        #expect(angles[0] - h < 21.5 && angles[1] - h > 21.5 && angles[4] - h < 128.25 && angles[5] - h > 128.25)
+        #expect(throws: InputError.self) {
+            _ = try Tour.plan(app: app, profile: profile, rig: Self.motorRig, from: DeviceState(app: app),
+                              options: .init(observe: .pageSource, maxDepth: 2, probes: true,
+                                             probeIntervals: .init(partialOpen: 100...120, fullyOpen: 80...90)))
+        }
+    }
 }

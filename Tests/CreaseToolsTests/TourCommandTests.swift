@@ -125,9 +125,41 @@ import Testing
         let badRig = scratch.path + "/bad-rig.json"
         try #"{"crease":"rig","version":1,"name":"x","moves":{}}"#.write(toFile: badRig, atomically: true, encoding: .utf8)
         for (args, says) in [(["--rig", badRig], "moves.hinge"), (["--observe", "pixels"], "--observe is digest or page-source"),
-                             (["--split", "2"], "give -o"), (["--json"], "give -o"), (["--budget", "-1"], "--budget"), (["--calibration", "x.json"], "not built yet")] {
+                             (["--split", "2"], "give -o"), (["--json"], "give -o"), (["--budget", "-1"], "--budget"), (["--calibration", "x.json"], "x.json")] {
             let bad = try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:split", "--max-depth", "2"] + args, in: scratch)
             #expect(bad.status == 2 && bad.stderr.contains(says), "\(args): \(bad.stderr)")
         }
+    }
+
+    @Test("plan --tour --calibration takes crease calibrate --json and puts the probes in the middle of what it left open")
+    func calibrationPlacesTheProbes() throws {
+        let scratch = Scratch()
+        let observations = ReportCommandTests.traces.appendingPathComponent("rig-observations.jsonl").path
+        let calibrated = try runProgram(Built.crease, ["calibrate", observations, "--fit", "partialOpenThreshold,fullyOpenThreshold", "--json"], in: scratch)
+        let calibration = scratch.path + "/calibration.json"
+        try calibrated.stdout.write(toFile: calibration, atomically: true, encoding: .utf8)
+        let c = try JSON.parse(Array(calibrated.stdout.utf8))
+        guard case .array(let fields)? = c["fields"], case .array(let partial)? = fields.first(where: { $0["field"] == .string("partialOpenThreshold") })?["interval"],
+              case .number(let lo)? = partial.first, case .number(let hi)? = partial.last else {
+            Issue.record("no interval for partialOpenThreshold: \(calibrated.stdout)"); return
+        }
+        let tour = scratch.path + "/tour.jsonl"
+        let r = try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:split", "--max-depth", "2", "--calibration", calibration, "-o", tour], in: scratch)
+        #expect(r.status == 0, "\(r.stderr)")
+        // The probes (--calibration implies --probes): the first sweep is around the interval's middle.
+        let steps = try String(contentsOfFile: tour, encoding: .utf8).split(separator: "\n").map { try JSON.parse(Array($0.utf8)) }
+        let probed = steps.filter { $0["why"] == .string("probe") && $0["expected"] != nil && $0["expected"] != .null }.compactMap { step -> Double? in
+            if case .number(let a)? = step["event"]?["angle"] { a } else { nil }
+        }
+        let expected = TourProbes.sweep(20, profile: .builtin, within: lo...hi)
+        #expect(Array(probed.prefix(4)) == expected, "\(probed) against \(expected)")
+        let notCalibration = scratch.path + "/other.json"
+        try #"{"coveredClasses":[]}"#.write(toFile: notCalibration, atomically: true, encoding: .utf8)
+        let bad = try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:split", "--max-depth", "2", "--calibration", notCalibration], in: scratch)
+        #expect(bad.status == 2 && bad.stderr.contains("not the output of crease calibrate --json"), "\(bad.stderr)")
+        let tabOnly = scratch.path + "/tab.json"
+        try #"{"fields":[{"field":"tabLength","interval":[1,2]}]}"#.write(toFile: tabOnly, atomically: true, encoding: .utf8)
+        let neither = try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:split", "--max-depth", "2", "--calibration", tabOnly], in: scratch)
+        #expect(neither.status == 2 && neither.stderr.contains("calibrates neither hinge threshold (its fields: tabLength)"), "\(neither.stderr)")
     }
 }

@@ -14,11 +14,15 @@ public struct Tour: Sendable {
         public var maxStates: Int
         /// Sweeps across the hinge thresholds at the end of the first part (`TourProbes`).
         public var probes: Bool
+        /// Where the sweeps go, from a calibration (`--calibration`); empty: the profile's thresholds.
+        public var probeIntervals: TourProbes.Intervals
 
         public init(observe: RigProfile.ObserveMode, parts: Int = 1, budget: Double? = nil, done: Set<UInt64> = [],
-                    doneClasses: Set<UInt64> = [], maxDepth: Int = 64, maxStates: Int = 200_000, probes: Bool = false) {
+                    doneClasses: Set<UInt64> = [], maxDepth: Int = 64, maxStates: Int = 200_000, probes: Bool = false,
+                    probeIntervals: TourProbes.Intervals = TourProbes.Intervals()) {
             self.doneClasses = doneClasses
             self.probes = probes
+            self.probeIntervals = probeIntervals
             self.observe = observe
             self.parts = parts
             self.budget = budget
@@ -98,7 +102,13 @@ public struct Tour: Sendable {
         var lowerBound = walk.lowerBound
         if options.probes {
             let end = walk.parts[0].steps.last.map { graph.states[$0.state] } ?? start
-            guard let probes = TourProbes.steps(from: end, app: app, profile: profile, rig: rig, look: look, classify: classify) else {
+            let lower = TourProbes.sweep(profile.partialOpenThreshold, profile: profile, within: options.probeIntervals.partialOpen)
+            let upper = TourProbes.sweep(profile.fullyOpenThreshold, profile: profile, within: options.probeIntervals.fullyOpen)
+            guard lower.max()! < upper.min()! else {
+                throw InputError(.badValue, "the calibration's intervals put the partly-open sweep (up to \(lower.max()!)°) above the fully-open one (from \(upper.min()!)°)")
+            }
+            guard let probes = TourProbes.steps(from: end, app: app, profile: profile, rig: rig, look: look, intervals: options.probeIntervals,
+                                                classify: classify) else {
                 throw InputError(.badValue, "--probes sweeps the hinge, and the rig cannot move it (moves.hinge is null)")
             }
             let seconds = probes.reduce(0) { $0 + $1.cost }

@@ -7,18 +7,40 @@
 /// T − h − δ (across again: the lower pose); δ is half the hysteresis, at most 1°. The
 /// closed/partly open threshold is swept from shut, the partly/fully open one from the
 /// middle of the partly open band.
+///
+/// With `--calibration` (what `crease calibrate --json` left open of each threshold: the
+/// interval of values its observations still allow), a threshold's sweep is centred on the
+/// middle of that interval and δ is at most a quarter of it, so the probes split what the last
+/// night left open and the next calibration narrows it.
 public enum TourProbes {
-    /// The angles of the sweep across `threshold`, in order.
-    public static func sweep(_ threshold: Double, profile: DeviceProfile) -> [Double] {
+    /// What a calibration left open of each hinge threshold (nil: the profile's value).
+    public struct Intervals: Sendable, Equatable {
+        public var partialOpen: ClosedRange<Double>?
+        public var fullyOpen: ClosedRange<Double>?
+
+        public init(partialOpen: ClosedRange<Double>? = nil, fullyOpen: ClosedRange<Double>? = nil) {
+            self.partialOpen = partialOpen
+            self.fullyOpen = fullyOpen
+        }
+    }
+
+    /// The angles of the sweep across `threshold` (or the middle of `within`), in order.
+    public static func sweep(_ threshold: Double, profile: DeviceProfile, within interval: ClosedRange<Double>? = nil) -> [Double] {
         let h = profile.hingeHysteresis
-        let delta = h > 0 ? min(1, h / 2) : 0.5
-        return [threshold + h - delta, threshold + h + delta, threshold - h + delta, threshold - h - delta].map { min(180, max(0, $0)) }
+        var delta = h > 0 ? min(1, h / 2) : 0.5
+        var centre = threshold
+        if let interval {
+            centre = (interval.lowerBound + interval.upperBound) / 2
+            let width = interval.upperBound - interval.lowerBound
+            delta = min(delta, width > 0 ? width / 4 : 0.25)
+        }
+        return [centre + h - delta, centre + h + delta, centre - h + delta, centre - h - delta].map { min(180, max(0, $0)) }
     }
 
     /// The probe steps from `state` (where the walk ended): each a hinge event, the
     /// sweeps' with a look. Nil when the rig cannot move the hinge.
     static func steps(from start: DeviceState, app: App, profile: DeviceProfile, rig: RigProfile, look: Double,
-                      classify: (Layout) -> UInt64) -> [Tour.Step]? {
+                      intervals: Intervals = Intervals(), classify: (Layout) -> UInt64) -> [Tour.Step]? {
         guard rig.hinge != nil else { return nil }
         var state = start
         var steps: [Tour.Step] = []
@@ -34,10 +56,13 @@ public enum TourProbes {
                                    cost: TourPlanner.microseconds(cost + (looking ? look : 0)), why: .probe,
                                    expected: looking ? PageSourceView.observation(of: layout) : nil))
         }
+        let lower = sweep(profile.partialOpenThreshold, profile: profile, within: intervals.partialOpen)
+        let upper = sweep(profile.fullyOpenThreshold, profile: profile, within: intervals.fullyOpen)
         if state.pose != .closed { take(0, looking: false) }
-        for angle in sweep(profile.partialOpenThreshold, profile: profile) { take(angle, looking: true) }
-        take((profile.partialOpenThreshold + profile.fullyOpenThreshold) / 2, looking: false)
-        for angle in sweep(profile.fullyOpenThreshold, profile: profile) { take(angle, looking: true) }
+        for angle in lower { take(angle, looking: true) }
+        // Between the two sweeps: past the first's highest angle, short of the second's lowest.
+        take((lower.max()! + upper.min()!) / 2, looking: false)
+        for angle in upper { take(angle, looking: true) }
         return steps
     }
 }

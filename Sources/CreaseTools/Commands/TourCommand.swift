@@ -6,7 +6,7 @@ import CreaseDaemonCore
 /// observable class once at the least estimated device time found (docs/plan.md).
 enum TourCommand {
     static let usage = "crease plan --tour [--app FILE|builtin:NAME] [--profile FILE] [--from STATE] [--rig RIG.json] "
-        + "[--observe digest|page-source] [--probes] [--resume COVERAGE.json] [--budget SECONDS] [--split N] [--max-depth N] [--max-states N] "
+        + "[--observe digest|page-source] [--probes] [--calibration CALIBRATE.json] [--resume COVERAGE.json] [--budget SECONDS] [--split N] [--max-depth N] [--max-states N] "
         + "[-o TOUR.jsonl] [--json]"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -22,10 +22,9 @@ enum TourCommand {
         let maxStates = try args.int("--max-states") ?? 200_000
         let output = try args.option("-o")
         let json = args.flag("--json")
-        let probes = args.flag("--probes")
-        if args.has("--calibration") {
-            throw UsageError("--calibration is not built yet: --probes sweeps each hinge threshold's hysteresis band as the profile gives it")
-        }
+        let calibrationPath = try args.option("--calibration")
+        // A calibration is for the probes: it places them.
+        let probes = args.flag("--probes") || calibrationPath != nil
         try args.finish()
         guard (1...1_000).contains(maxDepth) else { throw UsageError("--max-depth must be between 1 and 1000, not \(maxDepth)") }
         guard (1...5_000_000).contains(maxStates) else { throw UsageError("--max-states must be between 1 and 5000000, not \(maxStates)") }
@@ -43,12 +42,14 @@ enum TourCommand {
         }
         let start = try fromPath.map { try PlanCommand.startState($0, app: app, profile: profile) } ?? DeviceState(app: app)
         let (done, doneClasses) = try resumePath.map { try resumed($0, app: app, observe: observe) } ?? ([], [])
+        let intervals = try calibrationPath.map(probeIntervals) ?? TourProbes.Intervals()
 
         let began = TraceIO.monotonicNs()
         let tour: Tour
         do {
             tour = try Tour.plan(app: app, profile: profile, rig: rig, from: start,
-                                 options: .init(observe: observe, parts: split, budget: budget, done: done, doneClasses: doneClasses, maxDepth: maxDepth, maxStates: maxStates, probes: probes))
+                                 options: .init(observe: observe, parts: split, budget: budget, done: done, doneClasses: doneClasses, maxDepth: maxDepth, maxStates: maxStates, probes: probes,
+                                                probeIntervals: intervals))
         } catch { throw UsageError("\(rigPath ?? "the default rig"): \(error)") }
         let seconds = Double(TraceIO.monotonicNs() - began) / 1e9
 
@@ -141,6 +142,37 @@ enum TourCommand {
     /// `--resume COVERAGE.json` (`crease coverage --json`, same app): what it covered. The
     /// coverage of a tour lists classes, which must be counted as this tour counts them;
     /// the coverage of a plan lists layout digests.
+    /// `--calibration`: what `crease calibrate --json` left open of each hinge threshold (its
+    /// `fields[].interval` for `partialOpenThreshold` and `fullyOpenThreshold`).
+    static func probeIntervals(_ path: String) throws -> TourProbes.Intervals {
+        let value: JSONValue
+        do { value = try JSON.parse(try Inputs.readFile(path, what: "calibration", limit: InputFile.manifestLimit)) } catch let e as UsageError {
+            throw e
+        } catch {
+            throw UsageError("\(path): not JSON (crease calibrate --json writes what --calibration reads): \(error)")
+        }
+        guard case .array(let fields)? = value["fields"] else {
+            throw UsageError("\(path): no \"fields\": not the output of crease calibrate --json")
+        }
+        var intervals = TourProbes.Intervals()
+        var named: [String] = []
+        for (i, f) in fields.enumerated() {
+            guard case .string(let name)? = f["field"] else { throw UsageError("\(path): fields[\(i)] has no \"field\"") }
+            named.append(name)
+            guard name == "partialOpenThreshold" || name == "fullyOpenThreshold" else { continue }
+            guard case .array(let bounds)? = f["interval"], bounds.count == 2, case .number(let lo) = bounds[0], case .number(let hi) = bounds[1],
+                  lo <= hi, lo >= 0, hi <= EventLimits.maxAngle else {
+                throw UsageError("\(path): fields[\(i)] (\(name)) has no interval [low, high] of angles between 0 and 180")
+            }
+            if name == "partialOpenThreshold" { intervals.partialOpen = lo...hi } else { intervals.fullyOpen = lo...hi }
+        }
+        guard intervals.partialOpen != nil || intervals.fullyOpen != nil else {
+            throw UsageError("\(path) calibrates neither hinge threshold (its fields: \(named.isEmpty ? "none" : named.joined(separator: ", "))): "
+                             + "crease calibrate --fit partialOpenThreshold,fullyOpenThreshold --json")
+        }
+        return intervals
+    }
+
     static func resumed(_ path: String, app: App, observe: RigProfile.ObserveMode) throws -> (digests: Set<UInt64>, classes: Set<UInt64>) {
         let value: JSONValue
         do { value = try JSON.parse(try Inputs.readFile(path, what: "coverage", limit: InputFile.manifestLimit)) } catch let e as UsageError {
