@@ -65,4 +65,30 @@ import Testing
         let text = try CommandRunner.run(["coverage", "--plan", scratch.path + "/plan.json", trace])
         #expect(text.stdout.contains("screen       2 frames flagged by a frame judge, at 1 of the layouts"), "\(text.stdout)")
     }
+
+    @Test("replay --to streams a plan into a daemon, a load before each sequence, and checks where each ends")
+    func planIntoADaemon() throws {
+        let scratch = Scratch()
+        let plan = scratch.path + "/plan.json"
+        #expect(try CommandRunner.run(["plan", "--app", "builtin:tabs", "--max-depth", "2", "--transitions", "-o", plan]).status == 0)
+        let daemon = try LiveDaemon(scratch, name: "plain", ["--no-trace"])
+        let sent = try runProgram(Built.crease, ["replay", plan, "--to", daemon.socket], in: scratch)
+        #expect(sent.status == 0 && sent.stderr.contains("every sequence ends at the plan's digest"), "\(sent.stderr)")
+        // One digest changed: the replay names the sequence that no longer ends there.
+        var text = try String(contentsOfFile: plan, encoding: .utf8)
+        let first = try #require(text.range(of: #""digest":""#))
+        let digest = text[first.upperBound...].prefix(16)
+        text.replaceSubrange(first.upperBound..<text.index(first.upperBound, offsetBy: 16), with: digest == "0000000000000000" ? "0000000000000001" : "0000000000000000")
+        let tampered = scratch.path + "/tampered.json"
+        try text.write(toFile: tampered, atomically: true, encoding: .utf8)
+        let diverged = try runProgram(Built.crease, ["replay", tampered, "--to", daemon.socket], in: scratch)
+        #expect(diverged.status == 1 && diverged.stdout.contains("divergence at sequence 1"), "\(diverged.stdout)\(diverged.stderr)")
+        let other = scratch.path + "/split.json"
+        #expect(try CommandRunner.run(["plan", "--app", "builtin:split", "--max-depth", "1", "-o", other]).status == 0)
+        let wrongApp = try runProgram(Built.crease, ["replay", other, "--to", daemon.socket], in: scratch)
+        #expect(wrongApp.status == 1 && wrongApp.stderr.contains("the plan is for \"Field Notes\""), "\(wrongApp.stderr)")
+        let paced = try runProgram(Built.crease, ["replay", plan, "--to", daemon.socket, "--speed", "2"], in: scratch)
+        #expect(paced.status == 2 && paced.stderr.contains("as fast as it goes"))
+        #expect(daemon.stop().status == 0)
+    }
 }

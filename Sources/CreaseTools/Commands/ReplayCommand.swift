@@ -12,6 +12,7 @@ enum ReplayCommand {
     static let usage = """
         crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET [--no-load] [--timeout S]] [--each]   (--each: every published layout)
                crease replay TOUR.jsonl --to SOCKET [--speed max|N] [--timeout S]   (a tour from crease plan --tour)
+               crease replay PLAN.json --to SOCKET [--timeout S]   (a plan from crease plan: a load before each sequence)
                crease replay --verify PATH... [--daemon] [--jobs N] [--shard I/N] [--junit FILE] [--json]   (files and directories: a whole corpus)
                --daemon: also feed each trace through the daemon's decision core and check its records and batches
         """
@@ -43,6 +44,16 @@ enum ReplayCommand {
             if let jobs, !(1...256).contains(jobs) { throw UsageError("--jobs must be between 1 and 256, not \(jobs)") }
             return try BatchVerify.run(paths, options: .init(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: shard,
                                                              junit: junit, json: json, daemon: daemon))
+        }
+        if let socket, PlanReplay.looksLikePlan(path) {
+            guard !verify, !each, !noLoad, speed == 0 else {
+                throw UsageError("a plan goes into a daemon with --to [--timeout], as fast as it goes: every sequence's digest is always checked")
+            }
+            let plan = try PlanReplay.read(try Inputs.readFile(path, what: "plan", limit: InputFile.traceLimit), path: path)
+            do { return try PlanReplay.intoDaemon(plan, path: path, socket: socket, timeout: timeout) } catch let e as CheckFailed {
+                Console.err("crease replay: \(path): \(e)")
+                return ExitStatus.checkFailed
+            }
         }
         if let socket, TourReplay.looksLikeTour(path) {
             guard !verify, !each, !noLoad else { throw UsageError("a tour goes into a daemon with --to [--speed] [--timeout]: every reply's digest is always checked") }

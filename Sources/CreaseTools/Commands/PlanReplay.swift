@@ -1,0 +1,93 @@
+import CreaseCore
+import CreaseDaemonCore
+import Foundation
+
+/// `crease replay --to SOCKET PLAN.json`: each of a plan's sequences streamed into a daemon
+/// from the start state (a `load` with no fields puts the daemon's app in its default state
+/// before each), the digest of the reply to its last event checked against the sequence's.
+/// A plan costs a reset per sequence, which a daemon does for free (a phone does not: that
+/// is what `crease plan --tour` is for).
+enum PlanReplay {
+    struct Sequence {
+        var number: Int
+        var events: [Event]
+        var digest: UInt64
+    }
+
+    /// Whether `path` is a regular file that opens as a plan (its first bytes say so).
+    static func looksLikePlan(_ path: String) -> Bool {
+        guard let kind = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType, kind == .typeRegular,
+              let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = String(decoding: handle.readData(ofLength: 64), as: UTF8.self)
+        return head.hasPrefix("{\"crease\":\"plan\"")
+    }
+
+    /// The plan's sequences (its layouts' and, with `--transitions`, its transitions').
+    static func read(_ bytes: [UInt8], path: String) throws -> (app: String, sequences: [Sequence]) {
+        let value: JSONValue
+        do { value = try JSON.parse(bytes) } catch { throw UsageError("\(path): not a plan: not one JSON document: \(error)") }
+        guard case .string("plan") = value["crease"], case .number(1)? = value["version"], case .array(let layouts)? = value["sequences"] else {
+            throw UsageError("\(path): not a plan of version 1 (crease plan -o PLAN writes one)")
+        }
+        // A plan from another state (`--from`) needs that state loaded before each sequence,
+        // which the plan does not hold.
+        if case .string(let from)? = value["from"], from != "default" {
+            throw UsageError("\(path) was planned from the state in \(from): only a plan from the default state goes into a daemon (its resets are loads of that state)")
+        }
+        var transitions: [JSONValue] = []
+        if case .array(let list)? = value["transitionSequences"] { transitions = list }
+        var out: [Sequence] = []
+        for (i, s) in (layouts + transitions).enumerated() {
+            guard case .array(let events)? = s["events"], case .string(let d)? = s["digest"], let digest = Digest.parseHex(d) else {
+                throw UsageError("\(path): sequence \(i + 1) needs \"events\" and a 16-hex-digit \"digest\"")
+            }
+            var decoded: [Event] = []
+            for e in events {
+                do { decoded.append(try Event.decode(e).event) } catch { throw UsageError("\(path): sequence \(i + 1): \(error)") }
+            }
+            out.append(Sequence(number: i + 1, events: decoded, digest: digest))
+        }
+        guard !out.isEmpty else { throw UsageError("\(path): the plan has no sequences") }
+        let app: String
+        if case .string(let a)? = value["app"] { app = a } else { app = "?" }
+        return (app, out)
+    }
+
+    static func intoDaemon(_ plan: (app: String, sequences: [Sequence]), path: String, socket: String, timeout: Double) throws -> Int32 {
+        let client = try SocketStreamer(path: socket, timeout: timeout)
+        let hello = try client.request(Array(#"{"cmd":"hello","id":"plan-hello"}"#.utf8), id: "plan-hello")
+        guard case .string(let app)? = hello["app"], app == plan.app else {
+            throw CheckFailed("the daemon runs app \(ReplayCommand.errorText(hello["app"] ?? .null)), the plan is for \"\(plan.app)\": start it with the plan's app")
+        }
+        for s in plan.sequences {
+            // The reset, then the events; the last reply (the load's, for the start layout) is checked.
+            try client.send(Array(#"{"cmd":"load","id":"p\#(s.number)-0"}"#.utf8))
+            for (k, event) in s.events.enumerated() {
+                var w = JSONWriter(capacity: 128)
+                event.write(to: &w, id: .string("p\(s.number)-\(k + 1)"))
+                try client.send(w.bytes)
+            }
+        }
+        _ = try client.request(Array(#"{"cmd":"sync","id":"plan-sync"}"#.utf8), id: "plan-sync")
+        client.shutdownWrites()
+        var replies: [String: JSONValue] = [:]
+        for r in client.collected() { if case .string(let id)? = r["id"] { replies[id] = r } }
+        for s in plan.sequences {
+            for k in 0...s.events.count {
+                let id = "p\(s.number)-\(k)"
+                guard let reply = replies[id] else { throw CheckFailed("no reply for sequence \(s.number)'s \(k == 0 ? "load" : "event \(k)")") }
+                guard reply["ok"] == .bool(true) else {
+                    throw CheckFailed("the daemon rejected sequence \(s.number)'s \(k == 0 ? "load" : "event \(k)"): \(ReplayCommand.errorText(reply))")
+                }
+            }
+            guard case .string(let got)? = replies["p\(s.number)-\(s.events.count)"]?["digest"], Digest.parseHex(got) == s.digest else {
+                Console.out("divergence at sequence \(s.number): the plan expects \(Digest.hex(s.digest))")
+                return ExitStatus.checkFailed
+            }
+        }
+        let events = plan.sequences.reduce(0) { $0 + $1.events.count }
+        Console.err("sent \(plan.sequences.count) sequences of \(path) (\(events) events, a load before each) to \(socket); every sequence ends at the plan's digest")
+        return ExitStatus.success
+    }
+}
