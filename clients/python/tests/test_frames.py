@@ -295,3 +295,22 @@ def test_the_streams_delay_is_calibrated_with_a_known_change_and_written_into_th
     with pytest.raises(ValueError, match="not a regular file"):
         write_delay(str(link), 1.0)
     assert link.is_symlink()
+
+
+def test_the_stand_in_answers_a_screenshot_with_what_its_screen_shows(creased_bin: str, tmp_path: Path) -> None:
+    """Appium's ``get_screenshot_as_png`` (WebDriverAgent's ``GET /screenshot``): a PNG of the
+    screen at the @3x scale, which changes when the layout does."""
+    import io
+
+    from PIL import Image
+
+    with _phone(creased_bin, tmp_path, "shot") as phone:
+        closed = phone.driver.get_screenshot_as_png()
+        phone.rig.perform({"event": "hinge", "angle": 180})
+        phone.device.sync()
+        time.sleep(0.1)
+        opened = phone.driver.get_screenshot_as_png()
+        layout = phone.device.layout()
+    assert closed.startswith(b"\x89PNG\r\n\x1a\n") and opened != closed
+    picture = Image.open(io.BytesIO(opened))
+    assert picture.size == (round(layout["device"]["width"] * 3), round(layout["device"]["height"] * 3))

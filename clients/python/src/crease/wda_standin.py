@@ -415,6 +415,10 @@ class StandInWDA:
                 except LookupError:
                     return (404, {"error": "no such element", "message": f"no control {parts[3]!r} can be tapped now"})
                 return (200, None)
+            if method == "GET" and rest == "screenshot":
+                # What is on screen now, faults and all, as a PNG in base64 (WebDriverAgent's answer).
+                picture = self.screen.picture_at(time.monotonic_ns())
+                return (200, base64.b64encode(self._recorder().png(picture)).decode("ascii"))
             if method == "POST" and rest == "appium/start_recording_screen":
                 self._recorder().start_recording((body.get("options") or {}))
                 return (200, None)

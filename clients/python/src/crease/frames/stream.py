@@ -11,6 +11,8 @@ Needs Pillow (the ``frames`` extra) and, for recordings, ffmpeg.
 
 from __future__ import annotations
 
+import io
+
 import json
 import os
 import shutil
@@ -113,6 +115,12 @@ class ScreenStream:
     def jpeg(self, picture: Picture, scale: float, quality: int) -> bytes:
         data: bytes = self._jpegs.get((picture, scale, quality), lambda: jpeg_of(self.image(picture, scale), quality))
         return data
+
+    def png(self, picture: Picture) -> bytes:
+        """``picture`` as WebDriverAgent's screenshot gives it: a PNG at the full @3x scale."""
+        out = io.BytesIO()
+        self.image(picture, SCALE).save(out, format="PNG")
+        return out.getvalue()
 
     def _prepare(self, picture: Picture) -> None:
         self.jpeg(picture, self._scale(), self._quality())
