@@ -84,23 +84,14 @@ public struct RigProfile: Sendable, Equatable {
     /// The look a tour takes at an observe step: the page source, else a screenshot.
     public var lookCost: Double? { cost(.pageSource) ?? cost(.screenshot) }
 
-    /// The move an event is on this rig, and so whether and at what cost the rig makes it.
+    /// The move an event is on this rig, and so whether and at what cost the rig makes it: its
+    /// kind's, by name (`EventKind`). The hinge has a move of its own (`hinge`, by the degree);
+    /// an interface orientation set directly, a motion sample, the lock and an app have none a
+    /// rig can make.
     public static func move(of event: Event) -> Move? {
         switch event {
-        case .deviceOrientation: .orientation
-        case .keyboard: .keyboard
-        case .pip: .pip
-        case .liveActivities: .liveActivities
-        case .splitView: .splitView
-        case .layoutDirection: .layoutDirection
-        case .reduceTransparency: .reduceTransparency
-        case .select: .select
-        case .push: .push
-        case .pop: .pop
-        case .present: .present
-        case .dismiss: .dismiss
-        case .inspector: .inspector
         case .hinge, .orientation, .motion, .rotationLock, .app: nil
+        default: Move(rawValue: event.kind.rawValue)
         }
     }
 

@@ -40,6 +40,15 @@ public enum Inputs {
         }
     }
 
+    /// Whether `path` is a regular file whose first bytes are `prefix` (how a tour or a plan is
+    /// told from a trace before reading it; a FIFO or a missing file is neither).
+    static func regularFile(_ path: String, startsWith prefix: String) -> Bool {
+        guard let kind = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType, kind == .typeRegular,
+              let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return String(decoding: handle.readData(ofLength: prefix.utf8.count), as: UTF8.self) == prefix
+    }
+
     /// Splits bytes into lines (LF, with an optional CR before it), keeping line numbers.
     public static func lines(_ bytes: [UInt8]) -> [(number: Int, bytes: ArraySlice<UInt8>)] {
         var out: [(Int, ArraySlice<UInt8>)] = []

@@ -16,11 +16,7 @@ enum PlanReplay {
 
     /// Whether `path` is a regular file that opens as a plan (its first bytes say so).
     static func looksLikePlan(_ path: String) -> Bool {
-        guard let kind = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType, kind == .typeRegular,
-              let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let head = String(decoding: handle.readData(ofLength: 64), as: UTF8.self)
-        return head.hasPrefix("{\"crease\":\"plan\"")
+        Inputs.regularFile(path, startsWith: #"{"crease":"plan""#)
     }
 
     /// The plan's sequences (its layouts' and, with `--transitions`, its transitions').

@@ -16,11 +16,7 @@ enum TourReplay {
     /// Whether `path` is a regular file that opens as a tour (its first bytes say so); a
     /// trace, a FIFO or a missing file is not, and goes the trace's way.
     static func looksLikeTour(_ path: String) -> Bool {
-        guard let kind = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType, kind == .typeRegular,
-              let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let head = String(decoding: handle.readData(ofLength: 64), as: UTF8.self)
-        return head.hasPrefix("{\"crease\":\"tour\"")
+        Inputs.regularFile(path, startsWith: #"{"crease":"tour""#)
     }
 
     /// The tour in `bytes`, or nil when they are not one (the first line's `"crease"` is not `"tour"`).
