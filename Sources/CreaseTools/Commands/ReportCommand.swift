@@ -79,10 +79,7 @@ enum ReportCommand {
     /// observation sent with an id (a string as it is, a whole number as digits), else
     /// `DIR/seq-<seq>.png`: the layout seq it was held at.
     static func loadScreenshots(_ dir: String, story: TraceStory) throws -> [Int: (mime: String, base64: String)] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw UsageError("--screenshots \(dir): not a directory")
-        }
+        try requireDirectory(dir, option: "--screenshots")
         var out: [Int: (String, String)] = [:]
         for (i, frame) in story.frames.enumerated() {
             guard let o = frame.observed else { continue }
@@ -97,17 +94,8 @@ enum ReportCommand {
                 for (ext, mime) in [("png", "image/png"), ("jpg", "image/jpeg"), ("jpeg", "image/jpeg")] {
                     let candidate = (dir as NSString).appendingPathComponent("\(base).\(ext)")
                     guard FileManager.default.fileExists(atPath: candidate) else { continue }
-                    // One bad screenshot is named and left out; the report goes on without it.
-                    let bytes: [UInt8]
-                    do { bytes = try Inputs.readFile(candidate, what: "screenshot", limit: screenshotLimit) } catch {
-                        Console.err("warning: screenshot skipped: \(error)")
-                        continue
-                    }
-                    guard looksLike(mime, bytes) else {
-                        Console.err("warning: screenshot skipped: \(candidate) is not a \(mime == "image/png" ? "PNG" : "JPEG") image")
-                        continue
-                    }
-                    out[i] = (mime, Data(bytes).base64EncodedString())
+                    guard let data = picture(candidate, mime: mime, what: "screenshot") else { continue }
+                    out[i] = (mime, data)
                     break search
                 }
             }
@@ -118,26 +106,36 @@ enum ReportCommand {
     /// `--filmstrips DIR`: the picture `crease-rig frames judge --filmstrip DIR` wrote for each
     /// flagged frame, `DIR/<frame>-<kind>.png`. A missing one is not shown; a bad one is named.
     static func loadFilmstrips(_ dir: String, story: TraceStory) throws -> [Int: (mime: String, base64: String)] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw UsageError("--filmstrips \(dir): not a directory")
-        }
+        try requireDirectory(dir, option: "--filmstrips")
         var out: [Int: (String, String)] = [:]
         for (i, v) in story.screen.enumerated() {
             let candidate = (dir as NSString).appendingPathComponent("\(v.frame)-\(v.kind.rawValue).png")
-            guard FileManager.default.fileExists(atPath: candidate) else { continue }
-            let bytes: [UInt8]
-            do { bytes = try Inputs.readFile(candidate, what: "filmstrip", limit: screenshotLimit) } catch {
-                Console.err("warning: filmstrip skipped: \(error)")
-                continue
-            }
-            guard looksLike("image/png", bytes) else {
-                Console.err("warning: filmstrip skipped: \(candidate) is not a PNG image")
-                continue
-            }
-            out[i] = ("image/png", Data(bytes).base64EncodedString())
+            guard FileManager.default.fileExists(atPath: candidate), let data = picture(candidate, mime: "image/png", what: "filmstrip") else { continue }
+            out[i] = ("image/png", data)
         }
         return out
+    }
+
+    static func requireDirectory(_ dir: String, option: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError("\(option) \(dir): not a directory")
+        }
+    }
+
+    /// A picture's bytes in base64, or nil after a warning naming it: one bad picture is left
+    /// out and the report goes on without it.
+    static func picture(_ path: String, mime: String, what: String) -> String? {
+        let bytes: [UInt8]
+        do { bytes = try Inputs.readFile(path, what: what, limit: screenshotLimit) } catch {
+            Console.err("warning: \(what) skipped: \(error)")
+            return nil
+        }
+        guard looksLike(mime, bytes) else {
+            Console.err("warning: \(what) skipped: \(path) is not a \(mime == "image/png" ? "PNG" : "JPEG") image")
+            return nil
+        }
+        return Data(bytes).base64EncodedString()
     }
 
     /// Whether `bytes` begin as an image of that type does (PNG's signature, JPEG's SOI marker).
