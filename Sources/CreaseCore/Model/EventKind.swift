@@ -55,11 +55,10 @@ public enum EventKind: String, CaseIterable, Sendable {
     /// Whether the layout reads what it changes.
     public var layoutReads: Bool { changes.contains(where: \.isLayoutInput) }
 
-    /// Whether `crease plan` explores it. The plan sets the interface orientation directly (as
-    /// a rig reading the screen does), so the device signals that reach the same orientation
-    /// through the filter and the lock (`motion`, the lock, device-convention orientations) are
-    /// left to the orientation tests and `crease plan --probes`; replacing the app is a
-    /// different plan.
+    /// Whether `crease plan` explores it. The plan sets the interface orientation directly, so
+    /// the device signals that reach the same orientations through the filter and the lock
+    /// (`motion`, the lock, device-convention orientations) add no layout to it and are left to
+    /// the orientation tests; replacing the app is a plan of another app.
     public var explored: Bool {
         switch self {
         case .motion, .rotationLock, .app: false
