@@ -172,6 +172,12 @@ class FrameJudge:
         # The last flash_frames + 1 frames: a flash is known only once the screen is back.
         self._recent: Deque[_Recent] = deque()
         self._windows: List[_Window] = []
+        # Windows dropped by the MAX_WINDOWS cap while the screen may still show them: their
+        # boxes keep explaining change until the wait after their change runs out, by box set
+        # (a fast tour revisits a few), each with the latest such change.
+        self._lingering: Dict[Optional[Tuple[Box, ...]], Tuple[_Window, int]] = {}
+        #: Windows the cap dropped before they settled.
+        self.dropped = 0
         self._next_change = 1
         self._masks: Dict[Tuple[Any, ...], Mask] = {}
         self._quiet_diffs: List[int] = []
@@ -246,6 +252,10 @@ class FrameJudge:
                     self._pending += self._measure(w)
             # Changes faster than frames (a fast tour: one every few ms) would keep hundreds of
             # windows open, each costing every frame a mask: the newest few explain enough.
+            for w in self._windows[:-MAX_WINDOWS]:
+                if w.onset is None or w.quiet < self.options.stable_frames:
+                    self.dropped += 1
+                    self._lingering[None if w.moved is None else tuple(w.moved)] = (w, w.t)
             del self._windows[:-MAX_WINDOWS]
             controls = self._moved_controls(before, after)
             self._windows.append(_Window(i, after.t, after.seq, moved, self._distance(controls, after), controls))
@@ -325,6 +335,12 @@ class FrameJudge:
         ignored = self._ignored(layout, gray.shape, ppp)
         changed &= ~ignored
         explained = np.zeros(gray.shape, dtype=bool)
+        wait = int(self.options.max_wait_ms * 1e6)
+        for key, (w, since) in list(self._lingering.items()):
+            if frame.t - since > wait:
+                del self._lingering[key]
+            else:
+                explained |= self._moved_mask(w, gray.shape, ppp)
         for w in self._windows:
             moved = self._moved_mask(w, gray.shape, ppp)
             explained |= moved
@@ -490,5 +506,5 @@ class FrameJudge:
                                "count": len(self.relayout_ms)},
                 "creasedRelayoutUs": {"p50": None if own50 is None else round(own50, 1), "p99": None if own99 is None else round(own99, 1),
                                       "count": len(own)},
-                "unseen": self.unseen, "superseded": self.superseded, "noiseThreshold": self._threshold,
+                "unseen": self.unseen, "superseded": self.superseded, "dropped": self.dropped, "noiseThreshold": self._threshold,
                 "layoutShift": {"device": self._windows_of(self._shift), "model": self._windows_of(self._model_shift)}}
