@@ -69,6 +69,11 @@ import Testing
                 #expect(event.kind.changes.contains(member), "\(event.kind.rawValue) changed \(member.rawValue)")
             }
         }
+        // Whatever bookkeeping a kind keeps, what it changes reaches the layout.
+        for kind in EventKind.allCases {
+            let reaches = kind.changes.contains { $0.isLayoutInput }
+            #expect(reaches, "\(kind.rawValue) changes nothing the layout reads")
+        }
         // Every device kind was applied (whether a navigation event applies depends on the screen).
         for kind in EventKind.allCases where !kind.changes.contains(.ui) {
             #expect(seen.contains(kind), "\(name): no \(kind.rawValue) event was applied")

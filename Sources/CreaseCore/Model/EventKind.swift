@@ -52,9 +52,6 @@ public enum EventKind: String, CaseIterable, Sendable {
         }
     }
 
-    /// Whether the layout reads what it changes.
-    public var layoutReads: Bool { changes.contains(where: \.isLayoutInput) }
-
     /// Whether `crease plan` explores it. The plan sets the interface orientation directly, so
     /// the device signals that reach the same orientations through the filter and the lock
     /// (`motion`, the lock, device-convention orientations) add no layout to it and are left to

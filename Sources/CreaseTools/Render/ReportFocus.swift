@@ -33,11 +33,8 @@ enum ReportFocus: Equatable, Sendable {
         var all: Bool { kept.count == total }
     }
 
-    /// The frame a glitch is drawn at: the last layout frame of the run at or before its first seq.
-    static func frame(of seq: Int, in story: TraceStory) -> Int? { LayoutFrames(run: story).frame(of: seq) }
-
-    /// The story's layout frames (not its observations') by seq, for finding the frame of a
-    /// seq by bisection: a campaign's report asks it of tens of thousands of glitches over
+    /// The story's layout frames (not its observations') by seq, for the frame a glitch is
+    /// drawn at (the last layout frame at or before its first seq), found by bisection: a campaign's report asks it of tens of thousands of glitches over
     /// tens of thousands of frames (a scan each took a 12,960-look trace's report 160 s).
     struct LayoutFrames {
         private var seqs: [Int] = []

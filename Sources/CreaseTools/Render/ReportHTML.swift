@@ -256,10 +256,10 @@ enum ReportHTML {
         guard !story.screen.isEmpty else { return "no frame flagged (a frame judge records its verdicts into the trace: crease.frames Judgement.record)" }
         let kinds = FrameVerdict.Kind.allCases.map { k in (k, story.screen.filter { $0.kind == k }.count) }.filter { $0.1 > 0 }
         var text = "\(story.screen.count) flagged: " + kinds.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", ")
-        let ms = story.screen.compactMap(\.relayoutMs).sorted()
-        if !ms.isEmpty {
-            func at(_ q: Double) -> Double { ms[min(ms.count - 1, Int((Double(ms.count) * q).rounded(.up)) - 1)] }
-            text += "; the device's relayout p50 \(Format.fixed(at(0.5), 1)) ms, p99 \(Format.fixed(at(0.99), 1)) ms over \(ms.count) late relayout\(ms.count == 1 ? "" : "s")"
+        // As trace info ranks creased's own latencies, in microseconds.
+        if let d = Percentiles(story.screen.compactMap { $0.relayoutMs.map { UInt64(($0 * 1000).rounded()) } }) {
+            text += "; the device's relayout p50 \(Format.fixed(Double(d.p50) / 1000, 1)) ms, p99 \(Format.fixed(Double(d.p99) / 1000, 1)) ms"
+                + " over \(d.count) late relayout\(d.count == 1 ? "" : "s")"
             if let r = relayout { text += " (creased's own: p50 \(micros(r.p50)) µs, p99 \(micros(r.p99)) µs)" }
         }
         return text
