@@ -120,10 +120,10 @@ extension Daemon {
             sink.recordMark(seq: seq, tNs: tNs, label: label)
         case .frame(let seq, let tNs, let client, let verdict):
             sink.recordFrame(seq: seq, tNs: tNs, client: client, verdict: verdict)
-        case .observation(let tNs, let client, let line, let result, let captured):
+        case .observation(let tNs, let client, let line, let result, let captured, let observedAs):
             actions.bytes.withUnsafeBytes {
                 sink.recordObservation(tNs: tNs, client: client, commandLine: UnsafeRawBufferPointer(rebasing: $0[line]), result: result,
-                                       captured: captured)
+                                       captured: captured, observedAs: observedAs)
             }
         }
     }

@@ -116,11 +116,11 @@ public final class Daemon {
         }
         let recorder = options.recordInputs.map(InputRecorder.init(path:))
         self.recorder = recorder
-        core = DaemonCore(engine: engine,
-                          config: .init(daemonName: "creased \(DaemonInfo.version)", budgetUs: options.budgetUs,
-                                        socketActivated: false, policy: policy, lineLimit: options.maxLineBytes,
-                                        labels: options.labels, settleNs: options.settleMs * 1_000_000, resume: resume),
-                          startNs: uv_hrtime())
+        var config = DaemonCore.Config(daemonName: "creased \(DaemonInfo.version)", budgetUs: options.budgetUs,
+                                       socketActivated: false, policy: policy, lineLimit: options.maxLineBytes,
+                                       labels: options.labels, settleNs: options.settleMs * 1_000_000, resume: resume)
+        config.wholeLooks = options.wholeLooks
+        core = DaemonCore(engine: engine, config: config, startNs: uv_hrtime())
         actions = DaemonActions(logThreshold: options.logLevel)
     }
 
@@ -302,6 +302,7 @@ public final class Daemon {
         w.key("maxQueueBytes"); w.int(options.maxQueueBytes)
         w.key("lineLimit"); w.int(options.maxLineBytes)
         w.key("settleMs"); w.int(Int(options.settleMs))
+        if options.wholeLooks { w.key("wholeLooks"); w.bool(true) }
         w.endObject()
         return w.bytes
     }

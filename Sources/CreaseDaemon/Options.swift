@@ -37,6 +37,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var metricsIntervalMs: UInt64 = 5000
     /// How long a replaced layout still makes an observation stale rather than a mismatch.
     public var settleMs: UInt64 = 500
+    /// `--trace-whole-looks`: record every observed object whole, never as a view of a layout.
+    public var wholeLooks = false
     /// The socket's mode and group, and who may read or publish.
     public var access = AccessOptions()
     /// `--label KEY=VALUE`, in the order given: in `hello`, `stats`, trace headers and the trace index.
@@ -74,6 +76,8 @@ public struct DaemonOptions: Sendable, Equatable {
           --settle-ms N          how long a replaced layout still makes an observation stale, not a mismatch (default 500)
           --trace-dir DIR        where trace files go
           --no-trace             record no trace
+          --trace-whole-looks    record every look's observed object whole; by default a look that is exactly
+                                 a layout's page-source or complete view is kept as a reference to that layout
           --resume               continue from the newest trace in the trace directory: its last state and seq
                                  (a cut tail truncated first); the new file names the one it continues
         \(TraceWriterOptions.usage)
@@ -93,7 +97,7 @@ public struct DaemonOptions: Sendable, Equatable {
         """
 
     /// Flags that only mean something for a recorded trace.
-    static let traceFlags: Set<String> = TraceWriterOptions.valueFlags.union(["--trace-dir", "--trace-layouts", "--resume"])
+    static let traceFlags: Set<String> = TraceWriterOptions.valueFlags.union(["--trace-dir", "--trace-layouts", "--trace-whole-looks", "--resume"])
 
     /// `fromEnvironment`: how many of the first arguments came from `EnvironmentOptions`
     /// (flags the command line may override without contradicting them).
@@ -171,6 +175,7 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--no-trace": o.trace = false
             case "--resume": o.resume = true
             case "--trace-layouts": o.traceWriter.layouts = true
+            case "--trace-whole-looks": o.wholeLooks = true
             case _ where TraceWriterOptions.valueFlags.contains(arg): try o.traceWriter.set(arg, try value(arg))
             case _ where AccessOptions.valueFlags.contains(arg): try o.access.set(arg, try value(arg))
             case "--log-level":

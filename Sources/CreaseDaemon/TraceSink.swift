@@ -35,7 +35,9 @@ public protocol TraceSink: AnyObject {
     /// An `observe` command as received (`commandLine`, valid only during the call), read
     /// at `tNs`, and the verdict the daemon gave it (its `seq` is the last applied event's).
     /// `captured`: when the screen was read (`capturedAt` as sent, on the daemon's clock).
-    func recordObservation(tNs: UInt64, client: Int, commandLine: UnsafeRawBufferPointer, result: ConformanceResult, captured: ClosedRange<UInt64>?)
+    /// `observedAs`: the look is kept as a view of a layout, and `commandLine` is the command without `observed`.
+    func recordObservation(tNs: UInt64, client: Int, commandLine: UnsafeRawBufferPointer, result: ConformanceResult, captured: ClosedRange<UInt64>?,
+                           observedAs: ObservedReference?)
     /// A flush point (a batch was published): what is recorded so far may go to the disk.
     /// Sinks that write from another thread wake it here, once per batch rather than per event.
     func flush()

@@ -53,7 +53,9 @@ public struct DaemonActions {
         /// A frame judge's verdict on the device's screen, sent by `client` at `tNs`.
         indirect case frame(seq: Int, tNs: UInt64, client: Int, verdict: FrameVerdict)
         /// An `observe` command as sent (`line` in `bytes`) and the verdict it got.
-        indirect case observation(tNs: UInt64, client: Int, line: Range<Int>, result: ConformanceResult, captured: ClosedRange<UInt64>?)
+        /// `line` is the command as read, or without its `observed` when `observedAs` keeps the look as a reference.
+        indirect case observation(tNs: UInt64, client: Int, line: Range<Int>, result: ConformanceResult, captured: ClosedRange<UInt64>?,
+                                  observedAs: ObservedReference?)
     }
 
     public private(set) var list: [Action] = []
@@ -100,8 +102,9 @@ public struct DaemonActions {
         case .record(.event(let e)):
             "record event \(e.seq) t \(e.tNs) client \(e.client) digest \(Digest.hex(e.digest)): "
                 + String(decoding: bytes[e.line], as: UTF8.self) + (e.layout.map { " layout " + String(decoding: bytes[$0], as: UTF8.self) } ?? "")
-        case .record(.observation(let tNs, let client, let line, let result, let captured)):
-            "record observation t \(tNs) client \(client) \(result) \(captured.map { "\($0)" } ?? "-"): " + String(decoding: bytes[line], as: UTF8.self)
+        case .record(.observation(let tNs, let client, let line, let result, let captured, let observedAs)):
+            "record observation t \(tNs) client \(client) \(result) \(captured.map { "\($0)" } ?? "-")"
+                + (observedAs.map { " as \($0.view.rawValue) of \(Digest.hex($0.layout))" } ?? "") + ": " + String(decoding: bytes[line], as: UTF8.self)
         // By name, not as Swift prints it: a recording's text does not name the module.
         case .log(let level, let message): "log \(level.name): \(message)"
         // Its bytes, not their place in the buffer (which depends on what came before, in other calls).

@@ -134,14 +134,21 @@ extension DaemonCore {
             // ending after `readNs` (a small clock offset) is judged and recorded as ending then,
             // so the record holds only times on the trace's axis.
             let captured = request.capturedAt.map { min($0.lowerBound, readNs)...min($0.upperBound, readNs) }
-            let result = conformance.observe(request, seq: engine.seq, t: readNs, captured: captured).result
+            let judged = conformance.observe(request, seq: engine.seq, t: readNs, captured: captured)
+            let result = judged.result
             stats.observations[Verdict.allCases.firstIndex(of: result.verdict)!] += 1
             Reply.appendOK(id: id, to: &out.bytes) { w in result.writeMembers(to: &w) }
             // Under --fsync always the reply waits for the record, as an event's does.
             if tracing { held.recordQueued() }
             reply(from: start, to: client, mustWait: tracing, into: &out)
             if tracing {
-                out.append(.record(.observation(tNs: readNs, client: client, line: out.keep(line), result: result, captured: captured)))
+                if let reference = compactLook(request, judged) {
+                    let kept = request.jsonBytes(observed: false).withUnsafeBytes { out.keep($0) }
+                    out.append(.record(.observation(tNs: readNs, client: client, line: kept, result: result, captured: captured, observedAs: reference)))
+                } else {
+                    out.append(.record(.observation(tNs: readNs, client: client, line: out.keep(line), result: result, captured: captured,
+                                                    observedAs: nil)))
+                }
                 if acksWaitForDisk { out.append(.flushTrace) }
             }
             guard result.verdict != .match else { return }
@@ -155,6 +162,12 @@ extension DaemonCore {
             }
             fanOut(.conformance, push..<out.bytes.count, into: &out)
         }
+    }
+
+    /// The reference a look is recorded as, when it is exactly a view of the layout it
+    /// agrees with and the daemon keeps looks compact (a mismatch is always recorded whole).
+    func compactLook(_ request: ObserveRequest, _ judged: ConformanceTracker.Judgement) -> ObservedReference? {
+        config.wholeLooks ? nil : conformance.reference(for: request.observed, judged)
     }
 
     /// How far a capture may end after its line was read: a rig's clock offset, not another clock.
@@ -190,13 +203,14 @@ extension DaemonCore {
             return
         }
         let changed = loaded.digest != engine.digest
+        let before = engine
         engine = loaded
         glitches.replaced(app: engine.app)
         // A load changes what the device should show as an event does: the judge holds
         // observations against the loaded layout from now on.
         conformance.publish(layout: engine.layout, digest: engine.digest, seq: engine.seq, t: readNs)
         if tracing {
-            out.append(.record(.load(tNs: readNs, TraceLoad(seq: engine.seq, t: 0, client: client, engine: engine))))
+            out.append(.record(.load(tNs: readNs, TraceLoad(seq: engine.seq, t: 0, client: client, engine: engine, replacing: before))))
         }
         if engine.digest != lastPublishedDigest {
             publish(into: &out)

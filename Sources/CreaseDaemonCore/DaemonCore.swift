@@ -27,6 +27,9 @@ public struct DaemonCore {
         public var readersTotal: Int
         /// With `--resume`: where the daemon resumed, or why it started fresh (for `hello`).
         public var resume: ResumeStatus?
+        /// Record every look's observed object whole (`--trace-whole-looks`); by default a look
+        /// that is exactly a view of the layout it agrees with is kept as a reference to it.
+        public var wholeLooks = false
 
         public enum ResumeStatus {
             case resumed(TraceHeader.ResumedFrom, truncatedBytes: Int)

@@ -38,10 +38,11 @@ struct SimulatedTrace {
             TraceEncoding.appendMark(seq: seq, t: tNs &- startNs, label: label, to: &bytes)
         case .frame(let seq, let tNs, let client, let verdict):
             TraceEncoding.appendFrame(seq: seq, t: tNs &- startNs, client: client, verdict: verdict, to: &bytes)
-        case .observation(let tNs, let client, let line, let result, let captured):
+        case .observation(let tNs, let client, let line, let result, let captured, let observedAs):
             let span = captured.map { ($0.lowerBound &- startNs)...($0.upperBound &- startNs) }
             Array(actionBytes[line]).withUnsafeBytes {
-                TraceEncoding.appendObservation(t: tNs &- startNs, client: client, command: $0, result: result, captured: span, to: &bytes)
+                TraceEncoding.appendObservation(t: tNs &- startNs, client: client, command: $0, result: result, captured: span,
+                                                observedAs: observedAs, to: &bytes)
             }
         case .load(let tNs, var load):
             load.t = tNs &- startNs

@@ -320,6 +320,8 @@ struct RecordingDaemon {
     var tracker: ConformanceTracker
     var bytes: [UInt8]
     var results: [ConformanceResult] = []
+    /// Keep looks that are exactly a view of their layout as references, as creased does by default.
+    var compact = false
 
     init(app: App = builtin("tabs"), settleMs: Double = 500, part: Int = 0, reason: String = "start", start: Engine? = nil, t: UInt64 = 0) {
         engine = start ?? Engine(profile: .builtin, app: app)
@@ -339,8 +341,11 @@ struct RecordingDaemon {
     @discardableResult
     mutating func observe(_ observation: Observation, at t: UInt64, tolerance: Double = 2, captured: ClosedRange<UInt64>? = nil) -> ConformanceResult {
         let request = ObserveRequest(observed: observation, tolerance: tolerance, ts: Int64(t), id: .string("o\(results.count)"), capturedAt: captured)
-        let result = tracker.observe(request, seq: engine.seq, t: t, captured: captured).result
-        TraceEncoding.appendObservation(TraceObservation(seq: engine.seq, t: t, client: 2, request: request, result: result, captured: captured), to: &bytes)
+        let judged = tracker.observe(request, seq: engine.seq, t: t, captured: captured)
+        let result = judged.result
+        var recorded = TraceObservation(seq: engine.seq, t: t, client: 2, request: request, result: result, captured: captured)
+        if compact { recorded.observedAs = tracker.reference(for: observation, judged) }
+        TraceEncoding.appendObservation(recorded, to: &bytes)
         results.append(result)
         return result
     }

@@ -394,3 +394,35 @@ extension ConformanceDaemonTests {
         #expect(noTrace.status == 2 && noTrace.err.contains("--resume"))
     }
 }
+
+extension ConformanceDaemonTests {
+    /// Issue 37: a campaign's trace grew by about 8 KB a look. A real creased keeps a look
+    /// that is exactly a view of its layout as a reference, a mismatch whole, a reset `load`
+    /// as `{}`; `--trace-whole-looks` keeps every look whole; both replay every verdict.
+    @Test(arguments: [false, true])
+    func looksAndResetsAreRecordedCompactlyAndReplayEveryVerdict(wholeLooks: Bool) throws {
+        let s = try RigSession(arguments: wholeLooks ? ["--trace-whole-looks"] : [])
+        try s.event(.hinge(angle: 180))
+        try s.observe(PageSourceView.observation(of: s.mirror.layout))
+        try s.observe(Observation(describing: s.mirror.layout))
+        var moved = Observation(describing: s.mirror.layout)
+        moved.items![0].frame!.y += 30
+        #expect(try s.observe(moved)["verdict"] == .string("mismatch"))
+        let reset = try s.rig.request(#"{"cmd":"load","id":"reset"}"#)
+        #expect(reset["ok"] == .bool(true), "\(reset)")
+        let app = BuiltinApps.app(named: "tabs")!
+        s.mirror = Engine(profile: .builtin, app: app, state: DeviceState(app: app), seq: 2)
+        #expect(try s.observe(PageSourceView.observation(of: s.mirror.layout))["verdict"] == .string("match"))
+        s.daemon.stop()
+        let trace = try #require(s.traceFiles().first)
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map { try JSON.parse(Array($0.utf8)) }
+        let looks = lines.filter { $0["observe"] != nil }
+        #expect(looks.map { $0["observedAs"]?["view"]?.str } == (wholeLooks ? [nil, nil, nil, nil] : ["pageSource", "complete", nil, "pageSource"]))
+        #expect(looks.map { $0["observe"]?["observed"] == nil } == (wholeLooks ? [false, false, false, false] : [true, true, false, true]))
+        #expect(lines.first(where: { $0["load"] != nil })?["load"] == .object([]))
+        let verified = try crease(["replay", "--verify", trace])
+        #expect(verified.status == 0 && verified.err.contains("and 4 observation verdicts"), "\(verified.err)")
+        let checked = try crease(["trace", "check", trace])
+        #expect(checked.status == 0 && checked.out.contains("1 loads") && checked.out.contains("4 observations"), "\(checked.out)")
+    }
+}

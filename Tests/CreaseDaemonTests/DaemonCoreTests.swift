@@ -574,11 +574,13 @@ private func orientation(_ value: String, id: Int) -> String {
         // Only the stale one is pushed; both are recorded, with the time the line was read.
         let pushes = d.take(2)
         #expect(pushes.count == 1 && pushes[0]["push"] == .string("conformance") && pushes[0]["client"] == .number(1))
-        let observed = d.records.compactMap { entry -> (UInt64, ConformanceResult)? in
-            if case .observation(let t, _, _, let r, _) = entry { return (t, r) }
+        let observed = d.records.compactMap { entry -> (UInt64, ConformanceResult, ObservedReference?)? in
+            if case .observation(let t, _, _, let r, _, let reference) = entry { return (t, r, reference) }
             return nil
         }
         #expect(observed.map(\.1.verdict) == [.stale, .match] && observed.allSatisfy { $0.0 == d.now })
+        // Each look is exactly the complete view of the layout it agrees with: kept as a reference to it.
+        #expect(observed.map { $0.2?.layout } == [middle.digest, mirror.digest] && observed.allSatisfy { $0.2?.view == .complete })
 
         // Past the window the middle layout is gone: a mismatch.
         d.now += 500_000_000

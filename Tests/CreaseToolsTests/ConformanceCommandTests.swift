@@ -153,7 +153,7 @@ struct ObservedSession {
         let frame = try XMLTree.parse(try #require(files.first { $0.name == name }).contents)
         let overlay = try #require(frame.first(id: "observation"))
         #expect(overlay["data-verdict"] == "mismatch")
-        #expect(overlay.all("g", class: "observed").count == run.story.observations[3].observation.items?.count)
+        #expect(overlay.all("g", class: "observed").count == run.story.observations[3].observation?.items?.count)
         #expect(overlay.all("g", class: "difference").map { $0["data-subject"] } == ["items[share]"])
         #expect(frame.all("g", class: "difference-entry").map { $0["data-path"] } == ["items[share].frame.y"])
         // Frames sort in the order they happened.

@@ -43,10 +43,20 @@ public enum ProfileCalibration {
     public struct Trace: Sendable {
         public var name: String
         public var file: TraceFile
+        /// The file's observation records in order, each look rebuilt by a replay with the
+        /// trace's own profile: a candidate's layouts differ, so a look kept as a view of a
+        /// layout is rebuilt once, from the layouts the device was really held against.
+        public let looks: [TraceObservation]
         public init(name: String, file: TraceFile) {
             self.name = name
             self.file = file
+            var looks: [TraceObservation] = []
+            var cursor = file.resolvingCursor()
+            while let traced = try? cursor.next() { if case .observation(let o) = traced.record { looks.append(o) } }
+            self.looks = looks
         }
+        /// Looks no replay of this build rebuilds (a trace of other rules): never judged.
+        public var unresolvedLooks: Int { looks.reduce(0) { $0 + ($1.isResolved ? 0 : 1) } }
     }
 
     /// How well one candidate profile explains the observations: by `match` verdicts, and
@@ -108,9 +118,15 @@ public enum ProfileCalibration {
         for trace in traces {
             var replayer = TraceReplayer(header: trace.file.header, verify: false, profile: profile)
             var cursor = trace.file.cursor()
+            var look = 0
             while let traced = try? cursor.next() {
+                var resolved: TraceObservation?
+                if case .observation = traced.record, look < trace.looks.count {
+                    resolved = trace.looks[look]
+                    look += 1
+                }
                 // A record this profile cannot apply leaves the replay where it was.
-                do { _ = try replayer.apply(traced) } catch { continue }
+                do { _ = try replayer.apply(traced, resolved: resolved) } catch { continue }
                 guard case .observation(let o) = traced.record, let r = replayer.lastJudged else { continue }
                 switch r.verdict {
                 case .match: score.matched += 1

@@ -143,15 +143,17 @@ public struct ConformanceTracker: Sendable {
             staleSince = nil
             staleRunMayPredate = false
             return Judgement(ConformanceResult(verdict: .match, seq: seq, layoutSeq: layout.seq, matchedSeq: history[i].seq, differences: []),
-                             checkable: true)
+                             checkable: true, matchedDigest: history[i].digest)
         }
         let differences = Conformance.differences(request.observed, tolerance: request.tolerance, layout: layout.layout)
         // A layout that stopped being current within the window before the observation began.
         var matched: Int?
+        var matchedDigest: UInt64?
         var k = earliest - 1
         while k >= 0, start <= history[k + 1].t + windowNs {
             if history[k].digest != layout.digest, agrees(history[k]) {
                 matched = history[k].seq
+                matchedDigest = history[k].digest
                 break
             }
             k -= 1
@@ -170,7 +172,7 @@ public struct ConformanceTracker: Sendable {
         }
         let verdict: Verdict = start > staleSince! + windowNs ? .mismatch : .stale
         return Judgement(ConformanceResult(verdict: verdict, seq: seq, layoutSeq: layout.seq, matchedSeq: matchedSeq, differences: differences),
-                         checkable: !windowReachesBack && !staleRunMayPredate)
+                         checkable: !windowReachesBack && !staleRunMayPredate, matchedDigest: matchedDigest)
     }
 
     /// A result, and whether it depends only on what this tracker has seen: a replay that
@@ -178,10 +180,40 @@ public struct ConformanceTracker: Sendable {
     public struct Judgement: Sendable {
         public var result: ConformanceResult
         public var checkable: Bool
-        init(_ result: ConformanceResult, checkable: Bool) {
+        /// The digest of the layout the observation agrees with (a match's, or the older
+        /// one a stale look shows); nil when it agrees with none.
+        public var matchedDigest: UInt64?
+        init(_ result: ConformanceResult, checkable: Bool, matchedDigest: UInt64? = nil) {
             self.result = result
             self.checkable = checkable
+            self.matchedDigest = matchedDigest
         }
+    }
+
+    /// Whether a look captured over `captured` could agree with a layout from before this
+    /// tracker's knowledge begins (a replay that starts mid-run): a look is judged against
+    /// the layouts current during its capture and, when stale, a window before it.
+    public func mayPredateKnowledge(captured: ClosedRange<UInt64>) -> Bool {
+        !knowsAll && captured.lowerBound <= knownFrom.t + windowNs
+    }
+
+    /// The kept layout with this digest (the newest, if it was current more than once).
+    public func kept(digest: UInt64) -> Layout? {
+        history.last(where: { $0.digest == digest })?.layout
+    }
+
+    /// How a trace keeps a judged look compactly: as a reference to the layout it agrees
+    /// with, when it is exactly one view of it. Nil for a mismatch (kept whole: it is the
+    /// evidence) and for anything else a rig saw.
+    public func reference(for observed: Observation, _ judged: Judgement) -> ObservedReference? {
+        guard judged.result.verdict != .mismatch, let digest = judged.matchedDigest, let layout = kept(digest: digest) else { return nil }
+        return ObservedReference.of(observed, layout: layout, layoutDigest: digest)
+    }
+
+    /// The observation `reference` stands for, from the layouts kept: what a compact trace
+    /// record of a look rebuilds (nil when that layout is not kept or this build views it otherwise).
+    public func resolve(_ reference: ObservedReference) -> Observation? {
+        kept(digest: reference.layout).flatMap { reference.resolve(in: $0) }
     }
 
     /// Whether a recorded result is the one replayed, reading any seq before the known

@@ -136,9 +136,11 @@ public struct ObserveRequest: Sendable, Equatable {
 extension ObserveRequest {
     /// Decodes the whole command object. Errors name the field by its path
     /// (`observed.items[2].frame.w`) and carry the command's id; unknown members are refused.
-    public static func decode(_ body: JSONValue) throws(InputError) -> ObserveRequest {
+    /// `observedGiven` false: a trace record's command, whose look is kept as a reference
+    /// (`observedAs`), so `observed` is absent and the result's `observed` empty until resolved.
+    public static func decode(_ body: JSONValue, observedGiven: Bool = true) throws(InputError) -> ObserveRequest {
         do {
-            return try decodeFields(body)
+            return try decodeFields(body, observedGiven: observedGiven)
         } catch {
             var e = error
             e.id = body["id"]
@@ -146,9 +148,9 @@ extension ObserveRequest {
         }
     }
 
-    private static func decodeFields(_ body: JSONValue) throws(InputError) -> ObserveRequest {
+    private static func decodeFields(_ body: JSONValue, observedGiven: Bool) throws(InputError) -> ObserveRequest {
         let r = try FieldReader(body, path: "", what: "command \"observe\"")
-        try r.rejectUnknown(allowed: ["cmd", "id", "ts", "observed", "tolerance", "capturedAt"])
+        try r.rejectUnknown(allowed: observedGiven ? ["cmd", "id", "ts", "observed", "tolerance", "capturedAt"] : ["cmd", "id", "ts", "tolerance", "capturedAt"])
         var ts: Int64?
         if let t = try r.optionalNumber("ts") {
             guard t == t.rounded(), abs(t) < 9.2e18 else { throw InputError.wrongType("ts", expected: "an integer (nanoseconds)", got: .number(t)) }
@@ -159,7 +161,7 @@ extension ObserveRequest {
             guard t >= 0, t <= maxTolerance else { throw InputError.outOfRange("tolerance", "must be between 0 and \(Int(maxTolerance)) points", got: t) }
             tolerance = t
         }
-        let observed = try Observation.decode(try r.required("observed"), path: "observed")
+        let observed = observedGiven ? try Observation.decode(try r.required("observed"), path: "observed") : Observation()
         return ObserveRequest(observed: observed, tolerance: tolerance, ts: ts, id: r.optional("id"), capturedAt: try capturedAt(r))
     }
 
@@ -186,8 +188,9 @@ extension ObserveRequest {
         return at...at
     }
 
-    /// The command as canonical JSON (for tools that send observations and for tests).
-    public func write(to w: inout JSONWriter) {
+    /// The command as canonical JSON (for tools that send observations and for tests);
+    /// without `observed` for a trace record that keeps the look as a reference.
+    public func write(to w: inout JSONWriter, observed includeObserved: Bool = true) {
         w.beginObject()
         w.key("cmd"); w.string("observe")
         if let id { w.key("id"); w.value(id) }
@@ -196,14 +199,14 @@ extension ObserveRequest {
             w.key("capturedAt")
             if c.lowerBound == c.upperBound { w.int(Int(c.lowerBound)) } else { w.beginArray(); w.int(Int(c.lowerBound)); w.int(Int(c.upperBound)); w.endArray() }
         }
-        w.key("observed"); observed.write(to: &w)
+        if includeObserved { w.key("observed"); observed.write(to: &w) }
         if tolerance != ObserveRequest.defaultTolerance { w.key("tolerance"); w.number(tolerance) }
         w.endObject()
     }
 
-    public func jsonBytes() -> [UInt8] {
+    public func jsonBytes(observed includeObserved: Bool = true) -> [UInt8] {
         var w = JSONWriter()
-        write(to: &w)
+        write(to: &w, observed: includeObserved)
         return w.bytes
     }
 }

@@ -29,11 +29,15 @@ public enum TraceMinimize {
     /// reach, so a trace with either is refused.
     public static func steps(_ file: TraceFile, observations: Bool) throws(TraceError) -> [TraceStep] {
         var out: [TraceStep] = []
-        var cursor = file.cursor()
+        var cursor = file.resolvingCursor()
         while let traced = try cursor.next() {
             switch traced.record {
             case .event(let e): out.append(.event(e))
-            case .observation(let o): if observations { out.append(.observation(o)) }
+            case .observation(let o):
+                guard observations else { continue }
+                guard o.isResolved else { throw o.unresolvedError(line: traced.line, offset: traced.offset, reader: "trace minimize") }
+                // Whole: a shrunk repro makes other layouts, so a look is kept as the rig sent it.
+                out.append(.observation(o.whole))
             case .gap(let g):
                 throw TraceError("records were lost before seq \(g.seq) (a gap): minimize the part after it (crease trace slice --from \(g.seq + 1))",
                                  line: traced.line, offset: traced.offset)

@@ -44,9 +44,5 @@ public enum PageSourceView {
         classDigest(of: observation(of: layout))
     }
 
-    public static func classDigest(of view: Observation) -> UInt64 {
-        var w = JSONWriter(capacity: 2048)
-        view.write(to: &w)
-        return Digest.crease64v(w.bytes)
-    }
+    public static func classDigest(of view: Observation) -> UInt64 { view.digest }
 }

@@ -121,7 +121,7 @@ public struct TraceAlignment: Sendable {
     /// in), within a run's marks when `marked`.
     private static func collect(_ file: TraceFile, run: Int?, marked: Bool) throws(TraceError) -> Collected {
         var out = Collected()
-        var cursor = file.cursor()
+        var cursor = file.resolvingCursor()
         var inside = !marked
         var sawMarks = false
         var begin: Int?
@@ -172,6 +172,7 @@ public struct TraceAlignment: Sendable {
                 }
                 lastMoveT = e.t
             case .observation(let o):
+                guard o.isResolved else { throw o.unresolvedError(line: traced.line, offset: traced.offset, reader: "trace diff") }
                 var w = JSONWriter()
                 o.request.observed.write(to: &w)
                 let observed = (try? JSON.parse(w.bytes)) ?? .null

@@ -70,11 +70,14 @@ public struct TraceCursor: Sendable {
     public let file: TraceFile
     public private(set) var offset: Int
     public private(set) var line: Int
+    /// The profile and app in place, for a load record that keeps them.
+    public private(set) var inPlace: LoadContext
 
     init(file: TraceFile) {
         self.file = file
         offset = file.recordsStart
         line = 1
+        inPlace = LoadContext(file.header)
     }
 
     public mutating func next() throws(TraceError) -> TracedRecord? {
@@ -82,7 +85,8 @@ public struct TraceCursor: Sendable {
         var position = offset
         var number = line
         defer { offset = position; line = number }
-        return try file.bytes.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) throws(TraceError) -> TracedRecord? in
+        let inPlace = self.inPlace
+        let traced = try file.bytes.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) throws(TraceError) -> TracedRecord? in
             while position < end {
                 let lineStart = position
                 var nl = lineStart
@@ -94,7 +98,7 @@ public struct TraceCursor: Sendable {
                 if lineEnd == lineStart { continue }
                 let text = UnsafeBufferPointer(rebasing: b[lineStart..<lineEnd])
                 do throws(TraceError) {
-                    let record = try TraceRecord.decode(text)
+                    let record = try TraceRecord.decode(text, inPlace: inPlace)
                     return TracedRecord(record: record, line: number, offset: lineStart, length: lineEnd - lineStart)
                 } catch {
                     throw TraceError(error.message, line: number, offset: lineStart)
@@ -102,5 +106,7 @@ public struct TraceCursor: Sendable {
             }
             return nil
         }
+        if let traced { self.inPlace.follow(traced.record) }
+        return traced
     }
 }

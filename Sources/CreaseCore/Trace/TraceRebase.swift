@@ -20,6 +20,8 @@ public enum TraceRebase {
         /// The first changed layout's fields, where the trace recorded that layout.
         public var firstDifferences: [LayoutDifference] = []
         public var flips: [Flip] = []
+        /// Looks kept as a view of a layout these rules no longer give: their verdicts stay as recorded.
+        public var looksUnjudged = 0
         public var initialChanged = false
         /// An older format version (its digest algorithm) is rewritten in the current one.
         public var versionChanged = false
@@ -80,6 +82,7 @@ public enum TraceRebase {
                 if differs(g.digest, engine) { change.digestsChanged += 1; change.firstSeq = change.firstSeq ?? g.seq }
                 TraceEncoding.appendGap(engine: engine, t: g.t, lost: g.lost, reason: g.reason, to: &body)
             case .observation(var o):
+                if replayer.lastObservation?.isResolved == false { change.looksUnjudged += 1 }
                 if let judged = replayer.lastJudged {
                     if judged.verdict != o.result.verdict { change.flips.append(Flip(seq: o.seq, from: o.result.verdict, to: judged.verdict)) }
                     o.result = judged

@@ -8,6 +8,7 @@
 ///     {"seq":40,"t":…,"gap":{"lost":27,"reason":"…"},"state":{…},"digest":"…"}
 ///     {"seq":12,"t":…,"client":4,"frame":{"kind":"flash","t":…,"refSeq":11,"frame":127}}
 ///     {"seq":12,"t":…,"client":4,"observe":{"cmd":"observe",…},"verdict":"stale","layoutSeq":12,"matchedSeq":9,"differences":[…]}
+///     {"seq":12,"t":…,"client":4,"observe":{"cmd":"observe",…},"observedAs":{"view":"pageSource","layout":"…","digest":"…"},"verdict":"match",…}
 ///
 /// `t` is monotonic nanoseconds since the run began; `seq` counts applied events.
 public enum TraceRecord: Sendable, Equatable {
@@ -67,14 +68,39 @@ public struct TraceObservation: Sendable, Equatable {
     public var result: ConformanceResult
     /// When the screen was read (its `capturedAt`), on the trace's clock as `t`.
     public var captured: ClosedRange<UInt64>?
+    /// The record kept the look as a view of a layout, not whole: `request.observed` is the
+    /// look only once `isResolved` (a replay rebuilt it, `resolve(_:)`).
+    public var observedAs: ObservedReference?
+    public private(set) var isResolved: Bool
 
-    public init(seq: Int, t: UInt64, client: Int?, request: ObserveRequest, result: ConformanceResult, captured: ClosedRange<UInt64>? = nil) {
+    public init(seq: Int, t: UInt64, client: Int?, request: ObserveRequest, result: ConformanceResult, captured: ClosedRange<UInt64>? = nil,
+                observedAs: ObservedReference? = nil) {
         self.seq = seq
         self.t = t
         self.client = client
         self.request = request
         self.result = result
         self.captured = captured
+        self.observedAs = observedAs
+        isResolved = observedAs == nil
+    }
+
+    /// The look rebuilt from the layouts `tracker` keeps; false (and unchanged) when it cannot be.
+    public mutating func resolve(_ tracker: ConformanceTracker) -> Bool {
+        guard !isResolved, let reference = observedAs else { return true }
+        guard let observed = tracker.resolve(reference) else { return false }
+        request.observed = observed
+        isResolved = true
+        return true
+    }
+
+    /// The same look, recorded whole: what a record written where its layout may differ
+    /// (a minimized repro) must be. Only a resolved look can be.
+    public var whole: TraceObservation {
+        precondition(isResolved, "an observation kept as a reference is recorded whole only once resolved")
+        var o = self
+        o.observedAs = nil
+        return o
     }
 }
 
@@ -111,9 +137,18 @@ public struct TraceLoad: Sendable, Equatable {
     public var state: DeviceState
     /// The layout digest after the load.
     public var digest: UInt64
+    /// The profile and app in place before the load, where known: the record writes only
+    /// what the load changed (a rig's reset writes `"load":{}`, not 6 KB of profile and app).
+    public var inPlace: LoadContext?
 
     public init(seq: Int, t: UInt64, client: Int?, engine: Engine) {
         self.init(seq: seq, t: t, client: client, profile: engine.profile, app: engine.app, state: engine.state, digest: engine.digest)
+    }
+
+    /// The load that put `engine` in place of `before`: its record leaves out what it kept.
+    public init(seq: Int, t: UInt64, client: Int?, engine: Engine, replacing before: Engine) {
+        self.init(seq: seq, t: t, client: client, engine: engine)
+        inPlace = LoadContext(profile: before.profile, app: before.app)
     }
 
     public init(seq: Int, t: UInt64, client: Int?, profile: DeviceProfile, app: App, state: DeviceState, digest: UInt64) {
@@ -126,16 +161,22 @@ public struct TraceLoad: Sendable, Equatable {
         self.digest = digest
     }
 
-    /// The engine the load leaves.
+    /// Loads are equal when they put the same in place, however their records were written.
+    public static func == (a: TraceLoad, b: TraceLoad) -> Bool {
+        a.seq == b.seq && a.t == b.t && a.client == b.client && a.digest == b.digest && a.state == b.state && a.profile == b.profile && a.app == b.app
+    }
+
     /// What the load put in place; `profile` in place of the recorded one (calibration).
     public func makeEngine(profile: DeviceProfile? = nil) -> Engine { Engine(profile: profile ?? self.profile, app: app, state: state, seq: seq) }
 
     /// `{"profile","app","state"}`: what the load put in place, the record's `load` member.
+    /// A profile or app the same as the one in place, and the app's default state, are left
+    /// out: a reader takes them from the records before (`LoadContext`), as the command did.
     public func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("profile"); profile.write(to: &w)
-        w.key("app"); w.value(app.source)
-        w.key("state"); state.write(to: &w, app: app)
+        if inPlace?.profile != profile { w.key("profile"); profile.write(to: &w) }
+        if inPlace?.app != app { w.key("app"); w.value(app.source) }
+        if inPlace == nil || state != DeviceState(app: app) { w.key("state"); state.write(to: &w, app: app) }
         w.endObject()
     }
 
@@ -143,6 +184,25 @@ public struct TraceLoad: Sendable, Equatable {
         var w = JSONWriter(capacity: 16 * 1024)
         write(to: &w)
         return w.bytes
+    }
+}
+
+/// The profile and app in place at a point of a trace (the header's, then each load's):
+/// what a load record that leaves them out keeps.
+public struct LoadContext: Sendable, Equatable {
+    public var profile: DeviceProfile
+    public var app: App
+
+    public init(profile: DeviceProfile, app: App) {
+        self.profile = profile
+        self.app = app
+    }
+
+    public init(_ header: TraceHeader) { self.init(profile: header.profile, app: header.app) }
+
+    /// What is in place after `record`.
+    public mutating func follow(_ record: TraceRecord) {
+        if case .load(let l) = record { self = LoadContext(profile: l.profile, app: l.app) }
     }
 }
 
@@ -233,8 +293,9 @@ public enum TraceEncoding {
 
     /// `command` is the `observe` command as the rig sent it (already decoded by the daemon);
     /// surrounding whitespace is dropped.
+    /// With `observedAs`, `command` is the command without its `observed` (`ObserveRequest.jsonBytes(observed: false)`).
     public static func appendObservation(t: UInt64, client: Int?, command: UnsafeRawBufferPointer, result: ConformanceResult,
-                                         captured: ClosedRange<UInt64>? = nil, to out: inout [UInt8]) {
+                                         captured: ClosedRange<UInt64>? = nil, observedAs: ObservedReference? = nil, to out: inout [UInt8]) {
         let bytes = command.bindMemory(to: UInt8.self)
         let (lo, hi) = trimmed(bytes)
         var w = JSONWriter(capacity: 256 + (hi - lo))
@@ -244,6 +305,7 @@ public enum TraceEncoding {
         if let captured { w.key("captured"); w.beginArray(); w.int(Int(captured.lowerBound)); w.int(Int(captured.upperBound)); w.endArray() }
         if let client { w.key("client"); w.int(client) }
         w.key("observe"); w.raw(Array(UnsafeBufferPointer(rebasing: bytes[lo..<hi])))
+        if let observedAs { w.key("observedAs"); observedAs.write(to: &w) }
         result.writeMembers(to: &w, seq: false)
         w.endObject()
         out.append(contentsOf: w.bytes)
@@ -251,7 +313,9 @@ public enum TraceEncoding {
     }
 
     public static func appendObservation(_ o: TraceObservation, to out: inout [UInt8]) {
-        o.request.jsonBytes().withUnsafeBytes { appendObservation(t: o.t, client: o.client, command: $0, result: o.result, captured: o.captured, to: &out) }
+        o.request.jsonBytes(observed: o.observedAs == nil).withUnsafeBytes {
+            appendObservation(t: o.t, client: o.client, command: $0, result: o.result, captured: o.captured, observedAs: o.observedAs, to: &out)
+        }
     }
 
     public static func appendMark(seq: Int, t: UInt64, label: String, to out: inout [UInt8]) {
@@ -347,18 +411,30 @@ public enum TraceEncoding {
 extension TraceRecord {
     /// Decodes one record line (without its newline). The message of the error says what is wrong;
     /// the caller adds the line and offset.
-    public static func decode(_ line: UnsafeBufferPointer<UInt8>) throws(TraceError) -> TraceRecord {
+    /// The seq of a record line read alone (the tail of a file, for a resume): a load that
+    /// keeps the profile and app in place decodes only after the records before it, but its
+    /// line is whole and its seq its own.
+    public static func seq(ofLine line: UnsafeBufferPointer<UInt8>) -> Int? {
+        if let record = try? decode(line) { return record.seq }
+        guard let value = try? JSON.parse(UnsafeRawBufferPointer(line)), case .object = value, value["load"] != nil,
+              case .number(let n)? = value["seq"], n >= 0, n == n.rounded(), n <= Double(TraceHeader.maxInteger) else { return nil }
+        return Int(n)
+    }
+
+    /// `inPlace`: the profile and app before this record, which a load that leaves them out
+    /// keeps (a cursor follows them; nil where the record is read alone).
+    public static func decode(_ line: UnsafeBufferPointer<UInt8>, inPlace: LoadContext? = nil) throws(TraceError) -> TraceRecord {
         if let fast = TraceFastPath.hingeEvent(line) { return .event(fast) }
         let value: JSONValue
         do { value = try JSON.parse(UnsafeRawBufferPointer(line)) } catch {
             throw TraceError("not valid JSON: \(error.message) at byte \(error.offset) of the line", line: 0, offset: 0)
         }
-        do { return try decode(value) } catch {
+        do { return try decode(value, inPlace: inPlace) } catch {
             throw TraceError("bad record: \(error)", line: 0, offset: 0)
         }
     }
 
-    public static func decode(_ value: JSONValue) throws(InputError) -> TraceRecord {
+    public static func decode(_ value: JSONValue, inPlace: LoadContext? = nil) throws(InputError) -> TraceRecord {
         let r = try FieldReader(value, path: "", what: "record")
         let seq = try r.integer("seq", min: 0, max: TraceHeader.maxInteger)
         func time() throws(InputError) -> UInt64 { UInt64(try r.integer("t", min: 0, max: TraceHeader.maxInteger)) }
@@ -380,18 +456,34 @@ extension TraceRecord {
             try r.rejectUnknown(allowed: ["seq", "t", "client", "load", "digest"])
             let l = try FieldReader(load, path: "load", what: "load")
             try l.rejectUnknown(allowed: ["profile", "app", "state"])
+            func kept(_ name: String) throws(InputError) -> LoadContext {
+                guard let inPlace else {
+                    throw InputError(.missingField, "a load that keeps the \(name) in place is read after the records before it", field: "load.\(name)")
+                }
+                return inPlace
+            }
             let profile: DeviceProfile
-            do { profile = try DeviceProfile.decode(try l.required("profile")) } catch { throw error.under("load.profile") }
-            let app = try App.decode(try l.required("app"), path: "load.app")
-            let state: DeviceState
-            do { state = try DeviceState.decode(try l.required("state"), app: app) } catch { throw error.under("load.state") }
-            return .load(TraceLoad(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
-                                   profile: profile, app: app, state: state, digest: try digest()))
+            if let p = l.optional("profile") {
+                do { profile = try DeviceProfile.decode(p) } catch { throw error.under("load.profile") }
+            } else {
+                profile = try kept("profile").profile
+            }
+            let app: App
+            if let a = l.optional("app") { app = try App.decode(a, path: "load.app") } else { app = try kept("app").app }
+            var state = DeviceState(app: app)
+            if let s = l.optional("state") {
+                do { state = try DeviceState.decode(s, app: app) } catch { throw error.under("load.state") }
+            }
+            var load = TraceLoad(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
+                                 profile: profile, app: app, state: state, digest: try digest())
+            load.inPlace = inPlace
+            return .load(load)
         }
         if let observe = r.optional("observe") {
-            try r.rejectUnknown(allowed: ["seq", "t", "captured", "client", "observe", "verdict", "layoutSeq", "matchedSeq", "differences"])
+            try r.rejectUnknown(allowed: ["seq", "t", "captured", "client", "observe", "observedAs", "verdict", "layoutSeq", "matchedSeq", "differences"])
+            let observedAs = try r.optional("observedAs").map { v throws(InputError) in try ObservedReference.decode(v, path: "observedAs") }
             let request: ObserveRequest
-            do { request = try ObserveRequest.decode(observe) } catch {
+            do { request = try ObserveRequest.decode(observe, observedGiven: observedAs == nil) } catch {
                 var e = error
                 e.field = e.field.map { "observe.\($0)" } ?? "observe"
                 throw e
@@ -410,7 +502,7 @@ extension TraceRecord {
                 captured = UInt64(a)...UInt64(b)
             }
             return .observation(TraceObservation(seq: seq, t: try time(), client: try r.optionalInteger("client", min: 0, max: TraceHeader.maxInteger),
-                                                 request: request, result: result, captured: captured))
+                                                 request: request, result: result, captured: captured, observedAs: observedAs))
         }
         if let frame = r.optional("frame") {
             try r.rejectUnknown(allowed: ["seq", "t", "client", "frame"])

@@ -15,6 +15,8 @@ public struct Divergence: Sendable, Equatable {
         case loadDigest
         /// An observation was judged otherwise than the trace records.
         case verdict(recorded: ConformanceResult, replayed: ConformanceResult)
+        /// A look kept as a view of a layout the replay never made current during the capture.
+        case unresolved(ObservedReference)
     }
     public var kind: Kind
     public var seq: Int
@@ -47,6 +49,9 @@ public struct Divergence: Sendable, Equatable {
                     + ", \(r.differences.count) difference\(r.differences.count == 1 ? "" : "s")"
             }
             return "seq \(seq) (line \(line)): observation: the trace records \(text(recorded)); the replay gives \(text(replayed))"
+        case .unresolved(let reference):
+            return "seq \(seq) (line \(line)): observation: the trace keeps it as the \(reference.view.rawValue) view of layout "
+                + "\(Digest.hex(reference.layout)), which the replay does not show while it was captured"
         }
     }
 }
@@ -73,12 +78,21 @@ public struct TraceReplayer: Sendable {
     public private(set) var observationsUnchecked = 0
     /// The verdict the replay gave the last observation record (what a rebase records).
     public private(set) var lastJudged: ConformanceResult?
+    /// The last observation record, its look rebuilt when the trace kept it as a reference
+    /// (unresolved when the replay does not have its layout: `lastJudged` is nil then).
+    public private(set) var lastObservation: TraceObservation?
+    /// Looks kept as a reference that the replay could not rebuild (and so did not judge).
+    public private(set) var observationsUnresolved = 0
 
     /// Another profile in place of the trace's own (calibration's candidates), for its header and loads.
     private let profileOverride: DeviceProfile?
+    /// A rebased trace keeps a look whose layout the new rules changed as recorded: no
+    /// build can rebuild it, so it is left unchecked rather than called a divergence.
+    private let rebased: Bool
 
     public init(header: TraceHeader, verify: Bool, profile: DeviceProfile? = nil) {
         profileOverride = profile
+        rebased = header.rebased != nil
         engine = header.makeEngine(profile: profile)
         self.verify = verify
         lastT = header.initialT
@@ -96,7 +110,10 @@ public struct TraceReplayer: Sendable {
                           expected: header.initialDigest, actual: engine.digest, differences: [])
     }
 
-    public mutating func apply(_ traced: TracedRecord) throws(TraceError) -> Divergence? {
+    /// `resolved`: the observation record's look, rebuilt by a replay with the trace's own
+    /// profile, for a replay with another (a look kept as a reference names a layout this
+    /// profile may not give).
+    public mutating func apply(_ traced: TracedRecord, resolved: TraceObservation? = nil) throws(TraceError) -> Divergence? {
         switch traced.record {
         case .event(let e):
             try follow(seq: e.seq, t: e.t, traced)
@@ -167,11 +184,27 @@ public struct TraceReplayer: Sendable {
                 return Divergence(kind: .gapDigest, seq: g.seq, line: traced.line, event: nil, expected: g.digest,
                                   actual: engine.digest, differences: [])
             }
-        case .observation(let o):
+        case .observation(var o):
             guard o.seq == engine.seq else {
                 throw TraceError("an observation at seq \(o.seq) where the replay is at seq \(engine.seq)", line: traced.line, offset: traced.offset)
             }
             lastT = max(lastT, o.t)
+            if let resolved, resolved.isResolved { o = resolved } else if profileOverride != nil, !o.isResolved {
+                throw TraceError("an observation at seq \(o.seq) is kept as a view of a layout; a replay with another profile needs it rebuilt first",
+                                 line: traced.line, offset: traced.offset)
+            }
+            lastJudged = nil
+            guard o.resolve(conformance) else {
+                lastObservation = o
+                observationsUnresolved += 1
+                guard verify, !rebased, !conformance.mayPredateKnowledge(captured: o.captured ?? o.t...o.t) else {
+                    if verify { observationsUnchecked += 1 }
+                    break
+                }
+                return Divergence(kind: .unresolved(o.observedAs!), seq: o.seq, line: traced.line, event: nil,
+                                  expected: engine.digest, actual: engine.digest, differences: [])
+            }
+            lastObservation = o
             let judged = conformance.observe(o.request, seq: o.seq, t: o.t, captured: o.captured)
             lastJudged = judged.result
             guard verify else { break }

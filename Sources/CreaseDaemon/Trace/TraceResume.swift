@@ -81,7 +81,7 @@ public enum TraceResume {
             guard previous != nil || whole else { return nil }
             let start = previous.map { $0 + 1 } ?? 0
             let line = tail[start..<end]
-            if let record = try? line.withUnsafeBufferPointer({ (b) throws(TraceError) in try TraceRecord.decode(b) }) { return record.seq }
+            if let seq = line.withUnsafeBufferPointer({ TraceRecord.seq(ofLine: $0) }) { return seq }
             guard let p = previous else { return nil }
             end = p
         }

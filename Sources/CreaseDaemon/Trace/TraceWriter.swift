@@ -259,12 +259,12 @@ public final class TraceWriter: TraceSink {
     }
 
     public func recordObservation(tNs: UInt64, client: Int, commandLine: UnsafeRawBufferPointer, result: ConformanceResult,
-                                  captured: ClosedRange<UInt64>?) {
+                                  captured: ClosedRange<UInt64>?, observedAs: ObservedReference?) {
         let t = time(tNs)
         // On the trace's clock, as `t`, so a replay judges the capture exactly as the daemon did.
         let span = captured.map { time($0.lowerBound)...time($0.upperBound) }
         append(t: t, awaited: true) {
-            TraceEncoding.appendObservation(t: t, client: client, command: commandLine, result: result, captured: span, to: &$0)
+            TraceEncoding.appendObservation(t: t, client: client, command: commandLine, result: result, captured: span, observedAs: observedAs, to: &$0)
         }
     }
 

@@ -123,12 +123,21 @@ public enum DaemonReplay {
                 var w = JSONWriter(capacity: 192)
                 w.beginObject(); w.key("cmd"); w.string("frame"); verdict.writeMembers(to: &w); w.endObject()
                 feed(w.bytes, from: client ?? 1, at: t, describing: "frame verdict at seq \(seq)", &run)
-            case .observation(let o):
+            case .observation(let recorded):
                 endBatch(&run)
+                // The replayer rebuilds a look the trace keeps as a reference, from the layouts it follows.
+                _ = try replayer.apply(traced)
+                guard let o = replayer.lastObservation, o.isResolved else {
+                    diverge(&run, seq: recorded.seq, recorded: "an observation kept as a view of layout \(Digest.hex(recorded.observedAs?.layout ?? 0))",
+                            decided: "no such layout while it was captured")
+                    return run.outcome
+                }
                 run.expected.append(.observation(seq: o.result.seq, verdict: o.result.verdict.rawValue, layoutSeq: o.result.layoutSeq,
                                                  matchedSeq: o.result.matchedSeq))
                 feed(o.request.jsonBytes(), from: o.client ?? 1, at: o.t, describing: "observation at seq \(o.seq)", &run)
                 run.outcome.observations += 1
+                if run.outcome.divergence != nil { return run.outcome }
+                continue
             case .load(let l):
                 endBatch(&run)
                 run.expected.append(.load(seq: l.seq, digest: l.digest))
@@ -197,7 +206,7 @@ public enum DaemonReplay {
             case .mark(let seq, _, let label): decided = .mark(seq: seq, label: label)
             case .frame(let seq, _, _, let verdict): decided = .frame(seq: seq, verdict: verdict)
             case .load(_, let load): decided = .load(seq: load.seq, digest: load.digest)
-            case .observation(_, _, _, let result, _):
+            case .observation(_, _, _, let result, _, _):
                 decided = .observation(seq: result.seq, verdict: result.verdict.rawValue, layoutSeq: result.layoutSeq, matchedSeq: result.matchedSeq)
             case .queued: continue
             }

@@ -24,7 +24,11 @@ enum CalibrateCommand {
         for path in paths {
             let file = try TraceIO.load(path)
             TraceIO.warnIfCut(file, name: path)
-            traces.append(.init(name: path, file: file))
+            let trace = ProfileCalibration.Trace(name: path, file: file)
+            if trace.unresolvedLooks > 0 {
+                Console.err("warning: \(path): \(trace.unresolvedLooks) looks are kept as a view of a layout this build does not give; they are not judged")
+            }
+            traces.append(trace)
         }
         // The profile the traces were recorded with, unless one is given.
         let start = try profilePath.map { try Inputs.profile($0) } ?? traces[0].file.header.profile

@@ -11,7 +11,8 @@ import Foundation
 enum ReplayCommand {
     static let usage = """
         crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET [--no-load] [--timeout S]] [--each]   (--each: every published layout)
-               crease replay TOUR.jsonl --to SOCKET [--speed max|N] [--timeout S]   (a tour from crease plan --tour)
+               crease replay TOUR.jsonl --to SOCKET [--speed max|N] [--timeout S] [--looks]   (a tour from crease plan --tour;
+               --looks: after each observe step, its expected observation, as a correct device would show it)
                crease replay PLAN.json --to SOCKET [--timeout S]   (a plan from crease plan: a load before each sequence)
                crease replay --verify PATH... [--daemon] [--jobs N] [--shard I/N] [--junit FILE] [--json]   (files and directories: a whole corpus)
                --daemon: also feed each trace through the daemon's decision core and check its records and batches
@@ -24,6 +25,7 @@ enum ReplayCommand {
         let speed = try Pacer.speed(try args.option("--speed"))
         let socket = try args.option("--to")
         let noLoad = args.flag("--no-load")
+        let looks = args.flag("--looks")
         let timeoutGiven = args.has("--timeout")
         let timeout = try args.timeout()
         let jobs = try args.int("--jobs")
@@ -55,12 +57,13 @@ enum ReplayCommand {
                 return ExitStatus.checkFailed
             }
         }
+        if looks, socket == nil || !TourReplay.looksLikeTour(path) { throw UsageError("--looks sends a tour's expected observations: it goes with a tour and --to") }
         if let socket, TourReplay.looksLikeTour(path) {
             guard !verify, !each, !noLoad else { throw UsageError("a tour goes into a daemon with --to [--speed] [--timeout]: every reply's digest is always checked") }
             guard let tour = try TourReplay.read(try Inputs.readFile(path, what: "tour", limit: InputFile.traceLimit), path: path) else {
                 throw UsageError("\(path): not a tour")
             }
-            do { return try TourReplay.intoDaemon(tour, path: path, socket: socket, timeout: timeout, speed: speed) } catch let e as CheckFailed {
+            do { return try TourReplay.intoDaemon(tour, path: path, socket: socket, timeout: timeout, speed: speed, looks: looks) } catch let e as CheckFailed {
                 Console.err("crease replay: \(path): \(e)")
                 return ExitStatus.checkFailed
             }

@@ -11,6 +11,8 @@ enum TourReplay {
         var event: Event
         var digest: UInt64
         var cost: Double
+        /// An observe step's `expected`: what the rig should see after the event.
+        var expected: JSONValue?
     }
 
     /// Whether `path` is a regular file that opens as a tour (its first bytes say so); a
@@ -37,12 +39,16 @@ enum TourReplay {
             if case .null = event { continue }
             let decoded: Event
             do { decoded = try Event.decode(event).event } catch { throw UsageError("\(path): line \(line.number): \(error)") }
-            steps.append(Step(number: Int(n), event: decoded, digest: digest, cost: cost))
+            let expected = value["expected"].flatMap { if case .object = $0 { $0 } else { nil } }
+            steps.append(Step(number: Int(n), event: decoded, digest: digest, cost: cost, expected: expected))
         }
         return (start, steps)
     }
 
-    static func intoDaemon(_ tour: (startDigest: UInt64, steps: [Step]), path: String, socket: String, timeout: Double, speed: Double) throws -> Int32 {
+    /// `looks`: each observe step's expected observation follows its event, as a rig reading
+    /// a correct device would send it (a rehearsal of the tour, whose trace holds every look).
+    static func intoDaemon(_ tour: (startDigest: UInt64, steps: [Step]), path: String, socket: String, timeout: Double, speed: Double,
+                           looks: Bool = false) throws -> Int32 {
         let client = try SocketStreamer(path: socket, timeout: timeout)
         let hello = try client.request(Array(#"{"cmd":"hello","id":"tour-hello"}"#.utf8), id: "tour-hello")
         guard case .string(let d)? = hello["digest"], let digest = Digest.parseHex(d) else { throw CheckFailed("the daemon's hello has no digest") }
@@ -62,11 +68,30 @@ enum TourReplay {
             var w = JSONWriter(capacity: 128)
             step.event.write(to: &w, id: .number(Double(step.number)))
             try client.send(w.bytes)
+            if looks, let expected = step.expected {
+                var o = JSONWriter(capacity: 2048)
+                o.beginObject()
+                o.key("cmd"); o.string("observe")
+                o.key("id"); o.string("look-\(step.number)")
+                o.key("observed"); o.value(expected)
+                o.endObject()
+                try client.send(o.bytes)
+            }
         }
         _ = try client.request(Array(#"{"cmd":"sync","id":"tour-sync"}"#.utf8), id: "tour-sync")
         client.shutdownWrites()
         var acks: [Int: JSONValue] = [:]
-        for r in client.collected() { if case .number(let id)? = r["id"] { acks[Int(id)] = r } }
+        var verdicts: [String: Int] = [:], looksSent = 0
+        for r in client.collected() {
+            if case .number(let id)? = r["id"] { acks[Int(id)] = r }
+            if case .string(let id)? = r["id"], id.hasPrefix("look-") {
+                looksSent += 1
+                guard r["ok"] == .bool(true), case .string(let v)? = r["verdict"] else {
+                    throw CheckFailed("the daemon refused the look of \(id.dropFirst(5)): \(ReplayCommand.errorText(r))")
+                }
+                verdicts[v, default: 0] += 1
+            }
+        }
         for step in tour.steps {
             guard let reply = acks[step.number] else { throw CheckFailed("no reply for step \(step.number)") }
             guard reply["ok"] == .bool(true) else {
@@ -78,6 +103,9 @@ enum TourReplay {
             }
         }
         Console.err("sent \(tour.steps.count) steps of \(path) to \(socket); every reply's digest is the tour's")
-        return ExitStatus.success
+        guard looks else { return ExitStatus.success }
+        let others = verdicts.filter { $0.key != "match" }.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        Console.err("\(looksSent) looks: \(verdicts["match"] ?? 0) match" + (others.isEmpty ? "" : ", " + others.joined(separator: ", ")))
+        return others.isEmpty ? ExitStatus.success : ExitStatus.checkFailed
     }
 }

@@ -113,14 +113,16 @@ enum TraceCommand {
             return ExitStatus.checkFailed
         }
         var replayer = TraceReplayer(header: header, verify: false)
+        var inPlace = LoadContext(header)
         var counts = (records: 0, events: 0, loads: 0, marks: 0, batches: 0, layouts: 0, gaps: 0, observations: 0, frames: 0)
         do {
             while let line = stream.next() {
                 if line.bytes.isEmpty { continue }
                 let record: TraceRecord
                 do {
-                    record = try line.bytes.withUnsafeBufferPointer { (b) throws(TraceError) in try TraceRecord.decode(b) }
+                    record = try line.bytes.withUnsafeBufferPointer { (b) throws(TraceError) in try TraceRecord.decode(b, inPlace: inPlace) }
                 } catch { throw TraceError(error.message, line: line.number, offset: line.offset) }
+                inPlace.follow(record)
                 let traced = TracedRecord(record: record, line: line.number, offset: line.offset, length: line.bytes.count)
                 if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
                     throw TraceError("the event cannot be applied: \(error)", line: traced.line, offset: traced.offset)

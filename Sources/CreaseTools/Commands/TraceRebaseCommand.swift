@@ -55,6 +55,9 @@ extension TraceCommand {
             if c.initialChanged { parts.append("the initial layout changed") }
             if c.digestsChanged > 0 { parts.append("\(c.digestsChanged) layouts changed, the first at seq \(c.firstSeq ?? 0)") }
             if !c.flips.isEmpty { parts.append("\(c.flips.count) verdicts flipped") }
+            if c.looksUnjudged > 0 {
+                parts.append("\(c.looksUnjudged) looks kept as a view of a layout these rules change keep their recorded verdicts (record with --trace-whole-looks to judge them again)")
+            }
             Console.out("\(input.path): " + parts.joined(separator: "; "))
             for d in c.firstDifferences.prefix(8) { Console.out("  \(d)") }
             if c.digestsChanged > 0, c.firstDifferences.isEmpty, !file.header.layouts {

@@ -8,7 +8,7 @@ extension FrameDrawing {
     /// frame with the differing fields beside it; an expected item the rig did not see, crossed.
     func observation(_ w: inout XMLWriter, _ o: TraceStory.Observed) {
         w.begin("g", [("id", "observation"), ("data-verdict", o.result.verdict.rawValue), ("data-differences", String(o.result.differences.count))])
-        for item in o.observation.items ?? [] {
+        for item in o.observation?.items ?? [] {
             guard let f = item.frame else { continue }
             w.begin("g", [("class", "observed"), ("data-id", item.id)])
             w.element("title", text: "observed \(item.id) \(num(f.x)),\(num(f.y)) \(num(f.w))×\(num(f.h))")
@@ -46,7 +46,7 @@ extension FrameDrawing {
         if subject.hasPrefix("items[") {
             let id = inner(subject)
             if let f = layout.bars.lazy.flatMap(\.items).first(where: { $0.id == id })?.frame { return f }
-            return observed?.observation.items?.first { $0.id == id }?.frame
+            return observed?.observation?.items?.first { $0.id == id }?.frame
         }
         if subject.hasPrefix("columns[") { return layout.columns.first { $0.id == inner(subject) }?.frame }
         if subject == "sheet" { return layout.sheet?.frame }

@@ -37,7 +37,8 @@ public struct TraceStory: Sendable {
     public struct Observed: Sendable, Equatable {
         public var seq: Int
         public var t: UInt64
-        public var observation: Observation
+        /// Nil for a look the trace keeps as a view of a layout the replay does not give.
+        public var observation: Observation?
         public var result: ConformanceResult
         /// The `observe` command's id, when it had one (a report finds its screenshot by it).
         public var id: JSONValue?
@@ -114,7 +115,7 @@ public struct TraceStory: Sendable {
     }
 
     /// Records an observation judged against the engine's current layout.
-    public mutating func observe(_ engine: Engine, t: UInt64, observation: Observation, result: ConformanceResult, id: JSONValue? = nil) {
+    public mutating func observe(_ engine: Engine, t: UInt64, observation: Observation?, result: ConformanceResult, id: JSONValue? = nil) {
         let o = Observed(seq: engine.seq, t: t, observation: observation, result: result, id: id)
         observations.append(o)
         if keepsNext() {

@@ -44,7 +44,9 @@ public struct TraceRun: Sendable {
                 story.mark(seq: g.seq, t: g.t, label: "gap: \(g.lost) records lost (\(g.reason))")
                 glitches.resumed(engine: replayer.engine, t: g.t)
             case .observation(let o):
-                story.observe(replayer.engine, t: o.t, observation: o.request.observed, result: o.result, id: o.request.id)
+                // A look the trace keeps as a reference is drawn as the replay rebuilt it.
+                let look = replayer.lastObservation.flatMap { $0.isResolved ? $0.request.observed : nil }
+                story.observe(replayer.engine, t: o.t, observation: look, result: o.result, id: o.request.id)
                 if o.result.verdict != .match { glitches.verdict(NonMatchVerdict(o.result, t: o.t)) }
             case .frame(_, let t, _, let verdict):
                 story.mark(seq: verdict.refSeq, t: verdict.t, label: "screen: \(verdict.kind.rawValue) (frame \(verdict.frame))")

@@ -260,3 +260,28 @@ def test_a_repro_minimized_with_the_rig_file_survives_an_actuator_that_lands_hal
         short_of_robust = rig.reproduce(robust, runs=3, target=Target(seq=looks["robust"]), speed=20)
     assert short_of_bare.reproduced == 0, short_of_bare.json()
     assert short_of_robust.reproduced == 3, short_of_robust.json()
+
+
+def test_a_trace_with_compact_resets_and_looks_reads_as_a_replay_needs_it(tmp_path: Path) -> None:
+    """A reset is recorded as ``"load":{}`` (the profile, app and default state kept) and a
+    look that is exactly a view of its layout as ``observedAs``: the reader starts afresh at
+    the reset and keeps the look, with the reference standing in for its observed object."""
+    trace = tmp_path / "compact.jsonl"
+    header = {"crease": "trace", "version": 4, "daemon": "test", "part": 0, "reason": "start", "app": {"name": "tabs"},
+              "initial": {"seq": 0, "t": 0, "state": {"hingeAngle": 0}}}
+    reference = {"view": "pageSource", "layout": "00000000000000aa", "digest": "00000000000000bb"}
+    records = [header,
+               {"seq": 1, "t": 10, "client": 1, "event": {"event": "hinge", "angle": 90}, "digest": "0"},
+               {"seq": 2, "t": 20, "client": 1, "load": {}, "digest": "0"},
+               {"seq": 3, "t": 30, "client": 1, "event": {"event": "hinge", "angle": 180}, "digest": "0"},
+               {"seq": 3, "t": 40, "client": 1, "observe": {"cmd": "observe"}, "observedAs": reference, "verdict": "match",
+                "layoutSeq": 3, "matchedSeq": 3, "differences": []}]
+    trace.write_text("".join(json.dumps(r) + "\n" for r in records))
+    recorded = read_trace(trace)
+    assert [s.seq for s in recorded.steps] == [3, 3]
+    assert recorded.steps[1].observed == {"observedAs": reference} and recorded.steps[1].verdict == "match"
+    # A load of another app is not a reset: the phone cannot be put there.
+    records[2] = {"seq": 2, "t": 20, "client": 1, "load": {"app": {"name": "other"}}, "digest": "0"}
+    trace.write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(ReplayError, match="other than the start"):
+        read_trace(trace)

@@ -65,6 +65,12 @@ def _initial_state(header: JSONObject) -> Optional[JSONObject]:
     return state if isinstance(state, dict) else None
 
 
+def _starts_default(header: JSONObject) -> bool:
+    """Whether the trace began in its app's default state: a trace the daemon began fresh
+    (``reason`` start, part 0), as a rig's reset leaves the phone."""
+    return header.get("reason") == "start" and header.get("part") == 0
+
+
 def read_trace(path: "os.PathLike[str] | str") -> RecordedTrace:
     """The events and looks of a trace file (a regular file of at most 1 GiB), from its last
     reset: a load of the state the trace started in (what a rig's reset does) starts the
@@ -73,15 +79,22 @@ def read_trace(path: "os.PathLike[str] | str") -> RecordedTrace:
     name = os.fspath(path)
     steps: List[RecordedStep] = []
     header: Optional[JSONObject] = None
+    app: object = None
     for number, record in trace_records(name, TRACE_LIMIT, ReplayError, "a replay"):
         if header is None:
             header = record
+            app = header.get("app")
             continue
         if "gap" in record or "lost" in record:
             raise ReplayError(f"{name}:{number}: records were lost here (a gap); replay the part after it (crease trace slice)")
         if "load" in record:
+            # A load record leaves out the profile and app it kept and the app's default
+            # state (a rig's reset is `"load":{}`): what it leaves out is what was in place.
             load = record["load"] if isinstance(record["load"], dict) else {}
-            if load.get("state") == _initial_state(header) and load.get("app", header.get("app")) == header.get("app"):
+            if "app" in load:
+                app = load["app"]
+            default_state = "state" not in load
+            if app == header.get("app") and (load.get("state") == _initial_state(header) or (default_state and _starts_default(header))):
                 steps.clear()
                 continue
             raise ReplayError(f"{name}:{number}: a state other than the start was loaded at seq {record.get('seq')}; "
@@ -90,7 +103,12 @@ def read_trace(path: "os.PathLike[str] | str") -> RecordedTrace:
             event = {k: v for k, v in dict(record["event"]).items() if k not in ("ts", "id")}
             steps.append(RecordedStep(seq=int(record["seq"]), t=int(record["t"]), event=event))
         elif "observe" in record:
-            steps.append(RecordedStep(seq=int(record["seq"]), t=int(record["t"]), observed=dict(record["observe"].get("observed", {})),
+            # A look kept as a view of a layout (`observedAs`) has no observed object in the
+            # record; the reference stands in for it (crease replay rebuilds it).
+            observed = record["observe"].get("observed")
+            if observed is None and isinstance(record.get("observedAs"), dict):
+                observed = {"observedAs": record["observedAs"]}
+            steps.append(RecordedStep(seq=int(record["seq"]), t=int(record["t"]), observed=dict(observed or {}),
                                       verdict=record.get("verdict")))
     if header is None:
         raise ReplayError(f"{name}: empty, no trace header")
