@@ -37,12 +37,16 @@ public func fuzzTrace(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do throws(TraceError) { file = try TraceFile(bytes: bytes) } catch { return 0 }
     let whole = read(file)
 
+    // A load record leaves out what it kept: it decodes against what was in place before it.
+    var inPlace = LoadContext(file.header)
     for record in whole.records {
         var line: [UInt8] = []
         TraceEncoding.appendRecord(record, to: &line)
         if line.last == 0x0A { line.removeLast() }
+        let context = inPlace
+        inPlace.follow(record)
         do throws(TraceError) {
-            let again = try line.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) throws(TraceError) in try TraceRecord.decode(b) }
+            let again = try line.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) throws(TraceError) in try TraceRecord.decode(b, inPlace: context) }
             check(again == record, "a record does not survive re-encoding: \(String(decoding: line, as: UTF8.self))")
         } catch {
             fatalError("FuzzTrace: a re-encoded record does not decode (\(error)): \(String(decoding: line, as: UTF8.self))")
