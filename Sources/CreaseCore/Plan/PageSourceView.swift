@@ -10,6 +10,10 @@
 /// - a bar's axis from its frame alone (taller than wide is vertical: the tree gives no
 ///   axis), `barAxis` vertical when any bar is, `verticalBarSide` from the first vertical
 ///   bar's middle against the screen's;
+/// - a sidebar as what UIKit makes it, a list (a collection view of rows): its rows are
+///   controls on a vertical axis, but a list is not a bar, so it says nothing of `barAxis`
+///   or the vertical bar's side (read as a bar, the Atlas sidebar, 280 × 951 pt, made every
+///   look of that app a false `barAxis` mismatch);
 /// - not: the selected tab, the overflow menu's contents, sheets, columns, what a control
 ///   shows (title or symbol), backgrounds, safe areas, diagnostics.
 ///
@@ -18,11 +22,13 @@
 public enum PageSourceView {
     public static func observation(of layout: Layout) -> Observation {
         var items: [ObservedItem] = []
-        var anyVertical = false
+        var anyVertical = false, anyBar = false
         var side: Side?
         for bar in layout.bars {
-            let vertical = bar.frame.h > bar.frame.w
-            if vertical {
+            let list = bar.role == .sidebar
+            let vertical = list || bar.frame.h > bar.frame.w
+            if !list { anyBar = true }
+            if vertical, !list {
                 anyVertical = true
                 if side == nil { side = bar.frame.x + bar.frame.w / 2 > layout.device.width / 2 ? .right : .left }
             }
@@ -34,7 +40,7 @@ public enum PageSourceView {
             }
         }
         var o = Observation(items: items, complete: true)
-        if !layout.bars.isEmpty { o.barAxis = anyVertical ? .vertical : .horizontal }
+        if anyBar { o.barAxis = anyVertical ? .vertical : .horizontal }
         if let side { o.verticalBarSide = .some(side) }
         return o
     }

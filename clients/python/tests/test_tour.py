@@ -25,13 +25,16 @@ def _canonical(observed: Dict[str, Any]) -> str:
     return json.dumps(observed, sort_keys=True, separators=(",", ":"))
 
 
+# The sidebar app: UIKit's sidebar is a list, not a bar; read as a bar (280 × 951 pt, taller
+# than wide) every look of it was a false barAxis mismatch.
+@pytest.mark.parametrize("app,depth", [("builtin:split", 4), ("builtin:sidebar", 2)])
 def test_each_class_reads_back_as_one_observation_the_tour_expects(creased_bin: str, tmp_path: Path,
-                                                                   plan_tour: Callable[[Path, str, int], Path]) -> None:
-    lines = [json.loads(line) for line in plan_tour(tmp_path / "tour.jsonl", "builtin:split", 4).read_text().splitlines()]
+                                                                   plan_tour: Callable[[Path, str, int], Path], app: str, depth: int) -> None:
+    lines = [json.loads(line) for line in plan_tour(tmp_path / "tour.jsonl", app, depth).read_text().splitlines()]
     header, steps = lines[0], lines[1:]
     assert header["crease"] == "tour" and header["observe"] == "page-source"
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:split"], trace=False)
-    rig = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:split"])
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", app], trace=False)
+    rig = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", app])
     try:
         with phone.connect() as device, rig.connect() as client, StandInWDA(device) as wda:
             driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
@@ -58,7 +61,7 @@ def test_each_class_reads_back_as_one_observation_the_tour_expects(creased_bin: 
     observed = [s["class"] for s in steps if s["why"] == "observe"]
     assert len(observed) == len(set(observed)) == header["classes"]
     # The walk did pass through classes of more than one layout: the check above had work to do.
-    assert any(len(d) > 1 for d in digests_of_class.values())
+    assert app != "builtin:split" or any(len(d) > 1 for d in digests_of_class.values())
 
 
 def test_the_rig_file_reads_alike_in_python_and_in_the_planner(creased_bin: str, tmp_path: Path) -> None:

@@ -36,6 +36,9 @@ class TreeMapping:
     assumptions, written down; override any of them.
 
     - ``bar_types``: element types that are bars. Controls are read only inside them.
+    - ``list_types``: element types that are lists (UIKit's sidebar, a collection view of
+      rows): their controls are read, on a vertical axis, but a list is not a bar, so it
+      says nothing of ``barAxis`` or the vertical bar's side.
     - ``control_types``: element types that are controls.
     - ``vertical_when_taller``: a bar taller than it is wide is a vertical bar (the side
       column); otherwise horizontal. The tree gives no axis, only frames.
@@ -48,7 +51,9 @@ class TreeMapping:
     """
 
     bar_types: Tuple[str, ...] = ("XCUIElementTypeNavigationBar", "XCUIElementTypeToolbar", "XCUIElementTypeTabBar")
-    control_types: Tuple[str, ...] = ("XCUIElementTypeButton", "XCUIElementTypeSegmentedControl", "XCUIElementTypeSearchField")
+    list_types: Tuple[str, ...] = ("XCUIElementTypeCollectionView",)
+    control_types: Tuple[str, ...] = ("XCUIElementTypeButton", "XCUIElementTypeSegmentedControl", "XCUIElementTypeSearchField",
+                                      "XCUIElementTypeCell")
     vertical_when_taller: bool = True
     system_ids: Mapping[str, str] = field(default_factory=lambda: {
         "BackButton": "system.back", "Back": "system.back",
@@ -133,13 +138,17 @@ def read_page_source(xml: str, *, id_map: Optional[Mapping[str, str]] = None, ma
         return not mapping.only_visible or e.get("visible", "true") != "false"
 
     for bar in window.iter():
-        if bar.tag not in mapping.bar_types or not visible(bar):
+        is_list = bar.tag in mapping.list_types
+        if (bar.tag not in mapping.bar_types and not is_list) or not visible(bar):
             continue
         bar_frame = _frame(bar)
-        axis = "vertical" if mapping.vertical_when_taller and bar_frame["h"] > bar_frame["w"] else "horizontal"
-        axes.append(axis)
-        if axis == "vertical":
-            vertical_sides.append("right" if bar_frame["x"] + bar_frame["w"] / 2 > width / 2 else "left")
+        if is_list:
+            axis = "vertical"
+        else:
+            axis = "vertical" if mapping.vertical_when_taller and bar_frame["h"] > bar_frame["w"] else "horizontal"
+            axes.append(axis)
+            if axis == "vertical":
+                vertical_sides.append("right" if bar_frame["x"] + bar_frame["w"] / 2 > width / 2 else "left")
         for control in bar.iter():
             if control is bar or control.tag not in mapping.control_types or not visible(control):
                 continue

@@ -46,7 +46,9 @@ DEEP_LINK_SCHEME = "crease-standin"
 
 # Our assumptions of how the system names its controls, as crease.appium.TreeMapping reads them.
 SYSTEM_NAMES = {"system.back": "BackButton", "system.overflow": "More", "system.tabs": "TabsMenu"}
-BAR_TYPES = {"navigation": "XCUIElementTypeNavigationBar", "tabBar": "XCUIElementTypeTabBar"}
+BAR_TYPES = {"navigation": "XCUIElementTypeNavigationBar", "tabBar": "XCUIElementTypeTabBar",
+             # UIKit's sidebar is a list: a collection view of cells, not a bar.
+             "sidebar": "XCUIElementTypeCollectionView"}
 DISPLAYS = [{"id": 1, "name": "outer", "isMain": True}, {"id": 2, "name": "inner", "isMain": False}]
 
 
@@ -65,8 +67,9 @@ def _element(kind: str, attributes: Mapping[str, Any], frame: Mapping[str, float
 
 def page_source_of(layout: Mapping[str, Any], app_name: str = "App", misplace: Optional[Mapping[str, float]] = None) -> str:
     """A layout as WebDriverAgent's page source would show it: each bar an element of its
-    bar type (the side column and toolbars as ``XCUIElementTypeToolbar``), each control a
-    ``XCUIElementTypeButton`` named by its id (the system's own by their system names), its
+    bar type (the side column and toolbars as ``XCUIElementTypeToolbar``, a sidebar as the
+    ``XCUIElementTypeCollectionView`` of ``XCUIElementTypeCell`` rows UIKit makes it), each
+    other control a ``XCUIElementTypeButton`` named by its id (the system's own by their system names), its
     badge as its ``value``. ``misplace`` moves controls down by that many points."""
     device = layout["device"]
     screen = {"x": 0, "y": 0, "w": device["width"], "h": device["height"]}
@@ -78,8 +81,8 @@ def page_source_of(layout: Mapping[str, Any], app_name: str = "App", misplace: O
             frame["y"] += (misplace or {}).get(item["id"], 0)
             name = SYSTEM_NAMES.get(item["id"], item["id"])
             badge = item.get("badge")
-            controls.append(_element("XCUIElementTypeButton", {"name": name, "label": name, "value": badge,
-                                                                "accessible": "true"}, frame, i))
+            control = "XCUIElementTypeCell" if bar["role"] == "sidebar" else "XCUIElementTypeButton"
+            controls.append(_element(control, {"name": name, "label": name, "value": badge, "accessible": "true"}, frame, i))
         kind = BAR_TYPES.get(bar["role"], "XCUIElementTypeToolbar")
         bars.append(_element(kind, {"name": bar["id"], "accessible": "false"}, bar["frame"], b, "".join(controls)))
     window = _element("XCUIElementTypeWindow", {"accessible": "false"}, screen, 0, "".join(bars))
