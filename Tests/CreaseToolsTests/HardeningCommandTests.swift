@@ -135,27 +135,37 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let plan = dir + "/plan.json"
         #expect(try CommandRunner.run(["plan", "--app", "builtin:tabs", "--max-depth", "2", "-o", plan]).status == 0)
-        let document = try JSON.parse(Array(try Data(contentsOf: URL(fileURLWithPath: plan))))
-        guard case .object(let members) = document, case .array(let sequences)? = document["sequences"] else { Issue.record("no plan"); return }
-        func variant(_ name: String, _ change: (inout [(String, JSONValue)]) -> Void) throws -> String {
+        let lines = try String(contentsOfFile: plan, encoding: .utf8).split(separator: "\n").map(String.init)
+        guard case .object(let members) = try JSON.parse(Array(lines[0].utf8)) else { Issue.record("no plan header"); return }
+        func variant(_ name: String, header change: (inout [(String, JSONValue)]) -> Void = { _ in }, steps: [String]) throws -> String {
             var m = members
             change(&m)
             var w = JSONWriter()
             w.value(.object(m))
-            try Data(w.bytes).write(to: URL(fileURLWithPath: dir + "/" + name))
+            try ([String(decoding: w.bytes, as: UTF8.self)] + steps).joined(separator: "\n").write(toFile: dir + "/" + name, atomically: false, encoding: .utf8)
             return dir + "/" + name
         }
         func set(_ key: String, _ v: JSONValue) -> (inout [(String, JSONValue)]) -> Void {
             { m in m = m.map { $0.0 == key ? (key, v) : $0 } }
         }
+        let body = Array(lines.dropFirst())
         let trace = Self.corpus + "/slow-unfold.jsonl"
-        let v99 = try CommandRunner.run(["coverage", "--plan", try variant("v99.json", set("version", .number(99))), trace])
+        let v99 = try CommandRunner.run(["coverage", "--plan", try variant("v99.jsonl", header: set("version", .number(99)), steps: body), trace])
         #expect(v99.status == 2 && v99.stderr.contains("a plan of version 99"), "\(v99.stderr)")
-        let empty = try CommandRunner.run(["coverage", "--plan", try variant("empty.json", set("sequences", .array([]))), trace])
+        let empty = try CommandRunner.run(["coverage", "--plan", try variant("empty.jsonl", steps: []), trace])
         #expect(empty.status == 2 && empty.stderr.contains("no layouts"), "\(empty.stderr)")
+        let cut = try CommandRunner.run(["coverage", "--plan", try variant("cut.jsonl", steps: Array(body.dropLast())), trace])
+        #expect(cut.status == 2 && cut.stderr.contains("ends without an observe step"), "\(cut.stderr)")
         let once = try CommandRunner.run(["coverage", "--plan", plan, trace, "--json"])
-        let thrice = try CommandRunner.run(["coverage", "--plan", try variant("x3.json", set("sequences", .array(sequences + sequences + sequences))), trace, "--json"])
+        let thrice = try CommandRunner.run(["coverage", "--plan", try variant("x3.jsonl", steps: body + body + body), trace, "--json"])
         #expect(once.status == 0 && thrice.status == 0 && once.stdout == thrice.stdout, "\(once.stdout) vs \(thrice.stdout)")
+        // A plan of version 1 (one JSON document) still reads.
+        let v1 = dir + "/v1.json"
+        try #"{"crease":"plan","version":1,"app":"Trailhead","sequences":[{"digest":"ca4b1840358ffb1c","events":[]}],"transitionSequences":[]}"#
+            .write(toFile: v1, atomically: false, encoding: .utf8)
+        let old = try CommandRunner.run(["coverage", "--plan", v1, trace, "--json"])
+        let oldReport = try JSON.parse(Array(old.stdout.utf8))
+        #expect(old.status == 0 && oldReport["layouts"]?["total"] == .number(1) && oldReport["covered"] == .number(1), "\(old.stdout)\(old.stderr)")
         let split = dir + "/split.json"
         #expect(try CommandRunner.run(["plan", "--app", "builtin:split", "--max-depth", "1", "-o", split]).status == 0)
         let other = try CommandRunner.run(["coverage", "--plan", split, trace])

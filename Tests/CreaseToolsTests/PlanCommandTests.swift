@@ -14,20 +14,29 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let plan = try CommandRunner.run(["plan", "--app", "builtin:tabs", "--max-depth", "2", "--transitions", "-o", dir + "/plan.json"])
         #expect(plan.status == 0 && plan.stdout.contains("distinct layouts") && plan.stdout.contains("written to"), "\(plan.stdout)\(plan.stderr)")
-        let document = try JSON.parse(Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/plan.json"))))
-        guard case .array(let sequences)? = document["sequences"], case .number(let layouts)? = document["layouts"] else {
-            Issue.record("no sequences in the plan"); return
-        }
-        #expect(Double(sequences.count) == layouts && document["crease"] == .string("plan") && document["truncated"] == .bool(false))
-        // The sequences' events are lines crease layout takes, and give the digest the plan names.
-        if let last = sequences.last, case .array(let events)? = last["events"], case .string(let digest)? = last["digest"] {
-            let lines = events.map { e -> String in
+        // JSON Lines in the tour's shape: a header, then a step per line, each sequence from its reset.
+        let lines = try String(contentsOfFile: dir + "/plan.json", encoding: .utf8).split(separator: "\n").map { try JSON.parse(Array($0.utf8)) }
+        let header = try #require(lines.first)
+        let steps = Array(lines.dropFirst())
+        #expect(header["crease"] == .string("plan") && header["version"] == .number(2) && header["truncated"] == .bool(false))
+        #expect(header["steps"] == .number(Double(steps.count)))
+        let looks = steps.filter { $0["why"] == .string("observe") }
+        #expect(header["layouts"] == .number(Double(looks.filter { $0["from"] == nil }.count)) && header["sequences"] == header["layouts"])
+        #expect(header["transitionSequences"] == .number(Double(looks.filter { $0["from"] != nil }.count)))
+        #expect(steps.map { $0["step"] } == (1...steps.count).map { .number(Double($0)) })
+        // The digest after every step is what crease layout --events computes for its sequence's events so far.
+        let longest = try #require(steps.lazy.filter { $0["why"] == .string("observe") }.last { $0["from"] == nil }?["sequence"])
+        let sequence = steps.filter { $0["sequence"] == longest }
+        #expect(sequence.first?["event"] == .null && sequence.first?["digest"] == header["startDigest"] && sequence.count == 3)
+        for k in 1..<sequence.count {
+            let events = sequence[1...k].map { e -> String in
                 var w = JSONWriter()
-                w.value(e)
+                w.value(e["event"]!)
                 return String(decoding: w.bytes, as: UTF8.self)
             }.joined(separator: "\n") + "\n"
-            let r = try CommandRunner.run(["layout", "--events", "-"], stdin: lines)
-            #expect(r.status == 0 && r.stdout.contains(#""digest":"\#(digest)""#))
+            let r = try CommandRunner.run(["layout", "--events", "-"], stdin: events)
+            guard case .string(let digest)? = sequence[k]["digest"] else { Issue.record("step \(k) has no digest"); continue }
+            #expect(r.status == 0 && r.stdout.contains(#""digest":"\#(digest)""#), "step \(k): \(r.stdout)")
         }
         let trace = Self.traces.appendingPathComponent("slow-unfold.jsonl").path
         let coverage = try CommandRunner.run(["coverage", "--plan", dir + "/plan.json", trace, "--json"])

@@ -6,7 +6,7 @@ import Foundation
 /// `crease plan`: every layout the app can show from a start, and the shortest event
 /// sequence to each (docs/plan.md).
 enum PlanCommand {
-    static let usage = "crease plan [--app FILE|builtin:NAME] [--profile FILE] [--from STATE] [--transitions] [--max-depth N] [--max-states N] [-o PLAN] [--json]"
+    static let usage = "crease plan [--app FILE|builtin:NAME] [--profile FILE] [--from STATE] [--transitions] [--max-depth N] [--max-states N] [-o PLAN.jsonl] [--json]"
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         if args.flag("--tour") { return try TourCommand.run(&args) }
@@ -26,7 +26,7 @@ enum PlanCommand {
         let result = ModelExplorer.explore(app: app, profile: profile, from: start,
                                            options: .init(maxDepth: maxDepth, maxStates: maxStates, transitions: transitions))
         let seconds = Double(TraceIO.monotonicNs() - began) / 1e9
-        let document = PlanFile.encode(result, app: app, profile: profile, from: fromPath, maxDepth: maxDepth)
+        let document = PlanFile.encode(result, app: app, profile: profile, start: start, from: fromPath, maxDepth: maxDepth)
         if let output { try TraceIO.write(document, to: output) }
         if json {
             if output == nil { Console.out(bytes: document) }

@@ -2,7 +2,7 @@ import CreaseCore
 import CreaseDaemonCore
 import Foundation
 
-/// `crease replay --to SOCKET PLAN.json`: each of a plan's sequences streamed into a daemon
+/// `crease replay --to SOCKET PLAN.jsonl`: each of a plan's sequences streamed into a daemon
 /// from the start state (a `load` with no fields puts the daemon's app in its default state
 /// before each), the digest of the reply to its last event checked against the sequence's.
 /// A plan costs a reset per sequence, which a daemon does for free (a phone does not: that
@@ -21,32 +21,25 @@ enum PlanReplay {
 
     /// The plan's sequences (its layouts' and, with `--transitions`, its transitions').
     static func read(_ bytes: [UInt8], path: String) throws -> (app: String, sequences: [Sequence]) {
-        let value: JSONValue
-        do { value = try JSON.parse(bytes) } catch { throw UsageError("\(path): not a plan: not one JSON document: \(error)") }
-        guard case .string("plan") = value["crease"], case .number(1)? = value["version"], case .array(let layouts)? = value["sequences"] else {
-            throw UsageError("\(path): not a plan of version 1 (crease plan -o PLAN writes one)")
+        guard let (header, sequences) = try PlanFile.read(bytes, path: path) else {
+            throw UsageError("\(path): not a plan (crease plan -o PLAN writes one)")
         }
         // A plan from another state (`--from`) needs that state loaded before each sequence,
         // which the plan does not hold.
-        if case .string(let from)? = value["from"], from != "default" {
+        if case .string(let from)? = header["from"], from != "default" {
             throw UsageError("\(path) was planned from the state in \(from): only a plan from the default state goes into a daemon (its resets are loads of that state)")
         }
-        var transitions: [JSONValue] = []
-        if case .array(let list)? = value["transitionSequences"] { transitions = list }
         var out: [Sequence] = []
-        for (i, s) in (layouts + transitions).enumerated() {
-            guard case .array(let events)? = s["events"], case .string(let d)? = s["digest"], let digest = Digest.parseHex(d) else {
-                throw UsageError("\(path): sequence \(i + 1) needs \"events\" and a 16-hex-digit \"digest\"")
-            }
+        for s in sequences {
             var decoded: [Event] = []
-            for e in events {
-                do { decoded.append(try Event.decode(e).event) } catch { throw UsageError("\(path): sequence \(i + 1): \(error)") }
+            for e in s.events {
+                do { decoded.append(try Event.decode(e).event) } catch { throw UsageError("\(path): sequence \(s.number): \(error)") }
             }
-            out.append(Sequence(number: i + 1, events: decoded, digest: digest))
+            out.append(Sequence(number: s.number, events: decoded, digest: s.digest))
         }
         guard !out.isEmpty else { throw UsageError("\(path): the plan has no sequences") }
         let app: String
-        if case .string(let a)? = value["app"] { app = a } else { app = "?" }
+        if case .string(let a)? = header["app"] { app = a } else { app = "?" }
         return (app, out)
     }
 

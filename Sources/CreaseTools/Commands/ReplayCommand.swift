@@ -13,7 +13,7 @@ enum ReplayCommand {
         crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET [--no-load] [--timeout S]] [--each]   (--each: every published layout)
                crease replay TOUR.jsonl --to SOCKET [--speed max|N] [--timeout S] [--looks]   (a tour from crease plan --tour;
                --looks: after each observe step, its expected observation, as a correct device would show it)
-               crease replay PLAN.json --to SOCKET [--timeout S]   (a plan from crease plan: a load before each sequence)
+               crease replay PLAN.jsonl --to SOCKET [--timeout S]   (a plan from crease plan: a load before each sequence)
                crease replay --verify PATH... [--daemon] [--jobs N] [--shard I/N] [--junit FILE] [--json]   (files and directories: a whole corpus)
                --daemon: also feed each trace through the daemon's decision core and check its records and batches
         """

@@ -2,39 +2,148 @@ import CreaseCore
 import CreaseSystem
 import CreaseDaemonCore
 
-/// A plan as a JSON document (`crease plan -o PLAN`), and read back for `crease coverage`.
+/// A plan as JSON Lines (`crease plan -o PLAN.jsonl`, docs/plan.md), in the tour's shape: a
+/// header, then one line per step, each sequence from a reset. Read back for `crease
+/// coverage` and `crease replay --to`, which also read the one JSON document of version 1.
 enum PlanFile {
-    static func encode(_ r: ModelExplorer.Result, app: App, profile: DeviceProfile, from: String?, maxDepth: Int) -> [UInt8] {
-        var w = JSONWriter(capacity: 64 * 1024)
+    static let version = 2
+
+    /// `start`: the state every sequence begins in (each step's digest is replayed from it).
+    static func encode(_ r: ModelExplorer.Result, app: App, profile: DeviceProfile, start: DeviceState, from: String?, maxDepth: Int) -> [UInt8] {
+        let origin = Engine(profile: profile, app: app, state: start, seq: 0)
+        let all = r.sequences + r.transitionSequences
+        var w = JSONWriter(capacity: 1024)
         w.beginObject()
         w.key("crease"); w.string("plan")
-        w.key("version"); w.int(1)
+        w.key("version"); w.int(version)
         w.key("app"); w.string(app.name)
         w.key("profile"); w.string(profile.name)
         w.key("from"); if let from { w.string(from) } else { w.string("default") }
+        w.key("startDigest"); w.string(Digest.hex(origin.digest))
         w.key("maxDepth"); w.int(maxDepth)
         w.key("states"); w.int(r.states)
         w.key("layouts"); w.int(r.layouts)
         w.key("transitionsExplored"); w.int(r.transitionsExplored)
         w.key("truncated"); w.bool(r.truncated)
-        w.key("sequences"); writeSequences(r.sequences, to: &w)
-        w.key("transitionSequences"); writeSequences(r.transitionSequences, to: &w)
+        w.key("sequences"); w.int(r.sequences.count)
+        w.key("transitionSequences"); w.int(r.transitionSequences.count)
+        w.key("steps"); w.int(all.reduce(0) { $0 + 1 + $1.events.count })
         w.endObject()
-        return w.bytes
+        var out = w.bytes
+        out.append(0x0A)
+        var step = 0
+        for (i, s) in all.enumerated() {
+            var engine = origin
+            // The reset, then each event; the last step (the reset itself for the start) is the look.
+            for k in 0...s.events.count {
+                step += 1
+                if k > 0 { _ = try? engine.apply(s.events[k - 1]) }
+                let observe = k == s.events.count
+                var w = JSONWriter(capacity: 256)
+                w.beginObject()
+                w.key("step"); w.int(step)
+                w.key("sequence"); w.int(i + 1)
+                w.key("event"); if k > 0 { s.events[k - 1].write(to: &w) } else { w.null() }
+                w.key("digest"); w.string(Digest.hex(engine.digest))
+                w.key("why"); w.string(observe ? "observe" : (k == 0 ? "reset" : "move"))
+                if observe {
+                    if let from = s.from { w.key("from"); w.string(Digest.hex(from)) }
+                    w.key("pose"); w.string(s.pose.rawValue)
+                    w.key("orientation"); w.string(s.orientation.rawValue)
+                }
+                w.endObject()
+                out += w.bytes
+                out.append(0x0A)
+            }
+        }
+        return out
     }
 
-    private static func writeSequences(_ list: [ModelExplorer.Sequence], to w: inout JSONWriter) {
-        w.beginArray()
-        for s in list {
-            w.beginObject()
-            if let from = s.from { w.key("from"); w.string(Digest.hex(from)) }
-            w.key("digest"); w.string(Digest.hex(s.digest))
-            w.key("pose"); w.string(s.pose.rawValue)
-            w.key("orientation"); w.string(s.orientation.rawValue)
-            w.key("events"); w.beginArray(); for e in s.events { e.write(to: &w) }; w.endArray()
-            w.endObject()
+    /// One sequence of a plan as read back: its events (as the file holds them) and the
+    /// layout it ends on; `from` for a transition's.
+    struct Sequence {
+        var number: Int
+        var events: [JSONValue]
+        var digest: UInt64
+        var from: UInt64?
+    }
+
+    /// A plan's header (for version 1, the document without its lists) and its sequences,
+    /// layouts' first; nil when `bytes` are not a plan.
+    static func read(_ bytes: [UInt8], path: String) throws -> (header: JSONValue, sequences: [Sequence])? {
+        let lines = Inputs.lines(bytes)
+        guard let first = lines.first, let header = try? JSON.parse(Array(first.bytes)), case .string("plan") = header["crease"] else {
+            // One document over several lines (a version-1 plan, pretty-printed) is still one.
+            guard let document = try? JSON.parse(bytes), case .string("plan") = document["crease"] else { return nil }
+            return try readDocument(document, path: path)
         }
-        w.endArray()
+        guard case .number(let v)? = header["version"] else { throw UsageError("\(path): a plan of version (none); this build reads versions 1 and 2") }
+        if v == 1 { return try readDocument(header, path: path) }
+        guard v == Double(version) else {
+            var shown = JSONWriter()
+            shown.value(.number(v))
+            throw UsageError("\(path): a plan of version \(String(decoding: shown.bytes, as: UTF8.self)); this build reads versions 1 and 2")
+        }
+        var out: [Sequence] = []
+        var current: (number: Int, events: [JSONValue])?
+        for line in lines.dropFirst() where !line.bytes.isEmpty {
+            let step: JSONValue
+            do { step = try JSON.parse(Array(line.bytes)) } catch { throw UsageError("\(path): line \(line.number): not JSON: \(error)") }
+            guard case .number(let n)? = step["sequence"], n >= 1, n == n.rounded(), case .string(let why)? = step["why"], let event = step["event"] else {
+                throw UsageError("\(path): line \(line.number): a plan step needs \"sequence\", \"event\" and \"why\"")
+            }
+            if current?.number != Int(n) {
+                guard current == nil else { throw UsageError("\(path): line \(line.number): sequence \(current!.number) ends without an observe step") }
+                guard case .null = event, why == "reset" || why == "observe" else {
+                    throw UsageError("\(path): line \(line.number): sequence \(Int(n)) does not begin with its reset (\"event\": null)")
+                }
+                current = (Int(n), [])
+            } else {
+                guard case .object = event else { throw UsageError("\(path): line \(line.number): a step after the reset needs an event") }
+                current!.events.append(event)
+            }
+            guard why == "observe" else { continue }
+            guard case .string(let d)? = step["digest"], let digest = Digest.parseHex(d) else {
+                throw UsageError("\(path): line \(line.number): an observe step needs a 16-hex-digit \"digest\"")
+            }
+            var from: UInt64?
+            if case .string(let f)? = step["from"] {
+                guard let parsed = Digest.parseHex(f) else { throw UsageError("\(path): line \(line.number): \"from\" must be 16 hex digits") }
+                from = parsed
+            }
+            out.append(Sequence(number: current!.number, events: current!.events, digest: digest, from: from))
+            current = nil
+        }
+        if let open = current { throw UsageError("\(path): sequence \(open.number) ends without an observe step (the file is cut?)") }
+        return (header, out)
+    }
+
+    /// A version-1 plan: one JSON document with `sequences` and `transitionSequences` lists.
+    private static func readDocument(_ value: JSONValue, path: String) throws -> (header: JSONValue, sequences: [Sequence]) {
+        guard case .number(let version)? = value["version"], version == 1, case .array(let layouts)? = value["sequences"] else {
+            var shown = JSONWriter()
+            if let v = value["version"] { shown.value(v) }
+            throw UsageError("\(path): a plan of version \(shown.bytes.isEmpty ? "(none)" : String(decoding: shown.bytes, as: UTF8.self)); this build reads versions 1 and 2")
+        }
+        var transitions: [JSONValue] = []
+        if case .array(let list)? = value["transitionSequences"] { transitions = list }
+        var out: [Sequence] = []
+        for (i, s) in (layouts + transitions).enumerated() {
+            guard case .array(let events)? = s["events"], case .string(let d)? = s["digest"], let digest = Digest.parseHex(d) else {
+                throw UsageError("\(path): sequence \(i + 1) needs \"events\" and a 16-hex-digit \"digest\"")
+            }
+            var from: UInt64?
+            if i >= layouts.count {
+                guard case .string(let f)? = s["from"], let parsed = Digest.parseHex(f) else {
+                    throw UsageError("\(path): transition sequence \(i + 1 - layouts.count) needs a 16-hex-digit \"from\"")
+                }
+                from = parsed
+            }
+            out.append(Sequence(number: i + 1, events: events, digest: digest, from: from))
+        }
+        var header = value
+        if case .object(let members) = value { header = .object(members.filter { $0.0 != "sequences" && $0.0 != "transitionSequences" }) }
+        return (header, out)
     }
 
     /// What coverage needs of a plan: the layouts and transitions it holds, with their sequences' lengths.
@@ -50,48 +159,31 @@ enum PlanFile {
         var observe: RigProfile.ObserveMode?
     }
 
-    /// A plan (one JSON document) or a tour (JSON Lines whose first line says `"crease":"tour"`).
+    /// A plan (JSON Lines, or a version-1 document) or a tour (JSON Lines whose first line says `"crease":"tour"`).
     static func load(_ path: String) throws -> Loaded {
         let bytes = try Inputs.readFile(path, what: "plan", limit: InputFile.traceLimit)
         if let tour = try loadTour(bytes, path: path) { return tour }
-        let value: JSONValue
-        do { value = try JSON.parse(bytes) } catch {
-            throw UsageError("\(path): not a plan (crease plan -o PLAN writes one): not one JSON document: \(error)")
-        }
-        guard case .string("plan") = value["crease"], case .array(let sequences)? = value["sequences"] else {
+        guard let (header, sequences) = try read(bytes, path: path) else {
             throw UsageError("\(path): not a plan (crease plan -o PLAN writes one)")
-        }
-        guard case .number(let version)? = value["version"], version == 1 else {
-            var shown = JSONWriter()
-            if let v = value["version"] { shown.value(v) }
-            throw UsageError("\(path): a plan of version \(shown.bytes.isEmpty ? "(none)" : String(decoding: shown.bytes, as: UTF8.self)); this build reads version 1")
-        }
-        guard !sequences.isEmpty else { throw UsageError("\(path): the plan has no layouts: nothing to cover") }
-        func hex(_ v: JSONValue?) throws -> UInt64 {
-            guard case .string(let text)? = v, let d = Digest.parseHex(text) else { throw UsageError("\(path): a sequence without a 16-hex-digit digest") }
-            return d
         }
         // A layout (or transition) listed twice counts once: a plan concatenated with itself
         // is the same plan.
         var layouts: [(UInt64, Int)] = []
         var listed = Set<UInt64>()
-        for s in sequences {
-            guard case .array(let events)? = s["events"] else { throw UsageError("\(path): a sequence without events") }
-            let digest = try hex(s["digest"])
-            if listed.insert(digest).inserted { layouts.append((digest, events.count)) }
-        }
         var transitions: [(UInt64, UInt64)] = []
         var listedSteps = Set<[UInt64]>()
-        if case .array(let list)? = value["transitionSequences"] {
-            for s in list {
-                let step = (try hex(s["from"]), try hex(s["digest"]))
-                if listedSteps.insert([step.0, step.1]).inserted { transitions.append(step) }
+        for s in sequences {
+            if let from = s.from {
+                if listedSteps.insert([from, s.digest]).inserted { transitions.append((from, s.digest)) }
+            } else if listed.insert(s.digest).inserted {
+                layouts.append((s.digest, s.events.count))
             }
         }
+        guard !layouts.isEmpty else { throw UsageError("\(path): the plan has no layouts: nothing to cover") }
         let app: String
-        if case .string(let a)? = value["app"] { app = a } else { app = "?" }
+        if case .string(let a)? = header["app"] { app = a } else { app = "?" }
         var profile: String?
-        if case .string(let p)? = value["profile"] { profile = p }
+        if case .string(let p)? = header["profile"] { profile = p }
         return Loaded(app: app, profile: profile, layouts: layouts, transitions: transitions)
     }
 

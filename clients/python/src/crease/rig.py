@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .frames.live import FrameRecorder
     from .reproduce import RecordedTrace, ReplayResult, Reproduction, Target
 
-__all__ = ["Rig", "RigError", "RunResult", "DEFAULT_ROTATIONS", "read_tour"]
+__all__ = ["Rig", "RigError", "RunResult", "DEFAULT_ROTATIONS", "read_tour", "read_plan", "read_steps"]
 
 #: The W3C rotation's z of each device orientation (as the stand-in takes it).
 DEFAULT_ROTATIONS: Mapping[str, int] = {"portrait": 0, "landscapeRight": 90, "portraitUpsideDown": 180, "landscapeLeft": 270}
@@ -74,13 +74,89 @@ def _canonical(observed: Mapping[str, Any]) -> str:
     return json.dumps(observed, sort_keys=True, separators=(",", ":"))
 
 
+#: A tour or plan bigger than this is not read (the tabs plan with transitions is ~10 MB).
+STEPS_LIMIT = 256 << 20
+
+
+def _read_lines(path: "os.PathLike[str] | str") -> List[JSONObject]:
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        raise RigError(f"{name}: not a regular file")
+    if os.path.getsize(name) > STEPS_LIMIT:
+        raise RigError(f"{name}: larger than {STEPS_LIMIT >> 20} MiB: not a tour or plan")
+    with open(name, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError:
+        # A version-1 plan may be one document over several lines.
+        try:
+            return [json.loads(text)]
+        except json.JSONDecodeError as e:
+            raise RigError(f"{name}: not JSON Lines: {e}") from None
+
+
 def read_tour(path: "os.PathLike[str] | str") -> List[JSONObject]:
     """A tour's steps (``crease plan --tour -o``), its header checked."""
-    with open(path, encoding="utf-8") as f:
-        lines = [json.loads(line) for line in f if line.strip()]
+    lines = _read_lines(path)
     if not lines or lines[0].get("crease") != "tour":
         raise RigError(f"{os.fspath(path)}: not a tour (crease plan --tour -o TOUR.jsonl writes one)")
     return lines[1:]
+
+
+def read_plan(path: "os.PathLike[str] | str") -> List[JSONObject]:
+    """A plan's steps (``crease plan -o PLAN.jsonl``): each sequence from its reset (a step
+    whose ``event`` is null and ``why`` ``reset``), its last step ``observe``. A plan of
+    version 1 (one JSON document of sequences) is read as the same steps."""
+    name = os.fspath(path)
+    lines = _read_lines(path)
+    if not lines or lines[0].get("crease") != "plan":
+        raise RigError(f"{name}: not a plan (crease plan -o PLAN.jsonl writes one)")
+    header = lines[0]
+    if header.get("version") == 2:
+        return lines[1:]
+    if header.get("version") != 1:
+        raise RigError(f"{name}: a plan of version {header.get('version')!r}; this client reads versions 1 and 2")
+    steps: List[JSONObject] = []
+    sequences = list(header.get("sequences") or []) + list(header.get("transitionSequences") or [])
+    for number, sequence in enumerate(sequences, start=1):
+        events = list(sequence.get("events") or [])
+        steps.append({"step": len(steps) + 1, "sequence": number, "event": None, "why": "observe" if not events else "reset"})
+        for k, event in enumerate(events):
+            last = k == len(events) - 1
+            step: JSONObject = {"step": len(steps) + 1, "sequence": number, "event": event, "why": "observe" if last else "move"}
+            if last:
+                step["digest"] = sequence.get("digest")
+            steps.append(step)
+        if not events:
+            steps[-1]["digest"] = sequence.get("digest")
+    return steps
+
+
+#: The device orientation that shows each interface orientation upright (the landscapes swap).
+DEVICE_ORIENTATION = {"portrait": "portrait", "portraitUpsideDown": "portraitUpsideDown",
+                      "landscapeLeft": "landscapeRight", "landscapeRight": "landscapeLeft"}
+
+
+def _as_device_move(step: JSONObject) -> JSONObject:
+    """A plan's step with an interface orientation as the device orientation a rig turns the phone to."""
+    event = step.get("event")
+    if not isinstance(event, dict) or event.get("event") != "orientation" or event.get("convention", "interface") != "interface":
+        return step
+    turned = dict(step)
+    turned["event"] = {"event": "orientation", "value": DEVICE_ORIENTATION[str(event["value"])], "convention": "device"}
+    return turned
+
+
+def read_steps(path: "os.PathLike[str] | str") -> List[JSONObject]:
+    """The steps of a tour or of a plan, whichever the file is."""
+    lines = _read_lines(path)
+    kind = lines[0].get("crease") if lines else None
+    if kind == "plan":
+        return read_plan(path)
+    if kind == "tour":
+        return lines[1:]
+    raise RigError(f"{os.fspath(path)}: neither a tour nor a plan (crease plan [--tour] -o FILE.jsonl writes one)")
 
 
 class Rig:
@@ -247,8 +323,9 @@ class Rig:
 
     def run(self, steps: Sequence[Mapping[str, Any]], *, checkpoint: Optional["os.PathLike[str] | str"] = None, resume: bool = False,
             stop_on_mismatch: bool = False, progress: Optional[Callable[[str], None]] = None) -> RunResult:
-        """Runs a tour's steps (:func:`read_tour`), looking at every ``observe`` step (and a
-        probe that has ``expected``). With ``checkpoint``, the last step done and the last
+        """Runs a tour's or a plan's steps (:func:`read_steps`), looking at every ``observe``
+        step (and a probe that has ``expected``); a plan's step that begins a sequence
+        (``"event": null`` with a ``sequence``) resets the phone first. With ``checkpoint``, the last step done and the last
         looked at are written there after each (atomically); ``resume=True`` continues after
         the last step done, first looking at it if its look was cut off, and finishes a
         step the kill cut in half (:meth:`_finish_cut_step`), so no class is observed twice."""
@@ -278,6 +355,9 @@ class Rig:
                         self._finish_cut_step(step)
                     else:
                         self.perform(step["event"])
+                elif step.get("sequence") is not None:
+                    # A plan's sequence starts from the start state; a reset cut by a kill is done again.
+                    self.reset()
                 performed = number
                 result.steps += 1
                 spent += float(step.get("cost", 0))
@@ -301,6 +381,20 @@ class Rig:
                 break
         result.seconds = {k: list(v) for k, v in self.measured.items()}
         return result
+
+    def run_plan(self, plan: "os.PathLike[str] | str", *, checkpoint: Optional["os.PathLike[str] | str"] = None, resume: bool = False,
+                 stop_on_mismatch: bool = False, progress: Optional[Callable[[str], None]] = None) -> RunResult:
+        """Runs a plan (``crease plan -o PLAN.jsonl``) on the phone: for each sequence a reset
+        (20–30 s on a motor rig: a tour costs far less, see ``crease plan --tour``), its
+        events, and a look at the layout it ends on. Checkpoints as :meth:`run` does.
+
+        A plan sets interface orientations directly (the model's shortcut); a rig turns the
+        phone, so each is done as the device orientation that shows it upright. Where the
+        plan's rotation lock holds another, the phone shows another layout than the plan's
+        (coverage counts it outside the plan): a tour (``crease plan --tour --rig``) plans
+        with the rig's own moves."""
+        steps = [_as_device_move(s) for s in read_plan(plan)]
+        return self.run(steps, checkpoint=checkpoint, resume=resume, stop_on_mismatch=stop_on_mismatch, progress=progress)
 
     def _finish_cut_step(self, step: Mapping[str, Any]) -> None:
         """The step a killed run was doing. Creased already at its digest: it was done and

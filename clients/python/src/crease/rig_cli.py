@@ -1,12 +1,13 @@
 """``crease-rig``: a night's tour on a phone for labs that do not write Python (docs/rig.md).
 
-    crease-rig run TOUR --rig RIG.json --appium URL [--socket PATH] [--checkpoint PATH] [--resume] [--stop-on-mismatch]
+    crease-rig run TOUR|PLAN --rig RIG.json --appium URL [--socket PATH] [--checkpoint PATH] [--resume] [--stop-on-mismatch]
     crease-rig reproduce TRACE --runs N (--seq N | --glitch KIND[:SUBJECT]) --rig RIG.json --appium URL [--socket PATH]
                [--speed S] [--observe as-recorded|every-change|none] [--json]
     crease-rig standin [--app FILE|builtin:NAME] [--port N] [--mjpeg-port N] [--trace-dir DIR] [--fault KIND:ARGS]... [--seed N]
     crease-rig frames judge SOURCE --trace TRACE [--rig RIG.json] [--json]
 
-``run`` exits 0 when every class the tour looks at matched, 1 when some mismatched, 2 on
+``run`` takes a tour (``crease plan --tour``) or a plan (``crease plan``, a reset before each
+sequence) and exits 0 when every class or layout it looks at matched, 1 when some mismatched, 2 on
 bad input or a device it cannot drive. ``standin`` starts the stand-in device (a creased of
 its own plays the phone, recording into ``--trace-dir`` when given) and prints its WebDriver
 URL as the first line of stdout and its MJPEG stream's URL as the second, then serves until
@@ -40,7 +41,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .client import Client, CreaseError
 from .daemon import Daemon, DaemonError, find_binary
-from .rig import Rig, RigError, read_tour
+from .rig import Rig, RigError, read_steps
 from .rigfile import RigFile, RigFileError, load_rig_file
 
 __all__ = ["main"]
@@ -77,7 +78,7 @@ def _refused(message: object) -> int:
 def _run(args: argparse.Namespace) -> int:
     try:
         rig_file = load_rig_file(args.rig)
-        steps = read_tour(args.tour)
+        steps = read_steps(args.tour)
         rig, driver, client = _session(args, "run", rig_file)
     except (OSError, ValueError, RigFileError, RigError, _Refused) as e:
         return _refused(e)
@@ -239,7 +240,7 @@ def _standin(args: argparse.Namespace) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="crease-rig", description="Run a Crease tour on a phone through Appium.")
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run a tour (crease plan --tour -o TOUR.jsonl) on the phone")
+    run = commands.add_parser("run", help="run a tour (crease plan --tour -o TOUR.jsonl) or a plan (crease plan -o PLAN.jsonl) on the phone")
     run.add_argument("tour")
     run.add_argument("--rig", required=True, help="the rig file (RIG.json)")
     run.add_argument("--appium", required=True, help="the Appium (or WebDriverAgent) URL")
