@@ -44,7 +44,7 @@ public func fuzzTrace(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         TraceEncoding.appendRecord(record, to: &line)
         if line.last == 0x0A { line.removeLast() }
         let context = inPlace
-        inPlace.follow(record)
+        inPlace = inPlace.following(record)
         do throws(TraceError) {
             let again = try line.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) throws(TraceError) in try TraceRecord.decode(b, inPlace: context) }
             check(again == record, "a record does not survive re-encoding: \(String(decoding: line, as: UTF8.self))")

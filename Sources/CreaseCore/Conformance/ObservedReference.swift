@@ -46,11 +46,10 @@ public struct ObservedReference: Sendable, Equatable {
     /// within the tolerance), which a trace keeps whole.
     public static func of(_ observed: Observation, layout: Layout, layoutDigest: UInt64) -> ObservedReference? {
         guard observed.complete, let items = observed.items, items.count == layout.bars.reduce(0, { $0 + $1.items.count }) else { return nil }
-        for view in ObservationView.allCases {
-            let expected = view.observation(of: layout)
-            if expected == observed { return ObservedReference(view: view, layout: layoutDigest, digest: expected.digest) }
-        }
-        return nil
+        // Only the complete view says what the sheet is (`null` for none); the page source never does.
+        let view: ObservationView = observed.sheet == nil ? .pageSource : .complete
+        let expected = view.observation(of: layout)
+        return expected == observed ? ObservedReference(view: view, layout: layoutDigest, digest: expected.digest) : nil
     }
 
     /// The observation this reference stands for, rebuilt from `layout` (the one whose

@@ -106,7 +106,7 @@ public struct TraceCursor: Sendable {
             }
             return nil
         }
-        if let traced { self.inPlace.follow(traced.record) }
+        if let traced, case .load = traced.record { self.inPlace = inPlace.following(traced.record) }
         return traced
     }
 }

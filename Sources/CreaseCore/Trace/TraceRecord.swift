@@ -11,6 +11,8 @@
 ///     {"seq":12,"t":…,"client":4,"observe":{"cmd":"observe",…},"observedAs":{"view":"pageSource","layout":"…","digest":"…"},"verdict":"match",…}
 ///
 /// `t` is monotonic nanoseconds since the run began; `seq` counts applied events.
+/// The rare records are boxed (`indirect`): a replay copies each record it reads, and an
+/// observation inline made every hinge record as large as a look.
 public enum TraceRecord: Sendable, Equatable {
     case event(TraceEvent)
     case mark(seq: Int, t: UInt64, label: String)
@@ -18,13 +20,13 @@ public enum TraceRecord: Sendable, Equatable {
     /// The layout line as recorded, re-encoded canonically (equal to what the engine prints).
     case layout(seq: Int, json: [UInt8])
     /// Records were lost (a full disk, a failed write); writing resumed at `seq` with this state.
-    case gap(TraceGap)
+    indirect case gap(TraceGap)
     /// A `load` command: profile, app and state replaced at once, one seq past the last.
-    case load(TraceLoad)
+    indirect case load(TraceLoad)
     /// A rig's observation of the device and the verdict the daemon gave it.
-    case observation(TraceObservation)
+    indirect case observation(TraceObservation)
     /// A frame of the device's screen a rig's frame judge flagged, at the engine's `seq`.
-    case frame(seq: Int, t: UInt64, client: Int?, verdict: FrameVerdict)
+    indirect case frame(seq: Int, t: UInt64, client: Int?, verdict: FrameVerdict)
 
     /// The layout digest an event or load record says it left.
     public var recordedDigest: UInt64? {
@@ -188,22 +190,26 @@ public struct TraceLoad: Sendable, Equatable {
 }
 
 /// The profile and app in place at a point of a trace (the header's, then each load's):
-/// what a load record that leaves them out keeps.
-public struct LoadContext: Sendable, Equatable {
-    public var profile: DeviceProfile
-    public var app: App
+/// what a load record that leaves them out keeps. A class: a cursor hands it to every
+/// record it decodes, and copying the profile and app each time cost a replay a third.
+public final class LoadContext: Sendable, Equatable {
+    public let profile: DeviceProfile
+    public let app: App
 
     public init(profile: DeviceProfile, app: App) {
         self.profile = profile
         self.app = app
     }
 
-    public init(_ header: TraceHeader) { self.init(profile: header.profile, app: header.app) }
+    public convenience init(_ header: TraceHeader) { self.init(profile: header.profile, app: header.app) }
 
     /// What is in place after `record`.
-    public mutating func follow(_ record: TraceRecord) {
-        if case .load(let l) = record { self = LoadContext(profile: l.profile, app: l.app) }
+    public func following(_ record: TraceRecord) -> LoadContext {
+        guard case .load(let l) = record else { return self }
+        return LoadContext(profile: l.profile, app: l.app)
     }
+
+    public static func == (a: LoadContext, b: LoadContext) -> Bool { a === b || (a.profile == b.profile && a.app == b.app) }
 }
 
 public struct TraceGap: Sendable, Equatable {

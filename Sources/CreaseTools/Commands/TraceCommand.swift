@@ -122,7 +122,7 @@ enum TraceCommand {
                 do {
                     record = try line.bytes.withUnsafeBufferPointer { (b) throws(TraceError) in try TraceRecord.decode(b, inPlace: inPlace) }
                 } catch { throw TraceError(error.message, line: line.number, offset: line.offset) }
-                inPlace.follow(record)
+                inPlace = inPlace.following(record)
                 let traced = TracedRecord(record: record, line: line.number, offset: line.offset, length: line.bytes.count)
                 if let d = try replayer.apply(traced), case .rejected(let error) = d.kind {
                     throw TraceError("the event cannot be applied: \(error)", line: traced.line, offset: traced.offset)
