@@ -210,7 +210,11 @@ def settle(look_once: Callable[[], JSONObject], *, window: float = 2.0, pause: f
 
 
 class DuoRig:
-    """An Appium session and a creased client, driven together.
+    """The first adapter (fold, turn, look), kept for code written against it: a thin
+    layer over :class:`crease.rig.Rig`, which does every event kind from a rig file
+    (docs/rig.md); new code uses ``Rig``. What it does, ``Rig`` does: ``fold`` is
+    ``Rig.perform`` of a ``hinge`` event, ``rotate`` of a device ``orientation``, ``look``
+    and ``settle`` are ``Rig``'s.
 
     ``fold`` moves the hinge: by default the simulator's ``mobile: setSimulatedHingeAngle``;
     a real rig passes its own motor function (degrees in, returns when moved). Either way
@@ -223,14 +227,23 @@ class DuoRig:
     def __init__(self, driver: Any, client: Client, *, fold: Optional[Callable[[float], None]] = None,
                  displays: Optional[Mapping[str, Any]] = None, id_map: Optional[Mapping[str, str]] = None,
                  mapping: TreeMapping = TreeMapping(), tolerance: Optional[float] = None) -> None:
+        from .rig import Rig
+        from .rigfile import RigFile
+        device: Dict[str, Any] = {"ids": {manifest: ident for ident, manifest in (id_map or {}).items()}}
+        if tolerance is not None:
+            device["tolerance"] = tolerance
+        # What DuoRig could do: fold (any reading is taken, as it always was) and turn the
+        # phone upright or to landscape; costs do not matter to it.
+        rig_file = RigFile(name="DuoRig", hinge=(0.0, 0.0), moves={"orientation": 0.0}, orientations=("portrait", "landscapeLeft"),
+                           looks={"page-source": 0.0}, reset=None, device=device, hinge_tolerance=float("inf"))
+        self.rig = Rig(driver, client, rig_file, fold=fold, mapping=mapping)
         self.driver = driver
         self.client = client
-        self._fold = fold
         self._displays: Optional[Dict[str, Any]] = dict(displays) if displays is not None else None
-        self.id_map = dict(id_map or {})
-        self.mapping = mapping
-        self.tolerance = tolerance
-        self.last_reading: Optional[PageSourceReading] = None
+
+    @property
+    def last_reading(self) -> Optional[PageSourceReading]:
+        return self.rig.last_reading
 
     # -- the device
 
@@ -246,6 +259,7 @@ class DuoRig:
 
             main = next((d for d in listed if is_main(d)), listed[0])
             other = next(d for d in listed if d is not main)
+
             def ident(d: Any) -> Any:
                 return d.get("id") if isinstance(d, Mapping) else d
 
@@ -259,34 +273,25 @@ class DuoRig:
     def fold(self, angle: float) -> JSONObject:
         """Moves the hinge to ``angle`` degrees, sends the reading to creased and selects
         the display creased says is showing. Returns creased's reply to the hinge event."""
-        if self._fold is not None:
-            self._fold(angle)
-        else:
-            self.driver.execute_script("mobile: setSimulatedHingeAngle", {"angle": angle})
-        reply = self.client.hinge(self.hinge())
-        display = self.client.state()["state"]["display"]
-        self.driver.update_settings({"currentDisplayId": self.displays()[display]})
-        return reply
+        self.rig.displays = self.displays()
+        return self.rig.perform({"event": "hinge", "angle": angle})
 
     def rotate(self, orientation: str) -> JSONObject:
-        """Turns the device (``"portrait"`` or ``"landscape"``, what Appium's orientation
-        command takes) and tells creased. WebDriverAgent's ``LANDSCAPE`` is the device
-        orientation ``landscapeLeft`` (home side on the right): sent as a device
+        """Turns the device (``"portrait"`` or ``"landscape"``) and tells creased the device
+        orientation it reports. ``landscape`` is the device orientation ``landscapeLeft``
+        (home side on the right, WebDriverAgent's ``LANDSCAPE``): sent as a device
         orientation, so the lock and the app's supported orientations apply."""
-        names = {"portrait": ("PORTRAIT", "portrait"), "landscape": ("LANDSCAPE", "landscapeLeft")}
+        names = {"portrait": "portrait", "landscape": "landscapeLeft"}
         if orientation not in names:
             raise ValueError('orientation is "portrait" or "landscape"')
-        appium_name, device = names[orientation]
-        self.driver.orientation = appium_name
-        return self.client.send({"event": "orientation", "value": device, "convention": "device"})
+        return self.rig.perform({"event": "orientation", "value": names[orientation], "convention": "device"})
 
     # -- looking
 
     def look(self) -> JSONObject:
         """Reads the page source and sends it to creased (:func:`look`)."""
-        reply, self.last_reading = look(self.driver, self.client, id_map=self.id_map, mapping=self.mapping, tolerance=self.tolerance)
-        return reply
+        return self.rig.look()
 
     def settle(self, window: float = 2.0, pause: float = 0.05) -> JSONObject:
         """Looks until the verdict is not ``stale`` (:func:`settle`)."""
-        return settle(self.look, window=window, pause=pause)
+        return settle(self.rig.look, window=window, pause=pause)
