@@ -29,6 +29,27 @@ import Testing
         values.reduce(into: []) { out, v in if out.last != v { out.append(v) } }
     }
 
+    /// A campaign resets thousands of times: each reset's load mark drawn apart made 25 MB of
+    /// a page. Marks that share a pixel column are one mark that counts them.
+    @Test func marksInOnePixelColumnAreDrawnAsOneThatCountsThem() throws {
+        let app = try #require(BuiltinApps.app(named: "tabs"))
+        var e = Engine(profile: .builtin, app: app)
+        var story = TraceStory(title: "resets", engine: e, t: 0, keepFrames: false)
+        for k in 1...10 {
+            let t = UInt64(k) * 100_000_000
+            let event = Event.hinge(angle: Double(k * 15))
+            try e.apply(event)
+            story.record(e, t: t, event: event)
+            story.mark(seq: e.seq, t: t, label: "step \(k)")
+            if k == 5 { for r in 0..<1000 { story.mark(seq: e.seq, t: t + UInt64(r), label: "load: reset \(r)") } }
+        }
+        let before = 10
+        let marks = try XMLTree.parse(TimelineSVG.render(story)).all("g", class: "mark")
+        let grouped = try #require(marks.first { $0["data-count"] != nil })
+        #expect(Int(grouped["data-count"] ?? "") ?? 0 >= 1000)
+        #expect(marks.count == before && marks.reduce(0) { $0 + (Int($1["data-count"] ?? "1") ?? 1) } == story.marks.count)
+    }
+
     @Test func theTimelineShowsTheRun() throws {
         let story = try Self.demoStory()
         let root = try XMLTree.parse(TimelineSVG.render(story))
