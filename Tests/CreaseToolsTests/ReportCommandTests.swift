@@ -182,4 +182,44 @@ import Testing
         #expect(list.contains("… and 100 more looks, not listed"))
         #expect(html.contains("600 mismatch"), "the figures count them all")
     }
+
+    @Test("--against puts a replay on the rig beside its original: its run's timeline on the original's scale and the looks lined up, differences first")
+    func againstAReplay() throws {
+        let scratch = Scratch()
+        // The original: a fold, then a look that still saw the closed layout's vertical bar (stale), then one of the turned layout's axis.
+        let original = try LiveDaemon(scratch, name: "original")
+        let looks = [#"{"event":"hinge","angle":180}"#, #"{"cmd":"observe","observed":{"barAxis":"vertical"}}"#,
+                     #"{"event":"orientation","value":"landscapeLeft"}"#, #"{"cmd":"observe","observed":{"barAxis":"horizontal"}}"#]
+        #expect(try runProgram(Built.crease, ["send", "--socket", original.socket] + looks, in: scratch).status == 0)
+        #expect(original.stop().status == 0)
+        // The replay: a warm-up event outside the run, then the run between its marks, where the first look matches.
+        let replay = try LiveDaemon(scratch, name: "replay")
+        let run = [#"{"event":"keyboard","visible":true}"#, #"{"event":"keyboard","visible":false}"#,
+                   #"{"cmd":"mark","label":"replay of original.jsonl, run 1: begin"}"#] + looks.enumerated().map { i, line in
+                       i == 1 ? #"{"cmd":"observe","observed":{"barAxis":"horizontal"}}"# : line
+                   } + [#"{"cmd":"mark","label":"replay of original.jsonl, run 1: end"}"#]
+        #expect(try runProgram(Built.crease, ["send", "--socket", replay.socket] + run, in: scratch).status == 0)
+        #expect(replay.stop().status == 0)
+        let out = "\(scratch.path)/report.html"
+        let r = try CommandRunner.run(["report", try original.traceFiles()[0], "--against", try replay.traceFiles()[0], "-o", out])
+        #expect(r.status == 0 && r.stderr.contains("2 looks paired, 1 with another verdict"), "\(r.stderr)")
+        let html = try String(contentsOfFile: out, encoding: .utf8)
+        let section = try #require(html.components(separatedBy: #"<section id="against""#).last?.components(separatedBy: "</section>").first)
+        #expect(section.contains(#"data-looks="2""#) && section.contains(#"data-verdicts-differ="1""#))
+        let summary = try #require(section.components(separatedBy: #"<p id="against-summary">"#).last?.components(separatedBy: "</p>").first)
+        #expect(summary.contains("every move the same") && summary.contains("first verdict difference at look 1: stale at seq 1, match at seq 3 in the replay"), "\(summary)")
+        // The run alone: the replay's warm-up events are not drawn; both timelines share one scale.
+        let spans = html.components(separatedBy: #"data-span-ns=""#).dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        #expect(spans.count == 2 && spans[0] == spans[1], "\(spans)")
+        let drawn = html.components(separatedBy: #"data-events=""#).dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        #expect(drawn == ["2", "2"], "\(drawn)")
+        let rows = section.components(separatedBy: "<tr class=").dropFirst()
+        #expect(rows.count == 2 && rows.first?.hasPrefix(#""differs""#) == true)
+        // The replay is an input: -o over it is refused; --run needs --against.
+        let replayed = try replay.traceFiles()[0]
+        #expect(try CommandRunner.run(["report", try original.traceFiles()[0], "--against", replayed, "-o", replayed]).status == 2)
+        #expect(try CommandRunner.run(["report", try original.traceFiles()[0], "--run", "1", "-o", out]).status == 2)
+        let missing = try CommandRunner.run(["report", try original.traceFiles()[0], "--against", replayed, "--run", "7", "-o", out])
+        #expect(missing.status == 2 && missing.stderr.contains("no replay run 7"), "\(missing.stderr)")
+    }
 }

@@ -4,7 +4,7 @@ import Foundation
 
 /// `crease report TRACE`: one self-contained HTML page for a bug ticket (docs/report.md).
 enum ReportCommand {
-    static let usage = "crease report TRACE [-o report.html] [--screenshots DIR] [--filmstrips DIR] [--minimize KIND[:SUBJECT]] [--focus SEQ|glitch|mismatches] [--max-frames N]"
+    static let usage = "crease report TRACE [-o report.html] [--screenshots DIR] [--filmstrips DIR] [--minimize KIND[:SUBJECT]] [--focus SEQ|glitch|mismatches] [--max-frames N] [--against REPLAY [--run N]]"
 
     /// The most a screenshot may be: a phone's full-resolution PNG is a few megabytes.
     static let screenshotLimit = 32 << 20
@@ -17,9 +17,13 @@ enum ReportCommand {
         let focusText = try args.option("--focus")
         let focus = try focusText.map(ReportFocus.parse)
         let maxFrames = try args.int("--max-frames") ?? ReportFocus.defaultMaxFrames
+        let againstPath = try args.option("--against")
+        let run = try args.int("--run")
         guard (1...100_000).contains(maxFrames) else { throw UsageError("--max-frames takes 1 to 100000") }
         guard let path = args.positional() else { throw UsageError("a trace file is needed") }
         try args.finish()
+        if run != nil, againstPath == nil { throw UsageError("--run names the replay run of --against REPLAY") }
+        if let run, run < 1 { throw UsageError("--run takes a run number from 1") }
         let file = try TraceIO.load(path)
         TraceIO.warnIfCut(file, name: path)
         let name = URL(fileURLWithPath: path).lastPathComponent
@@ -52,6 +56,16 @@ enum ReportCommand {
             case .mismatches: "the mismatches"
             }
         }
+        var against: ReportAgainst?
+        if let againstPath {
+            let replay = try TraceIO.load(againstPath)
+            TraceIO.warnIfCut(replay, name: againstPath)
+            do {
+                against = try ReportAgainst.load(file, replay: replay, name: URL(fileURLWithPath: againstPath).lastPathComponent, run: run)
+            } catch {
+                throw UsageError("--against \(againstPath): \(error)")
+            }
+        }
         let why: ReportWhy
         do {
             why = try ReportWhy.compute(file, story: story)
@@ -60,7 +74,7 @@ enum ReportCommand {
         }
         let html = ReportHTML.render(.init(title: title, file: file, summary: summary, story: story, screenshots: screenshots,
                                            minimized: minimized, selection: selection, glitchFrames: glitchFrames, focus: focusName, why: why,
-                                           filmstrips: filmstrips))
+                                           filmstrips: filmstrips, against: against))
         let bytes = Array(html.utf8)
         try TraceIO.write(bytes, to: output)
         let observations = story.observations.count
@@ -70,6 +84,9 @@ enum ReportCommand {
                     + (minimized.map { m in
                         let observations = m.lines.count { $0.hasPrefix(#"{"cmd":"observe""#) }
                         return ", \(m.lines.count - observations) minimized events" + (observations > 0 ? " and \(observations) observations" : "")
+                    } ?? "")
+                    + (against.map { a in
+                        ", against \(a.name): \(a.alignment.looks.count) looks paired, \(a.alignment.looks.count { !$0.sameVerdict }) with another verdict"
                     } ?? "")
                     + "; \(output) (\(bytes.count / 1024) KiB, self-contained)")
         return ExitStatus.success

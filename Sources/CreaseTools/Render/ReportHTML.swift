@@ -26,6 +26,8 @@ enum ReportHTML {
         var why: ReportWhy
         /// `--filmstrips`: a frame judge's picture of each flagged frame, by index in `story.screen`.
         var filmstrips: [Int: (mime: String, base64: String)] = [:]
+        /// `--against REPLAY`: the replay on the rig, beside this trace.
+        var against: ReportAgainst?
     }
 
     /// The most moments each list names (mismatches first): a campaign has tens of thousands
@@ -105,8 +107,9 @@ enum ReportHTML {
         // The timeline, as crease render --timeline draws it.
         w.begin("section", [("id", "timeline")])
         w.element("h2", text: "Timeline")
-        w.raw(inline(TimelineSVG.render(story)))
+        w.raw(inline(TimelineSVG.render(story, span: input.against?.span(with: story))))
         w.end()
+        input.against?.write(to: &w, original: story)
 
         // The player.
         let files = FrameSet.files(story).filter { $0.name.hasSuffix(".svg") }

@@ -6,10 +6,15 @@ import CreaseCore
 /// below, against the budget. Long runs are reduced per pixel column (the extremes of
 /// each column are kept), so a 1 kHz trace still makes a small file.
 public enum TimelineSVG {
-    public static func render(_ story: TraceStory) -> String {
-        var d = TimelineDrawing(story: story)
+    /// `span`: the nanoseconds the plot's width stands for, when two runs share one scale
+    /// (a trace and its replay on the rig); at least the story's own.
+    public static func render(_ story: TraceStory, span: UInt64? = nil) -> String {
+        var d = TimelineDrawing(story: story, span: span)
         return d.draw()
     }
+
+    /// The nanoseconds a story's timeline spans on its own.
+    public static func span(of story: TraceStory) -> UInt64 { max(story.end - story.start.t, 1_000_000) }
 }
 
 private struct TimelineDrawing {
@@ -34,11 +39,11 @@ private struct TimelineDrawing {
     var axisY: Double { latencyTop + TimelineDrawing.latencyHeight }
     var height: Double { axisY + 80 }
 
-    init(story: TraceStory) {
+    init(story: TraceStory, span: UInt64? = nil) {
         self.story = story
         t0 = story.start.t
         // At least a millisecond, so a run with one instant still has a width.
-        span = max(story.end - story.start.t, 1_000_000)
+        self.span = max(TimelineSVG.span(of: story), span ?? 0)
     }
 
     func x(_ t: UInt64) -> Double { TimelineDrawing.left + Double(t &- t0) / Double(span) * plotWidth }

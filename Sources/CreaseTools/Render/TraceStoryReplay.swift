@@ -12,20 +12,33 @@ public struct TraceRun: Sendable {
     public static let latencyMeaning = "stems: send → read (sender ts, daemon clock); ticks: read → layout queued"
 
     /// Replays `file`, stopping after the event with seq `stop` and the observations held
-    /// against it, if `stop` is given.
+    /// against it, if `stop` is given; with `start`, the story begins after the event with
+    /// that seq (a replay run inside a rig's file, from its begin mark), from the state the
+    /// file reached.
     /// With `keepFrames`, `keeping` names the frames (indexes into `frameStubs`) kept whole; nil: all.
     public static func replay(_ file: TraceFile, title: String, keepFrames: Bool, keeping kept: Set<Int>? = nil, stop: Int? = nil,
-                              glitches options: GlitchOptions = GlitchOptions()) throws(TraceError) -> TraceRun {
+                              start: Int? = nil, glitches options: GlitchOptions = GlitchOptions()) throws(TraceError) -> TraceRun {
         let header = file.header
         var replayer = TraceReplayer(header: header, verify: false)
-        var story = TraceStory(title: title, engine: replayer.engine, t: header.initialT, keepFrames: keepFrames, keeping: kept,
-                               latencyMeaning: latencyMeaning, budgetNs: header.budgetNs)
+        func newStory() -> TraceStory {
+            TraceStory(title: title, engine: replayer.engine, t: replayer.lastT, keepFrames: keepFrames, keeping: kept,
+                       latencyMeaning: latencyMeaning, budgetNs: header.budgetNs)
+        }
+        var story = newStory()
         var published = try PublishedLayouts(file)
         var glitches = RunGlitches(header: header, engine: replayer.engine, options: options)
+        var begun = start == nil
         var cursor = file.cursor()
         while let traced = try cursor.next() {
             if replayer.engine.seq == stop, !traced.record.staysAtItsSeq { break }
+            // A run begins after the event at `start` (its begin mark is at that event's seq).
+            if !begun, let start, traced.record.seq > start || (traced.record.seq == start && traced.record.appliedSeq == nil) {
+                story = newStory()
+                glitches = RunGlitches(header: header, engine: replayer.engine, options: options)
+                begun = true
+            }
             let divergence = try replayer.apply(traced)
+            guard begun else { continue }
             switch traced.record {
             case .event(let e):
                 if case .rejected(let error)? = divergence?.kind {
