@@ -25,6 +25,8 @@ public struct RunGlitches: Sendable {
     public private(set) var glitches: [Glitch] = []
     /// The layout shifts between consecutive published layouts, in session windows.
     public private(set) var shifts = LayoutShiftWindows()
+    /// The device's own layout-shift windows, as a frame judge measured them (its `layoutShift` records).
+    public private(set) var deviceShifts: [FrameVerdict] = []
     private var lastPublished: Layout
     private let header: TraceHeader
 
@@ -84,6 +86,17 @@ public struct RunGlitches: Sendable {
         case .flash: "a flash on the device's screen"
         case .unexpectedMotion: "motion on the device's screen the model did not make"
         case .lateRelayout: "the device showed the layout \(Int(v.relayoutMs ?? 0)) ms after the model"
+        case .layoutShift: ""
+        }
+        guard v.kind.flags else {
+            // A measurement: a glitch only above `--layout-shift`, like the model's own windows.
+            deviceShifts.append(v)
+            guard let threshold = checker.options.layoutShift, let score = v.score, score > threshold else { return }
+            let glitch = Glitch(kind: .layoutShift, subject: "device", firstSeq: v.refSeq, lastSeq: seq, firstT: v.fromT ?? v.t, lastT: max(t, v.t),
+                                message: "controls moved on the device's screen: a layout-shift score of \(LayoutShift.text(score)) measured by the "
+                                    + "frame judge up to frame \(v.frame), above \(LayoutShift.text(threshold))")
+            if !checker.options.ignores(glitch) { glitches.append(glitch) }
+            return
         }
         glitches.append(Glitch(kind: .screen, subject: v.kind.rawValue, firstSeq: v.refSeq, lastSeq: seq, firstT: v.t, lastT: max(t, v.t),
                                message: "\(what) (frame \(v.frame), about seq \(v.refSeq))"))

@@ -87,9 +87,13 @@ enum ReportHTML {
         let deviceCounts = glitchCounts.filter { device.contains($0.0) }, modelCounts = glitchCounts.filter { !device.contains($0.0) }
         row("device", deviceCounts.isEmpty ? "no mismatch" : deviceCounts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", "), id: "device-glitches")
         let shifts = story.shifts
-        row("layout shift", shifts.windows.isEmpty ? "0: no control moved under the user"
-            : "\(LayoutShift.text(shifts.max)), the largest of \(shifts.windows.count) session windows"
-                + (shifts.windows.max(by: { $0.score < $1.score }).map { " (seq \($0.fromSeq)…\($0.toSeq))" } ?? ""),
+        // The device's windows as a frame judge measured them, beside the model's.
+        let deviceShift = story.deviceShifts.max { ($0.score ?? 0) < ($1.score ?? 0) }
+        row("layout shift", (shifts.windows.isEmpty ? "the model: 0, no control moved under the user"
+            : "the model: \(LayoutShift.text(shifts.max)), the largest of \(shifts.windows.count) session windows"
+                + (shifts.windows.max(by: { $0.score < $1.score }).map { " (seq \($0.fromSeq)…\($0.toSeq))" } ?? ""))
+            + (deviceShift.map { "; the device: \(LayoutShift.text($0.score ?? 0)), the largest of \(story.deviceShifts.count) windows a frame judge measured (up to frame \($0.frame), about seq \($0.refSeq))" }
+                ?? "; the device: not measured (a frame judge records its windows: crease.frames Judgement.record)"),
             id: "layout-shift")
         let sel = input.selection
         row("frames", sel.all ? "all \(sel.total) drawn"

@@ -80,6 +80,8 @@ public struct TraceStory: Sendable {
     public var glitches: [Glitch] = []
     /// The layout shifts between its published layouts, in session windows.
     public var shifts = LayoutShiftWindows()
+    /// The device's layout-shift windows a frame judge measured (its `layoutShift` records).
+    public var deviceShifts: [FrameVerdict] = []
     public let keepsFrames: Bool
     /// What `latencyNs` measures, as the latency panel's caption says it.
     public var latencyMeaning: String

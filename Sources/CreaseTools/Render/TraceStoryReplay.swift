@@ -62,8 +62,10 @@ public struct TraceRun: Sendable {
                 story.observe(replayer.engine, t: o.t, observation: look, result: o.result, id: o.request.id)
                 if o.result.verdict != .match { glitches.verdict(NonMatchVerdict(o.result, t: o.t)) }
             case .frame(_, let t, _, let verdict):
-                story.mark(seq: verdict.refSeq, t: verdict.t, label: "screen: \(verdict.kind.rawValue) (frame \(verdict.frame))")
-                story.flag(verdict)
+                if verdict.kind.flags {
+                    story.mark(seq: verdict.refSeq, t: verdict.t, label: "screen: \(verdict.kind.rawValue) (frame \(verdict.frame))")
+                    story.flag(verdict)
+                }
                 glitches.screen(verdict, seq: replayer.engine.seq, t: t)
             case .batch, .layout:
                 break
@@ -71,6 +73,7 @@ public struct TraceRun: Sendable {
         }
         story.glitches = glitches.glitches
         story.shifts = glitches.shifts
+        story.deviceShifts = glitches.deviceShifts
         return TraceRun(story: story, engine: replayer.engine)
     }
 }

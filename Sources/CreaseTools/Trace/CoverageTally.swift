@@ -61,6 +61,8 @@ struct CoverageTally {
                 case .stale: break
                 }
             case .frame(_, _, _, let verdict):
+                // A layout-shift window is a figure, not a flagged frame.
+                guard verdict.kind.flags else { continue }
                 frameVerdicts += 1
                 if let at = changes.last(where: { $0.seq <= verdict.refSeq }) { flagged.insert(at.digest) }
             default: break

@@ -154,6 +154,8 @@ def test_each_injected_screen_fault_is_flagged_once_at_its_time_and_seq(creased_
         # The verdicts go into the trace as frame records, which the trace tools read back.
         assert judgement.record(phone.device) == len(judgement.flags)
         phone.device.sync()
+    # A control drifting during a fold moves pixels the model did not: the device's layout shift measures it.
+    assert fault != "drift" or judgement.layout_shift_windows > 0, judgement.summary["layoutShift"]
     _check_frame_records(creased_bin, phone.trace, judgement)
     kind = {"flash": "flash", "lag": "lateRelayout", "drift": "unexpectedMotion"}[fault]
     assert faults and all(f["kind"] == kind for f in faults), faults
@@ -178,12 +180,20 @@ def _check_frame_records(creased_bin: str, trace: Path, judgement: Judgement) ->
     crease = _crease(creased_bin)
     info = json.loads(subprocess.run([crease, "trace", "info", str(trace), "--json"], capture_output=True, text=True,
                                      check=True, timeout=120).stdout)
-    assert info["frames"] == judgement.summary["byKind"], info["frames"]
+    # The flagged frames by kind, and the device's layout-shift windows as measurements.
+    frames = dict(info["frames"])
+    assert frames.pop("layoutShift") == judgement.layout_shift_windows, info["frames"]
+    assert frames == judgement.summary["byKind"], info["frames"]
     assert subprocess.run([crease, "replay", str(trace), "--verify"], capture_output=True, timeout=120).returncode == 0
     glitches = subprocess.run([crease, "trace", "glitches", str(trace), "--json"], capture_output=True, text=True, timeout=120)
     screen = [json.loads(line) for line in glitches.stdout.splitlines() if '"screen"' in line]
     assert glitches.returncode == 1 and sorted((g["subject"], g["seq"][0]) for g in screen) == \
         sorted((f.kind, f.seq) for f in judgement.flags), glitches.stdout
+    # Above a threshold, each device window is a layoutShift glitch of subject "device", as the model's are of "layout".
+    shifted = subprocess.run([crease, "trace", "glitches", str(trace), "--layout-shift", "0", "--json"], capture_output=True, text=True, timeout=120)
+    device = [json.loads(line) for line in shifted.stdout.splitlines() if '"layoutShift"' in line and '"device"' in line]
+    windows = judgement.summary["layoutShift"]["device"]["windows"]
+    assert len(device) == len([w for w in windows if w["score"] > 0]), shifted.stdout
 
 
 def test_a_screen_recording_judged_offline_gives_the_live_streams_verdicts(creased_bin: str, tmp_path: Path) -> None:

@@ -183,8 +183,8 @@ class FrameJudge:
         self._quiet_diffs: List[int] = []
         self._threshold = options.noise if options.noise is not None else 16
         self._motion_last: Optional[int] = None   # the frame of the current motion episode's last change
-        self._shift: List[Tuple[int, float]] = []  # (t, score) of the device's shifts
-        self._model_shift: List[Tuple[int, float]] = []
+        self._shift: List[Tuple[int, float, int]] = []  # (t, score, frame) of the device's shifts
+        self._model_shift: List[Tuple[int, float, int]] = []  # the model's, at the frame its change reached
         self._pad = 1                    # mask padding in pixels (a codec block and one)
         self._pending: List[Flag] = []   # flags raised while opening windows, returned with the frame
 
@@ -259,7 +259,7 @@ class FrameJudge:
             del self._windows[:-MAX_WINDOWS]
             controls = self._moved_controls(before, after)
             self._windows.append(_Window(i, after.t, after.seq, moved, self._distance(controls, after), controls))
-            self._model_shift.append((after.t, self._model_score(controls, after)))
+            self._model_shift.append((after.t, self._model_score(controls, after), i))
 
     @staticmethod
     def _distance(rects: List[Tuple[float, float, float, float]], after: ModelLayout) -> float:
@@ -413,7 +413,7 @@ class FrameJudge:
             if region is not None:
                 longer = max(self.timeline.layouts[self.timeline.index_at(entry.t)].size) or 1.0
                 impact = float(entry.unexplained.sum()) / entry.unexplained.size
-                self._shift.append((entry.t, impact * max(region[2], region[3]) / longer))
+                self._shift.append((entry.t, impact * max(region[2], region[3]) / longer, entry.frame))
         self.flags += out
         return out
 
@@ -431,7 +431,7 @@ class FrameJudge:
             inside = self._mask(("controls", w.index), gray.shape, ppp, w.controls, 0)
             size = self.timeline.layouts[w.index].size
             screen = self._mask(("screen", size), gray.shape, ppp, [(0, 0, size[0], size[1])], 0)
-            self._shift.append((w.last, float((moved & inside).sum()) / max(1, int(screen.sum())) * w.distance))
+            self._shift.append((w.last, float((moved & inside).sum()) / max(1, int(screen.sum())) * w.distance, w.last_frame))
         if ms > self.options.late_ms:
             flag = Flag("lateRelayout", w.last, w.seq, w.last_frame, None, ms)
             self.flags.append(flag)
@@ -477,22 +477,24 @@ class FrameJudge:
         return out
 
     @staticmethod
-    def _windows_of(shifts: List[Tuple[int, float]]) -> Dict[str, Any]:
-        """Session windows as the web's CLS sums them: gaps under 1 s, at most 5 s."""
+    def _windows_of(shifts: List[Tuple[int, float, int]]) -> Dict[str, Any]:
+        """Session windows as the web's CLS sums them: gaps under 1 s, at most 5 s; each
+        with the frame it ends at."""
         windows: List[Dict[str, Any]] = []
         start = last = None
+        frame = 0
         total = 0.0
-        for t, score in sorted(shifts):
+        for t, score, at in sorted(shifts):
             if score <= 0:
                 continue
             if start is None or last is None or t - last >= 1_000_000_000 or t - start > 5_000_000_000:
                 if start is not None:
-                    windows.append({"fromT": start, "toT": last, "score": round(total, 6)})
+                    windows.append({"fromT": start, "toT": last, "score": round(total, 6), "toFrame": frame})
                 start, total = t, 0.0
-            last = t
+            last, frame = t, at
             total += score
         if start is not None:
-            windows.append({"fromT": start, "toT": last, "score": round(total, 6)})
+            windows.append({"fromT": start, "toT": last, "score": round(total, 6), "toFrame": frame})
         return {"max": max((w["score"] for w in windows), default=0.0), "windows": windows}
 
     def summary(self) -> Dict[str, Any]:

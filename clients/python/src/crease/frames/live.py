@@ -31,19 +31,33 @@ class Judgement:
 
     flags: List[Flag]
     summary: Dict[str, Any]
+    #: The seq current at each time, for the layout-shift windows' records.
+    timeline: Optional[Timeline] = None
 
     def lines(self) -> List[Dict[str, Any]]:
         return [f.json() for f in self.flags] + [self.summary]
 
     def record(self, client: Client) -> int:
         """Writes every flagged frame into ``client``'s creased's trace as a ``frame`` record
-        (its ``seq`` the verdict's ``refSeq``, which must be one that creased has applied);
-        returns how many."""
+        (its ``seq`` the verdict's ``refSeq``, which must be one that creased has applied),
+        and each of the device's layout-shift windows as a ``layoutShift`` record (``score``,
+        ``fromT`` to ``t``, at the seq current then), so ``crease report`` and ``crease trace
+        glitches --layout-shift`` have the device's score beside the model's. Returns how
+        many flagged frames it wrote."""
         for flag in self.flags:
             verdict = flag.json()
             verdict["refSeq"] = verdict.pop("seq")
             client.frame(verdict)
+        if self.timeline is not None:
+            for w in self.summary.get("layoutShift", {}).get("device", {}).get("windows", []):
+                client.frame({"kind": "layoutShift", "t": int(w["toT"]), "fromT": int(w["fromT"]), "refSeq": self.timeline.seq_at(int(w["toT"])),
+                              "frame": int(w.get("toFrame", 0)), "score": float(w["score"])})
         return len(self.flags)
+
+    @property
+    def layout_shift_windows(self) -> int:
+        """How many device layout-shift windows :meth:`record` writes."""
+        return len(self.summary.get("layoutShift", {}).get("device", {}).get("windows", [])) if self.timeline is not None else 0
 
 
 def judge_frames(frames: Iterable[Frame], timeline: Timeline, options: JudgeOptions = JudgeOptions(), *,
@@ -56,7 +70,7 @@ def judge_frames(frames: Iterable[Frame], timeline: Timeline, options: JudgeOpti
     summary = judge.summary()
     if alignment is not None:
         summary["alignment"] = alignment
-    return Judgement(sorted(judge.flags, key=lambda f: (f.t, f.frame)), summary)
+    return Judgement(sorted(judge.flags, key=lambda f: (f.t, f.frame)), summary, timeline)
 
 
 class FrameRecorder:
