@@ -220,4 +220,41 @@ import Testing
         #expect(try FileManager.default.attributesOfItem(atPath: trace)[.size] as? Int == size)
         #expect(try CommandRunner.run(["replay", "--verify", trace]).status == 0)
     }
+
+    /// Issue 37: one record no reader accepts (a capture that ends before it starts, as a
+    /// wall clock wrote it) made every reader refuse the file: info, glitches, conformance,
+    /// report and replay --verify now skip that line, name it and read the rest; index counts
+    /// the rest and says where the damage is; the tools that write a trace refuse it, so
+    /// they never drop a line.
+    @Test("a line that is no record is skipped and named by every reader, and refused by the tools that write")
+    func aBadRecordIsSkippedAndNamed() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let lines = try String(contentsOfFile: Self.corpus + "/slow-unfold.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        let seq = try #require(try JSON.parse(Array(lines[4].utf8))["seq"])
+        var w = JSONWriter()
+        w.value(seq)
+        let bad = #"{"seq":\#(String(decoding: w.bytes, as: UTF8.self)),"t":5,"captured":[9,3],"client":1,"observe":{"cmd":"observe","observed":{}},"verdict":"match","layoutSeq":0,"matchedSeq":0,"differences":[]}"#
+        let trace = dir + "/damaged.jsonl"
+        try (Array(lines[..<5]) + [bad] + Array(lines[5...])).joined(separator: "\n").appending("\n").write(toFile: trace, atomically: false, encoding: .utf8)
+        let events = lines.count { $0.contains(#""event":"#) }
+        let named = "line 6 (byte"
+        let info = try CommandRunner.run(["trace", "info", trace, "--json"])
+        #expect(info.status == 0 && info.stderr.contains(named) && info.stderr.contains("this line is skipped"), "\(info.stderr)")
+        #expect(try JSON.parse(Array(info.stdout.utf8))["events"] == .number(Double(events)), "\(info.stdout.prefix(300))")
+        for command in [["trace", "glitches", trace], ["trace", "conformance", trace], ["report", trace, "-o", dir + "/page.html"]] {
+            let r = try CommandRunner.run(command)
+            #expect(r.status != 2 && r.stderr.contains(named), "\(command): \(r.status) \(r.stderr)")
+        }
+        let verified = try CommandRunner.run(["replay", "--verify", trace])
+        #expect(verified.status == 1 && verified.stderr.contains("verified \(events) events") && verified.stdout.contains("1 line is no record"),
+                "\(verified.stdout)\(verified.stderr)")
+        let index = try CommandRunner.run(["trace", "index", dir])
+        #expect(index.stdout.contains("\(events) events") && index.stdout.contains("DAMAGED: line 6"), "\(index.stdout)")
+        // A tool that writes a trace would drop the line: it refuses, naming it.
+        let rebase = try CommandRunner.run(["trace", "rebase", trace, "-o", dir + "/rebased"])
+        #expect(rebase.status != 0 && rebase.stdout.contains(named), "\(rebase.stdout)\(rebase.stderr)")
+        let slice = try CommandRunner.run(["trace", "slice", trace, "--from", "2", "--to", "4", "-o", dir + "/slice.jsonl"])
+        #expect(slice.status != 0 && slice.stderr.contains(named), "\(slice.stderr)")
+    }
 }

@@ -10,6 +10,10 @@ public struct TraceFile: Sendable {
     public let recordsStart: Int
     /// Offset just past the last complete line.
     public let completeEnd: Int
+    /// Readers that only read (info, glitches, report, replay) skip a complete line that is
+    /// no record (`badRecords()` names them) rather than refuse the whole file; writers
+    /// (rebase, slice) leave it false and refuse, so nothing is dropped from what they write.
+    public var skipsBadRecords = false
 
     /// The unterminated bytes at the end, if any.
     public struct Cut: Sendable, Equatable {
@@ -40,6 +44,16 @@ public struct TraceFile: Sendable {
     }
 
     public func cursor() -> TraceCursor { TraceCursor(file: self) }
+
+    /// The complete lines that decode as no record, each with why, in order: what a reader
+    /// that skips them names. One decoding pass, following the loads' context.
+    public func badRecords() -> [TraceError] {
+        var strict = self
+        strict.skipsBadRecords = true
+        var cursor = strict.cursor()
+        while (try? cursor.next()) != nil {}
+        return cursor.skipped
+    }
 
     /// A warning for a cut tail, naming its byte offset; nil when the file ends cleanly.
     public var cutWarning: String? {
@@ -72,6 +86,8 @@ public struct TraceCursor: Sendable {
     public private(set) var line: Int
     /// The profile and app in place, for a load record that keeps them.
     public private(set) var inPlace: LoadContext
+    /// Lines skipped as no record (only when the file `skipsBadRecords`).
+    public private(set) var skipped: [TraceError] = []
 
     init(file: TraceFile) {
         self.file = file
@@ -85,7 +101,9 @@ public struct TraceCursor: Sendable {
         var position = offset
         var number = line
         defer { offset = position; line = number }
-        let inPlace = self.inPlace
+        let inPlace = self.inPlace, skips = file.skipsBadRecords
+        var skipped: [TraceError] = []
+        defer { self.skipped += skipped }
         let traced = try file.bytes.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) throws(TraceError) -> TracedRecord? in
             while position < end {
                 let lineStart = position
@@ -101,7 +119,8 @@ public struct TraceCursor: Sendable {
                     let record = try TraceRecord.decode(text, inPlace: inPlace)
                     return TracedRecord(record: record, line: number, offset: lineStart, length: lineEnd - lineStart)
                 } catch {
-                    throw TraceError(error.message, line: number, offset: lineStart)
+                    guard skips else { throw TraceError(error.message, line: number, offset: lineStart) }
+                    skipped.append(TraceError(error.message, line: number, offset: lineStart))
                 }
             }
             return nil

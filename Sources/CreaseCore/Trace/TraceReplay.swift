@@ -244,6 +244,8 @@ public struct ReplayOutcome: Sendable {
     /// Observations whose verdicts were checked, and those that could not be (see `TraceReplayer`).
     public var observationsChecked: Int
     public var observationsUnchecked: Int
+    /// Lines that were no record, skipped (a file that `skipsBadRecords`).
+    public var skipped: [TraceError] = []
 
     public init(_ replayer: TraceReplayer, divergence: Divergence?) {
         engine = replayer.engine
@@ -275,14 +277,19 @@ public enum TraceReplay {
             return ReplayOutcome(replayer, divergence: d)
         }
         var cursor = file.cursor()
+        func outcome(_ d: Divergence?) -> ReplayOutcome {
+            var o = ReplayOutcome(replayer, divergence: d)
+            o.skipped = cursor.skipped
+            return o
+        }
         while let traced = try cursor.next() {
             if var d = try replayer.apply(traced) {
                 if d.kind == .digest, let next = try? cursor.next(), case .layout(let seq, let json) = next.record, seq == d.seq {
                     d.differences = LayoutDiff.differences(expected: json, actual: replayer.engine.layoutJSON())
                 }
-                return ReplayOutcome(replayer, divergence: d)
+                return outcome(d)
             }
         }
-        return ReplayOutcome(replayer, divergence: nil)
+        return outcome(nil)
     }
 }

@@ -22,7 +22,7 @@ enum CalibrateCommand {
         }
         var traces: [ProfileCalibration.Trace] = []
         for path in paths {
-            let file = try TraceIO.load(path)
+            let file = try TraceIO.loadForReading(path).file
             TraceIO.warnIfCut(file, name: path)
             let trace = ProfileCalibration.Trace(name: path, file: file)
             if trace.unresolvedLooks > 0 {

@@ -18,7 +18,7 @@ enum CoverageCommand {
         let plan = try PlanFile.merged(try planPaths.map(PlanFile.load), paths: planPaths)
         var tally = CoverageTally(observe: plan.observe)
         for path in traces {
-            let file = try TraceIO.load(path)
+            let file = try TraceIO.loadForReading(path).file
             // A trace of another app or profile shows none of the plan's layouts: an error, not 0 %.
             if file.header.app.name != plan.app {
                 throw UsageError("\(path) is a trace of app \"\(file.header.app.name)\"; the plan \(planPath) is for app \"\(plan.app)\"")

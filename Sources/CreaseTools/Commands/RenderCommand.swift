@@ -34,7 +34,7 @@ enum RenderCommand {
         if frames != nil, output != nil { throw UsageError("--frames writes into its directory; -o does not go with it") }
         if frames == nil, output == nil { throw UsageError("-o FILE is required (- for stdout)") }
 
-        let file = try TraceIO.load(trace)
+        let file = try TraceIO.loadForReading(trace).file
         TraceIO.warnIfCut(file, name: trace)
         let title = "\(file.header.app.name) · \(URL(fileURLWithPath: trace).lastPathComponent)"
         let run: TraceRun

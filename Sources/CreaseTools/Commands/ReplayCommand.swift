@@ -71,11 +71,16 @@ enum ReplayCommand {
         if socket != nil && each { throw UsageError("--each prints in-process layouts; it does not go with --to") }
         if socket == nil && noLoad { throw UsageError("--no-load goes with --to") }
         if socket == nil && timeoutGiven { throw UsageError("--timeout bounds the wait for a daemon; it goes with --to") }
-        let file = try TraceIO.load(path)
+        let (file, skipped) = try TraceIO.loadForReading(path)
         TraceIO.warnIfCut(file, name: path)
         do {
             if let socket { return try intoDaemon(file, path: path, socket: socket, timeout: timeout, speed: speed, verify: verify, load: !noLoad) }
-            let status = try inProcess(file, speed: speed, verify: verify, each: each)
+            var status = try inProcess(file, speed: speed, verify: verify, each: each)
+            // The rest verified; a line that is no record is damage all the same.
+            if verify, status == ExitStatus.success, !skipped.isEmpty {
+                Console.out("\(Console.printable(path)): \(skipped.count) line\(skipped.count == 1 ? " is" : "s are") no record (named above) and could not be verified")
+                status = ExitStatus.checkFailed
+            }
             guard daemon, status == ExitStatus.success else { return status }
             return try verifyDaemon(file, path: path)
         } catch let e as TraceError {

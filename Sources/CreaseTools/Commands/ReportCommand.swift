@@ -24,7 +24,7 @@ enum ReportCommand {
         try args.finish()
         if run != nil, againstPath == nil { throw UsageError("--run names the replay run of --against REPLAY") }
         if let run, run < 1 { throw UsageError("--run takes a run number from 1") }
-        let file = try TraceIO.load(path)
+        let file = try TraceIO.loadForReading(path).file
         TraceIO.warnIfCut(file, name: path)
         let name = URL(fileURLWithPath: path).lastPathComponent
         let title = "\(file.header.app.name) · \(name)"
@@ -58,7 +58,7 @@ enum ReportCommand {
         }
         var against: ReportAgainst?
         if let againstPath {
-            let replay = try TraceIO.load(againstPath)
+            let replay = try TraceIO.loadForReading(againstPath).file
             TraceIO.warnIfCut(replay, name: againstPath)
             do {
                 against = try ReportAgainst.load(file, replay: replay, name: URL(fileURLWithPath: againstPath).lastPathComponent, run: run)

@@ -170,7 +170,7 @@ enum TraceCommand {
         let json = args.flag("--json")
         let path = try onePath(&args)
         try args.finish()
-        let file = try TraceIO.load(path)
+        let file = try TraceIO.loadForReading(path).file
         let s = try TraceInfo.summarize(file)
         if json {
             let report = try TraceGlitches.check(file, options: GlitchOptions())
@@ -306,7 +306,7 @@ enum TraceCommand {
         try args.finish()
         guard paths.count == 2 else { throw UsageError("two traces are needed") }
         if !byEvent, run != nil || tolerance != nil || json { throw UsageError("--run, --tolerance and --json go with --by-event") }
-        let a = try TraceIO.load(paths[0]), b = try TraceIO.load(paths[1])
+        let a = try TraceIO.loadForReading(paths[0]).file, b = try TraceIO.loadForReading(paths[1]).file
         if byEvent {
             if let run, run < 1 { throw UsageError("--run takes 1 or more") }
             if let tolerance, !(0...45).contains(tolerance) { throw UsageError("--tolerance takes degrees from 0 to 45") }
@@ -345,7 +345,7 @@ enum TraceCommand {
         let out = try args.option("-o") ?? args.option("--output")
         let path = try onePath(&args)
         try args.finish()
-        let file = try TraceIO.load(path)
+        let file = try TraceIO.loadForReading(path).file
         TraceIO.warnIfCut(file, name: path)
         var bytes = try ChromeExport.export(file)
         bytes.append(0x0A)
@@ -360,7 +360,7 @@ enum TraceCommand {
         let json = args.flag("--json")
         let path = try onePath(&args)
         try args.finish()
-        let file = try TraceIO.load(path)
+        let file = try TraceIO.loadForReading(path).file
         TraceIO.warnIfCut(file, name: path)
         let report = try ConformanceReport(file)
         let start = file.header.initialT

@@ -9,7 +9,7 @@ extension TraceCommand {
         let output = try GlitchCLI.parse(&args)
         let path = try onePath(&args)
         try args.finish()
-        let file = try TraceIO.load(path)
+        let file = try TraceIO.loadForReading(path).file
         TraceIO.warnIfCut(file, name: path)
         let report = try TraceGlitches.check(file, options: output.options)
         output.print(report.glitches)

@@ -166,14 +166,20 @@ enum BatchVerify {
 
     static func verify(_ input: Input, daemon: Bool = false) -> Outcome {
         if let unlisted = input.unlisted { return .unreadable("\(input.path): \(unlisted)") }
-        let file: TraceFile
+        var file: TraceFile
         do { file = try TraceIO.load(input.path) } catch {
             return .unreadable("\(error)")
         }
+        // A line that is no record is named, and the rest still verified.
+        file.skipsBadRecords = true
         do {
             let outcome = try TraceReplay.run(file, verify: true)
             if let d = outcome.divergence {
                 return .diverged(seq: d.seq, report: TraceIO.describe(d), events: outcome.eventsApplied)
+            }
+            if let first = outcome.skipped.first {
+                return .unreadable("\(input.path): \(first): no record" + (outcome.skipped.count > 1 ? " (and \(outcome.skipped.count - 1) more lines)" : "")
+                                   + "; the other \(outcome.eventsApplied) events verified")
             }
             if daemon, let d = try DaemonReplay.run(file).divergence {
                 return .diverged(seq: d.seq, report: DaemonReplay.describe(d), events: outcome.eventsApplied)

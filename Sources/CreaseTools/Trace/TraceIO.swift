@@ -23,6 +23,24 @@ enum TraceIO {
         }
     }
 
+    /// A trace for a command that only reads it (info, glitches, report, replay, …): a
+    /// complete line that is no record is skipped and named on stderr, never the whole file
+    /// refused. Returns the file and the lines skipped. A command that writes a trace (rebase,
+    /// slice, minimize) uses `load`, which refuses, so it never drops a line.
+    static func loadForReading(_ path: String) throws -> (file: TraceFile, skipped: [TraceError]) {
+        var file = try load(path)
+        file.skipsBadRecords = true
+        let skipped = file.badRecords()
+        warnSkipped(skipped, name: path)
+        return (file, skipped)
+    }
+
+    /// Names the lines a reader skipped, the first ten of them.
+    static func warnSkipped(_ skipped: [TraceError], name: String) {
+        for e in skipped.prefix(10) { Console.err("warning: \(Console.printable(name)): \(e): this line is skipped") }
+        if skipped.count > 10 { Console.err("warning: \(Console.printable(name)): \(skipped.count - 10) more lines are no record and are skipped") }
+    }
+
     /// The file's bytes: a regular file (or `-`) of at most `InputFile.traceLimit` bytes.
     static func readWhole(_ path: String) throws -> [UInt8] {
         try Inputs.readFile(path, what: "trace", limit: InputFile.traceLimit)

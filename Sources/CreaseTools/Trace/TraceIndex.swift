@@ -20,13 +20,15 @@ enum TraceIndex {
     }
 
     /// The row of one trace: nil when the file is not a trace (its header does not read).
-    /// A trace damaged after its header gets a row with what was read before the damage
-    /// and `damaged` saying where.
+    /// A line that is no record is skipped (the rest counted) and `damaged` names it; a
+    /// trace whose records cannot be followed past a point gets what was read before it.
     static func row(path: String, bytes: [UInt8]) -> JSONValue? {
-        guard let file = try? TraceFile(bytes: bytes) else { return nil }
+        guard var file = try? TraceFile(bytes: bytes) else { return nil }
+        file.skipsBadRecords = true
         let h = file.header
         var summary: TraceSummary?
-        var damage: String?
+        let skipped = file.badRecords()
+        var damage: String? = skipped.first.map { "\($0): no record" + (skipped.count > 1 ? " (and \(skipped.count - 1) more lines)" : "") + ", skipped" }
         var glitches: [Glitch] = []
         do {
             summary = try TraceInfo.summarize(file)

@@ -39,7 +39,7 @@ enum WhyCheckpointFile {
             }
         }
         // None yet: one replay of the whole trace makes them, for the next query.
-        let file = try TraceIO.load(trace)
+        let file = try TraceIO.loadForReading(trace).file
         TraceIO.warnIfCut(file, name: trace)
         let points = try WhyCheckpoint.build(file)
         do {
@@ -52,7 +52,7 @@ enum WhyCheckpointFile {
     }
 
     static func whole(_ trace: String, seq: Int, subject: WhySubject) throws -> (why: TraceWhy, origin: UInt64) {
-        let file = try TraceIO.load(trace)
+        let file = try TraceIO.loadForReading(trace).file
         TraceIO.warnIfCut(file, name: trace)
         return (try TraceWhy.explain(file, seq: seq, subject: subject), file.header.initialT)
     }
