@@ -254,3 +254,25 @@ def test_a_plan_of_version_1_reads_as_the_same_steps(tmp_path: Path) -> None:
     future.write_text(json.dumps({"crease": "plan", "version": 9}) + "\n")
     with pytest.raises(RigError, match="version 9"):
         read_plan(future)
+
+
+def test_a_plain_list_of_events_runs_on_the_phone_with_a_look_after_the_last(creased_bin: str, tmp_path: Path) -> None:
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:tabs"], trace=False)
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:tabs"])
+    try:
+        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                rig = Rig(driver, client, load_rig_file(SIMULATOR))
+                result = rig.run([{"event": "hinge", "angle": 90}, {"event": "orientation", "value": "landscapeLeft", "convention": "device"},
+                                  {"event": "keyboard", "visible": True}])
+                with pytest.raises(RigError, match="mixes them"):
+                    rig.run([{"event": "hinge", "angle": 0}, {"step": 2, "event": None, "why": "observe"}])
+            finally:
+                driver.quit()
+        assert result.steps == 3 and result.matched == ["3"] and not result.mismatched, result
+        with rig_daemon.connect() as again:
+            assert again.state()["state"]["keyboard"]["visible"] is True
+    finally:
+        phone.stop()
+        rig_daemon.stop()

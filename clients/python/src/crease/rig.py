@@ -148,6 +148,17 @@ def _as_device_move(step: JSONObject) -> JSONObject:
     return turned
 
 
+def _as_steps(items: Sequence[Mapping[str, Any]]) -> List[Mapping[str, Any]]:
+    """A tour's or plan's steps as they are; a plain list of event objects (``{"event":
+    "hinge", …}``) as steps that make each event, with a look after the last."""
+    if not items or all("step" in i for i in items):
+        return list(items)
+    if not all(isinstance(i.get("event"), str) for i in items):
+        raise RigError("run takes a tour's or plan's steps, or a list of event objects; this list mixes them")
+    last = len(items) - 1
+    return [{"step": n + 1, "event": dict(e), "why": "observe" if n == last else "move"} for n, e in enumerate(items)]
+
+
 def read_steps(path: "os.PathLike[str] | str") -> List[JSONObject]:
     """The steps of a tour or of a plan, whichever the file is."""
     lines = _read_lines(path)
@@ -323,12 +334,14 @@ class Rig:
 
     def run(self, steps: Sequence[Mapping[str, Any]], *, checkpoint: Optional["os.PathLike[str] | str"] = None, resume: bool = False,
             stop_on_mismatch: bool = False, progress: Optional[Callable[[str], None]] = None) -> RunResult:
-        """Runs a tour's or a plan's steps (:func:`read_steps`), looking at every ``observe``
-        step (and a probe that has ``expected``); a plan's step that begins a sequence
-        (``"event": null`` with a ``sequence``) resets the phone first. With ``checkpoint``, the last step done and the last
+        """Runs a tour's or a plan's steps (:func:`read_steps`), or a list of event objects
+        (each made in turn, a look after the last), looking at every ``observe`` step (and a
+        probe that has ``expected``); a plan's step that begins a sequence (``"event": null``
+        with a ``sequence``) resets the phone first. With ``checkpoint``, the last step done and the last
         looked at are written there after each (atomically); ``resume=True`` continues after
         the last step done, first looking at it if its look was cut off, and finishes a
         step the kill cut in half (:meth:`_finish_cut_step`), so no class is observed twice."""
+        steps = _as_steps(steps)
         result = RunResult()
         performed = looked = 0
         in_flight: Optional[int] = None
