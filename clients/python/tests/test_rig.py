@@ -276,3 +276,32 @@ def test_a_plain_list_of_events_runs_on_the_phone_with_a_look_after_the_last(cre
     finally:
         phone.stop()
         rig_daemon.stop()
+
+
+def test_face_up_is_a_tilt_stages_move_through_the_labs_hook(creased_bin: str, tmp_path: Path) -> None:
+    """WebDriverAgent's rotation turns the screen in its plane; lying flat needs a tilt stage,
+    which the lab registers as the hook for "orientation". Without one, the move is refused
+    before the phone is touched."""
+    rig_file = json.loads(SIMULATOR.read_text())
+    rig_file["orientations"] = rig_file["orientations"] + ["faceUp"]
+    path = tmp_path / "tilt.json"
+    path.write_text(json.dumps(rig_file))
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:tabs"], trace=False)
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:tabs"])
+    tilted: List[Dict[str, Any]] = []
+    try:
+        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                face_up = {"event": "orientation", "value": "faceUp", "convention": "device"}
+                with pytest.raises(RigError, match="register a hook"):
+                    Rig(driver, client, load_rig_file(path)).perform(face_up)
+                rig = Rig(driver, client, load_rig_file(path), hooks={"orientation": tilted.append})
+                assert rig.perform(face_up)["ok"] is True
+                assert client.state()["state"]["deviceOrientation"] == "faceUp"
+            finally:
+                driver.quit()
+    finally:
+        phone.stop()
+        rig_daemon.stop()
+    assert tilted == [{"event": "orientation", "value": "faceUp", "convention": "device"}]

@@ -239,6 +239,15 @@ class Rig:
 
     def _do_orientation(self, event: Mapping[str, Any]) -> JSONObject:
         wanted = str(event["value"])
+        if wanted not in self.rotations:
+            # Face up or down: no rotation of the screen's plane shows it; a tilt stage does,
+            # through the lab's hook for "orientation" (it returns once the phone lies so).
+            hook = self.hooks.get("orientation")
+            if hook is None:
+                raise RigError(f"the rig file lists {wanted}, which WebDriverAgent's rotation cannot show: register a hook for "
+                               "\"orientation\" (the rig's tilt stage) or leave it out of the rig file's orientations", event)
+            hook(dict(event))
+            return self.client.send({"event": "orientation", "value": wanted, "convention": "device"})
         self.driver.execute("creaseSetRotation", {"x": 0, "y": 0, "z": self.rotations[wanted]})
         z = int(self.driver.execute("creaseGetRotation")["value"]["z"])
         shown = next((name for name, angle in self.rotations.items() if angle == z), None)
