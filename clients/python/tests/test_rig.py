@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import pytest
@@ -45,6 +46,24 @@ def _coverage(creased_bin: str, tour: Path, traces: List[Path]) -> subprocess.Co
     crease = str(Path(creased_bin).with_name("crease"))
     return subprocess.run([crease, "coverage", "--plan", str(tour), "--min", "100", *map(str, traces)],
                           capture_output=True, text=True, timeout=120)
+
+
+@contextmanager
+def _phone(creased_bin: str, tmp_path: Path, app: str) -> Iterator[Tuple[Any, Any, Daemon]]:
+    """A stand-in phone (its own creased), the rig's creased and an Appium driver on the
+    phone: yields the driver, the rig's client and the rig's daemon (for its traces)."""
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", app], trace=False)
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", app])
+    try:
+        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                yield driver, client, rig_daemon
+            finally:
+                driver.quit()
+    finally:
+        phone.stop()
+        rig_daemon.stop()
 
 
 def test_crease_rig_runs_a_tour_killed_and_resumed_to_full_device_coverage(creased_bin: str, plan_tour: Callable[[Path, str, int], Path], tmp_path: Path,
@@ -215,22 +234,12 @@ def test_a_plan_runs_on_the_phone_a_reset_before_each_sequence_and_covers_every_
     assert len(looks) == len(sequences) and steps[0]["event"] is None
     with pytest.raises(RigError, match="not a tour"):
         read_tour(plan)
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:sidebar"], trace=False)
-    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:sidebar"])
-    try:
-        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                rig = Rig(driver, client, load_rig_file(SIMULATOR))
-                result = rig.run_plan(plan)
-            finally:
-                driver.quit()
-        assert not result.mismatched and len(result.matched) == len(looks), json.dumps(result.mismatched)
-        # One reset for each sequence.
-        assert len(rig.measured["reset"]) == len(sequences)
-    finally:
-        phone.stop()
-        rig_daemon.stop()
+    with _phone(creased_bin, tmp_path, "builtin:sidebar") as (driver, client, rig_daemon):
+        rig = Rig(driver, client, load_rig_file(SIMULATOR))
+        result = rig.run_plan(plan)
+    assert not result.mismatched and len(result.matched) == len(looks), json.dumps(result.mismatched)
+    # One reset for each sequence.
+    assert len(rig.measured["reset"]) == len(sequences)
     # Every layout the plan reaches with moves a rig makes was shown. A plan sets interface
     # orientations directly; turned by the device, the phone goes through the orientation
     # filter to another layout, which coverage counts outside the plan (a tour plans for that).
@@ -257,25 +266,14 @@ def test_a_plan_of_version_1_reads_as_the_same_steps(tmp_path: Path) -> None:
 
 
 def test_a_plain_list_of_events_runs_on_the_phone_with_a_look_after_the_last(creased_bin: str, tmp_path: Path) -> None:
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:tabs"], trace=False)
-    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:tabs"])
-    try:
-        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                rig = Rig(driver, client, load_rig_file(SIMULATOR))
-                result = rig.run([{"event": "hinge", "angle": 90}, {"event": "orientation", "value": "landscapeLeft", "convention": "device"},
-                                  {"event": "keyboard", "visible": True}])
-                with pytest.raises(RigError, match="mixes them"):
-                    rig.run([{"event": "hinge", "angle": 0}, {"step": 2, "event": None, "why": "observe"}])
-            finally:
-                driver.quit()
-        assert result.steps == 3 and result.matched == ["3"] and not result.mismatched, result
-        with rig_daemon.connect() as again:
-            assert again.state()["state"]["keyboard"]["visible"] is True
-    finally:
-        phone.stop()
-        rig_daemon.stop()
+    with _phone(creased_bin, tmp_path, "builtin:tabs") as (driver, client, _):
+        rig = Rig(driver, client, load_rig_file(SIMULATOR))
+        result = rig.run([{"event": "hinge", "angle": 90}, {"event": "orientation", "value": "landscapeLeft", "convention": "device"},
+                          {"event": "keyboard", "visible": True}])
+        with pytest.raises(RigError, match="mixes them"):
+            rig.run([{"event": "hinge", "angle": 0}, {"step": 2, "event": None, "why": "observe"}])
+        assert client.state()["state"]["keyboard"]["visible"] is True
+    assert result.steps == 3 and result.matched == ["3"] and not result.mismatched, result
 
 
 def test_face_up_is_a_tilt_stages_move_through_the_labs_hook(creased_bin: str, tmp_path: Path) -> None:
@@ -286,22 +284,12 @@ def test_face_up_is_a_tilt_stages_move_through_the_labs_hook(creased_bin: str, t
     rig_file["orientations"] = rig_file["orientations"] + ["faceUp"]
     path = tmp_path / "tilt.json"
     path.write_text(json.dumps(rig_file))
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:tabs"], trace=False)
-    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:tabs"])
     tilted: List[Dict[str, Any]] = []
-    try:
-        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                face_up = {"event": "orientation", "value": "faceUp", "convention": "device"}
-                with pytest.raises(RigError, match="register a hook"):
-                    Rig(driver, client, load_rig_file(path)).perform(face_up)
-                rig = Rig(driver, client, load_rig_file(path), hooks={"orientation": tilted.append})
-                assert rig.perform(face_up)["ok"] is True
-                assert client.state()["state"]["deviceOrientation"] == "faceUp"
-            finally:
-                driver.quit()
-    finally:
-        phone.stop()
-        rig_daemon.stop()
+    with _phone(creased_bin, tmp_path, "builtin:tabs") as (driver, client, _):
+        face_up = {"event": "orientation", "value": "faceUp", "convention": "device"}
+        with pytest.raises(RigError, match="register a hook"):
+            Rig(driver, client, load_rig_file(path)).perform(face_up)
+        rig = Rig(driver, client, load_rig_file(path), hooks={"orientation": tilted.append})
+        assert rig.perform(face_up)["ok"] is True
+        assert client.state()["state"]["deviceOrientation"] == "faceUp"
     assert tilted == [{"event": "orientation", "value": "faceUp", "convention": "device"}]
