@@ -214,6 +214,52 @@ import Testing
         }
     }
 
+    /// A campaign resets the phone every few events with a `load` that keeps the profile and
+    /// app: checkpoints go on past those, so a question late in a night's trace does not
+    /// replay it from the start; a load of another app still ends them.
+    @Test("checkpoints go on past a reset load and stop at a load of another app; every answer is the one from the start")
+    func checkpointsPastResets() throws {
+        let tabs = builtin("tabs"), split = builtin("split")
+        let h = TraceHeader(daemon: "test", started: "2026-12-07T00:00:00Z", part: 0, reason: "start", config: .object([]),
+                            layouts: false, monotonicOrigin: nil, t: 0, engine: Engine(app: tabs))
+        var bytes = h.encode() + [0x0A]
+        var engine = Engine(app: tabs)
+        var t: UInt64 = 0
+        func event(_ e: Event) throws {
+            t += 1_000_000
+            try engine.apply(e, at: Int64(t))
+            TraceEncoding.appendEvent(TraceEvent(seq: engine.seq, t: t, client: 1, envelope: EventEnvelope(event: e), digest: engine.digest), to: &bytes)
+        }
+        func load(_ request: LoadRequest) throws {
+            t += 1_000_000
+            let before = engine
+            engine = try request.loaded(onto: engine)
+            TraceEncoding.appendLoad(TraceLoad(seq: engine.seq, t: t, client: 2, engine: engine, replacing: before), to: &bytes)
+        }
+        for round in 0..<4 {
+            try event(.hinge(angle: 180))
+            try event(round % 2 == 0 ? .orientation(.landscapeLeft) : .keyboard(visible: true, height: nil))
+            try event(.pip(active: true))
+            try load(LoadRequest())
+        }
+        let resetsEnd = engine.seq
+        try load(LoadRequest(app: split))
+        try event(.hinge(angle: 90))
+        try event(.inspector(presented: true))
+        let file = try TraceFile(bytes: bytes)
+        let header = Array(file.bytes[0..<(file.recordsStart - 1)])
+        let points = try WhyCheckpoint.build(file, every: 2)
+        // Events at 1–3, 5–7, 9–11 and 13–15 (a reset after each three); a checkpoint at every second seq that is an event's.
+        #expect(points.map(\.seq) == [2, 6, 10, 14] && points.allSatisfy { $0.seq < resetsEnd }, "\(points.map(\.seq))")
+        let sidecar = WhyCheckpoint.encode(points, every: 2, traceBytes: file.bytes.count, header: header, app: tabs)
+        for seq in 1...engine.seq {
+            let (point, readTo) = try #require(WhyCheckpoint.nearest(sidecar, before: seq, app: tabs))
+            let ranged = try TraceFile(bytes: header + [0x0A] + Array(file.bytes[(point?.offset ?? file.recordsStart)..<(readTo ?? file.bytes.count)]))
+            let resumed = try TraceWhy.explain(ranged, seq: seq, from: point)
+            #expect(resumed.json() == (try TraceWhy.explain(file, seq: seq)).json(), "seq \(seq)")
+        }
+    }
+
     @Test("a checkpoint whose state does not give its digest is refused, not trusted")
     func aForeignCheckpointIsRefused() throws {
         let file = try TraceWhyTests.trace([.hinge(angle: 180), .hinge(angle: 10), .keyboard(visible: true, height: nil), .pip(active: true)])

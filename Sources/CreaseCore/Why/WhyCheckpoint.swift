@@ -13,20 +13,21 @@ public struct WhyCheckpoint: Sendable {
     public var state: DeviceState
     var provenance: [TraceWhy.Provenance]
 
-    /// Replays the whole trace and keeps a checkpoint after every `every`th event. None after
-    /// a load, nor once an `app` event replaced the header's manifest: a checkpoint's state is
-    /// written and read back by the header's manifest, and another app's UI state does not fit
-    /// it. Questions past there replay from the last checkpoint before.
+    /// Replays the whole trace and keeps a checkpoint after every `every`th event, past a
+    /// rig's resets too (a load that keeps the header's profile and app: a campaign resets
+    /// every few events). None once a load or an `app` event put another app or profile in
+    /// place: a checkpoint's state is written and read back by the header's manifest and
+    /// resumed with its profile, and another app's UI state does not fit it. Questions past
+    /// there replay from the last checkpoint before.
     public static func build(_ file: TraceFile, every: Int = every) throws(TraceError) -> [WhyCheckpoint] {
         var following = TraceWhy.Following(header: file.header)
         var out: [WhyCheckpoint] = []
         var cursor = file.cursor()
         while let traced = try cursor.next() {
-            if case .load = traced.record { break }
             let applied = try following.apply(traced)
-            if following.replayer.engine.app != file.header.app { break }
-            guard let (seq, t) = applied, case .event = traced.record, seq % every == 0 else { continue }
             let engine = following.replayer.engine
+            if engine.app != file.header.app || engine.profile != file.header.profile { break }
+            guard let (seq, t) = applied, case .event = traced.record, seq % every == 0 else { continue }
             out.append(WhyCheckpoint(seq: seq, t: t, offset: cursor.offset, digest: engine.digest, state: engine.state,
                                      provenance: following.provenance))
         }
