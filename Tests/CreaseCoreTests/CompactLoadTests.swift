@@ -7,34 +7,17 @@ import Testing
 @Suite struct CompactLoadTests {
     /// A daemon's trace: events, a reset (`load` with no fields), an app change, a state of that app, a reset again.
     func campaign() throws -> (bytes: [UInt8], loads: [TraceLoad], engine: Engine) {
-        var engine = Engine(profile: .builtin, app: builtin("tabs"))
-        var out = TraceHeader(daemon: "creased test", started: "x", part: 0, reason: "start", config: .object([]), layouts: false,
-                              monotonicOrigin: nil, t: 0, engine: engine).encode() + [0x0A]
-        var t: UInt64 = 0
-        var loads: [TraceLoad] = []
-        func event(_ ev: Event) throws {
-            t += 10
-            try engine.apply(ev, at: Int64(t))
-            TraceEncoding.appendEvent(TraceEvent(seq: engine.seq, t: t, client: 1, envelope: EventEnvelope(event: ev), digest: engine.digest), to: &out)
-        }
-        func load(_ request: LoadRequest) throws {
-            t += 10
-            let before = engine
-            engine = try request.loaded(onto: engine)
-            let record = TraceLoad(seq: engine.seq, t: t, client: 2, engine: engine, replacing: before)
-            loads.append(record)
-            TraceEncoding.appendLoad(record, to: &out)
-        }
-        try event(.hinge(angle: 90))
-        try load(LoadRequest())
-        try event(.hinge(angle: 180))
-        try load(LoadRequest(app: builtin("split")))
+        var b = TraceBuilder(step: 10)
+        try b.event(.hinge(angle: 90))
+        try b.load(LoadRequest())
+        try b.event(.hinge(angle: 180))
+        try b.load(LoadRequest(app: builtin("split")))
         var split = Engine(profile: .builtin, app: builtin("split"))
         try split.apply(.hinge(angle: 170))
-        try load(LoadRequest(state: try JSON.parse(split.state.jsonBytes(app: split.app))))
-        try event(.orientation(.landscapeLeft))
-        try load(LoadRequest())
-        return (out, loads, engine)
+        try b.load(LoadRequest(state: try JSON.parse(split.state.jsonBytes(app: split.app))))
+        try b.event(.orientation(.landscapeLeft))
+        try b.load(LoadRequest())
+        return (b.bytes, b.loads, b.engine)
     }
 
     func loadLines(_ bytes: [UInt8]) -> [String] {

@@ -220,33 +220,19 @@ import Testing
     @Test("checkpoints go on past a reset load and stop at a load of another app; every answer is the one from the start")
     func checkpointsPastResets() throws {
         let tabs = builtin("tabs"), split = builtin("split")
-        let h = TraceHeader(daemon: "test", started: "2026-12-07T00:00:00Z", part: 0, reason: "start", config: .object([]),
-                            layouts: false, monotonicOrigin: nil, t: 0, engine: Engine(app: tabs))
-        var bytes = h.encode() + [0x0A]
-        var engine = Engine(app: tabs)
-        var t: UInt64 = 0
-        func event(_ e: Event) throws {
-            t += 1_000_000
-            try engine.apply(e, at: Int64(t))
-            TraceEncoding.appendEvent(TraceEvent(seq: engine.seq, t: t, client: 1, envelope: EventEnvelope(event: e), digest: engine.digest), to: &bytes)
-        }
-        func load(_ request: LoadRequest) throws {
-            t += 1_000_000
-            let before = engine
-            engine = try request.loaded(onto: engine)
-            TraceEncoding.appendLoad(TraceLoad(seq: engine.seq, t: t, client: 2, engine: engine, replacing: before), to: &bytes)
-        }
+        var b = TraceBuilder(app: tabs)
         for round in 0..<4 {
-            try event(.hinge(angle: 180))
-            try event(round % 2 == 0 ? .orientation(.landscapeLeft) : .keyboard(visible: true, height: nil))
-            try event(.pip(active: true))
-            try load(LoadRequest())
+            try b.event(.hinge(angle: 180))
+            try b.event(round % 2 == 0 ? .orientation(.landscapeLeft) : .keyboard(visible: true, height: nil))
+            try b.event(.pip(active: true))
+            try b.load(LoadRequest())
         }
-        let resetsEnd = engine.seq
-        try load(LoadRequest(app: split))
-        try event(.hinge(angle: 90))
-        try event(.inspector(presented: true))
-        let file = try TraceFile(bytes: bytes)
+        let resetsEnd = b.engine.seq
+        try b.load(LoadRequest(app: split))
+        try b.event(.hinge(angle: 90))
+        try b.event(.inspector(presented: true))
+        let file = try b.file()
+        let engine = b.engine
         let header = Array(file.bytes[0..<(file.recordsStart - 1)])
         let points = try WhyCheckpoint.build(file, every: 2)
         // Events at 1–3, 5–7, 9–11 and 13–15 (a reset after each three); a checkpoint at every second seq that is an event's.
