@@ -97,13 +97,24 @@ public struct TraceCursor: Sendable {
     }
 
     public mutating func next() throws(TraceError) -> TracedRecord? {
+        while true {
+            do throws(TraceError) {
+                return try nextLine()
+            } catch {
+                // A line that is no record: named and passed over, or the end of the reading.
+                guard file.skipsBadRecords else { throw error }
+                skipped.append(error)
+            }
+        }
+    }
+
+    /// The next complete line's record (the cursor past it either way).
+    private mutating func nextLine() throws(TraceError) -> TracedRecord? {
         let end = file.completeEnd
         var position = offset
         var number = line
         defer { offset = position; line = number }
-        let inPlace = self.inPlace, skips = file.skipsBadRecords
-        var skipped: [TraceError] = []
-        defer { self.skipped += skipped }
+        let inPlace = self.inPlace
         let traced = try file.bytes.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) throws(TraceError) -> TracedRecord? in
             while position < end {
                 let lineStart = position
@@ -119,8 +130,7 @@ public struct TraceCursor: Sendable {
                     let record = try TraceRecord.decode(text, inPlace: inPlace)
                     return TracedRecord(record: record, line: number, offset: lineStart, length: lineEnd - lineStart)
                 } catch {
-                    guard skips else { throw TraceError(error.message, line: number, offset: lineStart) }
-                    skipped.append(TraceError(error.message, line: number, offset: lineStart))
+                    throw TraceError(error.message, line: number, offset: lineStart)
                 }
             }
             return nil

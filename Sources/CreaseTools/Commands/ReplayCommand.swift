@@ -71,11 +71,26 @@ enum ReplayCommand {
         if socket != nil && each { throw UsageError("--each prints in-process layouts; it does not go with --to") }
         if socket == nil && noLoad { throw UsageError("--no-load goes with --to") }
         if socket == nil && timeoutGiven { throw UsageError("--timeout bounds the wait for a daemon; it goes with --to") }
-        let (file, skipped) = try TraceIO.loadForReading(path)
+        // The in-process replay names the lines it skipped itself; the other ways read the
+        // file once more first, to name them before they start.
+        let fast = socket == nil && speed == 0 && !each
+        var file: TraceFile
+        var skipped: [TraceError] = []
+        if fast {
+            file = try TraceIO.load(path)
+            file.skipsBadRecords = true
+        } else {
+            (file, skipped) = try TraceIO.loadForReading(path)
+        }
         TraceIO.warnIfCut(file, name: path)
         do {
             if let socket { return try intoDaemon(file, path: path, socket: socket, timeout: timeout, speed: speed, verify: verify, load: !noLoad) }
-            var status = try inProcess(file, speed: speed, verify: verify, each: each)
+            let (replayed, skippedByTheRun) = try inProcess(file, speed: speed, verify: verify, each: each)
+            var status = replayed
+            if fast {
+                skipped = skippedByTheRun
+                TraceIO.warnSkipped(skipped, name: path)
+            }
             // The rest verified; a line that is no record is damage all the same.
             if verify, status == ExitStatus.success, !skipped.isEmpty {
                 Console.out("\(Console.printable(path)): \(skipped.count) line\(skipped.count == 1 ? " is" : "s are") no record (named above) and could not be verified")
@@ -105,7 +120,9 @@ enum ReplayCommand {
         return ExitStatus.success
     }
 
-    static func inProcess(_ file: TraceFile, speed: Double, verify: Bool, each: Bool) throws -> Int32 {
+    /// The exit status, and the lines the fast replay skipped (none listed for the paced one,
+    /// whose caller named them before).
+    static func inProcess(_ file: TraceFile, speed: Double, verify: Bool, each: Bool) throws -> (Int32, [TraceError]) {
         let started = TraceIO.monotonicNs()
         let outcome: ReplayOutcome
         if speed == 0 && !each {
@@ -116,7 +133,7 @@ enum ReplayCommand {
         let elapsed = TraceIO.monotonicNs() - started
         if let d = outcome.divergence {
             for line in TraceIO.describe(d) { Console.out(line) }
-            return ExitStatus.checkFailed
+            return (ExitStatus.checkFailed, outcome.skipped)
         }
         let rate = elapsed > 0 ? Double(outcome.eventsApplied) / (Double(elapsed) / 1e9) : 0
         let range = outcome.eventsApplied > 0 ? " (seq \(file.header.initialSeq + 1)…\(outcome.engine.seq))" : ""
@@ -128,7 +145,7 @@ enum ReplayCommand {
             }
         }
         Console.err("\(verify ? "verified" : "replayed") \(outcome.eventsApplied) events\(range)\(observations) in \(elapsed / 1_000_000) ms (\(Int(rate)) events/s); final digest \(Digest.hex(outcome.engine.digest))")
-        return ExitStatus.success
+        return (ExitStatus.success, outcome.skipped)
     }
 
     /// Record by record, on the recorded schedule, printing layouts as the daemon published
