@@ -76,7 +76,7 @@ private let ms: UInt64 = 1_000_000
                 rebuilt.append(o.request.observed)
             }
         }
-        #expect(replayer.observationsChecked == 7 && replayer.observationsUnresolved == 0)
+        #expect(replayer.observationsChecked == 7 && replayer.observationsUnchecked == 0)
         // What the replay rebuilt is exactly what the rig sent.
         let whole = try looks(try session(compact: false).file())
         #expect(rebuilt == whole.map(\.request.observed))

@@ -162,4 +162,27 @@ import Testing
         let neither = try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:split", "--max-depth", "2", "--calibration", tabOnly], in: scratch)
         #expect(neither.status == 2 && neither.stderr.contains("calibrates neither hinge threshold (its fields: tabLength)"), "\(neither.stderr)")
     }
+
+    @Test("replay TOUR --looks rehearses a tour as a correct device: each observe step's expected is sent, matches, and is kept as a reference to its layout")
+    func rehearsalWithLooks() throws {
+        let scratch = Scratch()
+        let tour = scratch.path + "/tour.jsonl"
+        #expect(try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:sidebar", "--max-depth", "2", "-o", tour], in: scratch).status == 0)
+        let observes = try Self.lines(tour).dropFirst().filter { $0["why"] == .string("observe") }.count
+        let daemon = try LiveDaemon(scratch, ["--app", "builtin:sidebar"])
+        let ran = try runProgram(Built.crease, ["replay", tour, "--to", daemon.socket, "--looks"], in: scratch)
+        #expect(ran.status == 0 && ran.stderr.contains("\(observes) looks: \(observes) match"), "\(ran.stderr)")
+        _ = daemon.stop()
+        let records = try String(contentsOfFile: try daemon.traceFiles()[0], encoding: .utf8).split(separator: "\n").map { try JSON.parse(Array($0.utf8)) }
+        let looks = records.filter { $0["observe"] != nil }
+        #expect(looks.count == observes && looks.allSatisfy { $0["observedAs"]?["view"] == .string("pageSource") && $0["verdict"] == .string("match") })
+        // An expected that is no observation is refused when the tour is read, before anything is sent.
+        let bad = scratch.path + "/bad.jsonl"
+        try (try String(contentsOfFile: tour, encoding: .utf8)).replacingOccurrences(of: #""expected":{"#, with: #""expected":{"colour":1,"#)
+            .write(toFile: bad, atomically: false, encoding: .utf8)
+        let refused = try runProgram(Built.crease, ["replay", bad, "--to", daemon.socket, "--looks"], in: scratch)
+        #expect(refused.status == 2 && refused.stderr.contains("\"expected\" is no observation"), "\(refused.stderr)")
+        let alone = try runProgram(Built.crease, ["replay", tour, "--looks"], in: scratch)
+        #expect(alone.status == 2 && alone.stderr.contains("--looks"), "\(alone.stderr)")
+    }
 }

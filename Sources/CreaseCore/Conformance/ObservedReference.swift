@@ -1,8 +1,8 @@
 /// The ways a device reading can be exactly what a layout predicts: what a page-source
 /// reader sees of it (`PageSourceView`), or everything an observation can say of it
-/// (`Observation(describing:)`). A correct device read by the stand-in's page source or by
-/// `crease tour` gives one of them, so a trace can keep such a look as a reference to the
-/// layout instead of its whole observed object.
+/// (`Observation(describing:)`). A correct device read through the page source gives the
+/// first (as a tour's `expected` is), `crease demo` and `crease gen` send the second, so a
+/// trace can keep such a look as a reference to the layout instead of its whole observed object.
 public enum ObservationView: String, Sendable, CaseIterable {
     case pageSource
     case complete
@@ -26,8 +26,8 @@ extension Observation {
 }
 
 /// A look kept as "the `view` of the layout whose digest is `layout`" (a trace record's
-/// `observedAs`): a night's tour stores each matched look in about 200 bytes, not 8 KB.
-/// Replay finds that layout among the ones current during the capture, rebuilds the
+/// `observedAs`): a look of the tabs app is 233 bytes so, 1,163 whole. Replay finds that
+/// layout among the layouts its judge keeps (those of the capture and the settle window before it), rebuilds the
 /// observation and judges it again; `digest`, the rebuilt observation's, catches a view
 /// this build computes otherwise than the one that recorded it.
 public struct ObservedReference: Sendable, Equatable {

@@ -82,24 +82,26 @@ public struct RunGlitches: Sendable {
 
     /// A frame judge's verdict on the device's screen, recorded at `seq` and `t`.
     public mutating func screen(_ v: FrameVerdict, seq: Int, t: UInt64) {
+        guard v.kind.flags else { return measured(v, seq: seq, t: t) }
         let what = switch v.kind {
         case .flash: "a flash on the device's screen"
         case .unexpectedMotion: "motion on the device's screen the model did not make"
         case .lateRelayout: "the device showed the layout \(Int(v.relayoutMs ?? 0)) ms after the model"
-        case .layoutShift: ""
-        }
-        guard v.kind.flags else {
-            // A measurement: a glitch only above `--layout-shift`, like the model's own windows.
-            deviceShifts.append(v)
-            guard let threshold = checker.options.layoutShift, let score = v.score, score > threshold else { return }
-            let glitch = Glitch(kind: .layoutShift, subject: "device", firstSeq: v.refSeq, lastSeq: seq, firstT: v.fromT ?? v.t, lastT: max(t, v.t),
-                                message: "controls moved on the device's screen: a layout-shift score of \(LayoutShift.text(score)) measured by the "
-                                    + "frame judge up to frame \(v.frame), above \(LayoutShift.text(threshold))")
-            if !checker.options.ignores(glitch) { glitches.append(glitch) }
-            return
+        case .layoutShift: preconditionFailure("a layout-shift window is a measurement, not a flagged frame")
         }
         glitches.append(Glitch(kind: .screen, subject: v.kind.rawValue, firstSeq: v.refSeq, lastSeq: seq, firstT: v.t, lastT: max(t, v.t),
                                message: "\(what) (frame \(v.frame), about seq \(v.refSeq))"))
+    }
+
+    /// The device's own layout-shift window: kept beside the model's, and a glitch only
+    /// above `--layout-shift`, as the model's windows are.
+    private mutating func measured(_ v: FrameVerdict, seq: Int, t: UInt64) {
+        deviceShifts.append(v)
+        guard let threshold = checker.options.layoutShift, let score = v.score, score > threshold else { return }
+        let glitch = Glitch(kind: .layoutShift, subject: "device", firstSeq: v.refSeq, lastSeq: seq, firstT: v.fromT ?? v.t, lastT: max(t, v.t),
+                            message: "controls moved on the device's screen: a layout-shift score of \(LayoutShift.text(score)) measured by the "
+                                + "frame judge up to frame \(v.frame), above \(LayoutShift.text(threshold))")
+        if !checker.options.ignores(glitch) { glitches.append(glitch) }
     }
 }
 

@@ -1,7 +1,7 @@
 /// Walks a file's records as `TraceCursor` does, with every look the trace keeps as a
 /// reference (`observedAs`) rebuilt from the layouts a replay with the trace's own profile
 /// makes current: for readers that take observations without replaying the trace
-/// themselves (`trace diff`, `trace minimize`, `calibrate`'s candidates, `why`).
+/// themselves (`trace diff`, `trace minimize`, `calibrate`'s candidates).
 ///
 /// A record the replay cannot apply (a structural error) leaves it where it was; a look it
 /// cannot rebuild stays unresolved (`isResolved` false) for the reader to name.

@@ -15,7 +15,8 @@ public struct Divergence: Sendable, Equatable {
         case loadDigest
         /// An observation was judged otherwise than the trace records.
         case verdict(recorded: ConformanceResult, replayed: ConformanceResult)
-        /// A look kept as a view of a layout the replay never made current during the capture.
+        /// A look kept as a view of a layout the replay's judge does not keep (never current
+        /// then), or that this build views otherwise.
         case unresolved(ObservedReference)
     }
     public var kind: Kind
@@ -51,7 +52,7 @@ public struct Divergence: Sendable, Equatable {
             return "seq \(seq) (line \(line)): observation: the trace records \(text(recorded)); the replay gives \(text(replayed))"
         case .unresolved(let reference):
             return "seq \(seq) (line \(line)): observation: the trace keeps it as the \(reference.view.rawValue) view of layout "
-                + "\(Digest.hex(reference.layout)), which the replay does not show while it was captured"
+                + "\(Digest.hex(reference.layout)), which the replay does not rebuild: no such layout was current then, or this build views it otherwise"
         }
     }
 }
@@ -81,8 +82,6 @@ public struct TraceReplayer: Sendable {
     /// The last observation record, its look rebuilt when the trace kept it as a reference
     /// (unresolved when the replay does not have its layout: `lastJudged` is nil then).
     public private(set) var lastObservation: TraceObservation?
-    /// Looks kept as a reference that the replay could not rebuild (and so did not judge).
-    public private(set) var observationsUnresolved = 0
 
     /// Another profile in place of the trace's own (calibration's candidates), for its header and loads.
     private let profileOverride: DeviceProfile?
@@ -196,7 +195,6 @@ public struct TraceReplayer: Sendable {
             lastJudged = nil
             guard o.resolve(conformance) else {
                 lastObservation = o
-                observationsUnresolved += 1
                 guard verify, !rebased, !conformance.mayPredateKnowledge(captured: o.captured ?? o.t...o.t) else {
                     if verify { observationsUnchecked += 1 }
                     break

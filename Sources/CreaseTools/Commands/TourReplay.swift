@@ -8,11 +8,13 @@ import Foundation
 enum TourReplay {
     struct Step {
         var number: Int
-        var event: Event
+        /// Nil for a first step that only looks at the start state.
+        var event: Event?
         var digest: UInt64
         var cost: Double
-        /// An observe step's `expected`: what the rig should see after the event.
-        var expected: JSONValue?
+        /// An observe step's `expected`: what the rig should see after the event, as the look
+        /// `--looks` sends.
+        var expected: ObserveRequest?
     }
 
     /// Whether `path` is a regular file that opens as a tour (its first bytes say so); a
@@ -36,10 +38,17 @@ enum TourReplay {
                   case .number(let cost)? = value["cost"], let event = value["event"] else {
                 throw UsageError("\(path): line \(line.number): a step needs \"step\", \"event\", \"digest\" and \"cost\"")
             }
-            if case .null = event { continue }
-            let decoded: Event
-            do { decoded = try Event.decode(event).event } catch { throw UsageError("\(path): line \(line.number): \(error)") }
-            let expected = value["expected"].flatMap { if case .object = $0 { $0 } else { nil } }
+            var decoded: Event?
+            if event != .null {
+                do { decoded = try Event.decode(event).event } catch { throw UsageError("\(path): line \(line.number): \(error)") }
+            }
+            var expected: ObserveRequest?
+            if let observed = value["expected"] {
+                let command = JSONValue.object([("cmd", .string("observe")), ("id", .string("look-\(Int(n))")), ("observed", observed)])
+                do { expected = try ObserveRequest.decode(command) } catch {
+                    throw UsageError("\(path): line \(line.number): \"expected\" is no observation: \(error)")
+                }
+            }
             steps.append(Step(number: Int(n), event: decoded, digest: digest, cost: cost, expected: expected))
         }
         return (start, steps)
@@ -65,18 +74,12 @@ enum TourReplay {
             }
             elapsed += step.cost
             // The step number as the id, so each reply names its step.
-            var w = JSONWriter(capacity: 128)
-            step.event.write(to: &w, id: .number(Double(step.number)))
-            try client.send(w.bytes)
-            if looks, let expected = step.expected {
-                var o = JSONWriter(capacity: 2048)
-                o.beginObject()
-                o.key("cmd"); o.string("observe")
-                o.key("id"); o.string("look-\(step.number)")
-                o.key("observed"); o.value(expected)
-                o.endObject()
-                try client.send(o.bytes)
+            if let event = step.event {
+                var w = JSONWriter(capacity: 128)
+                event.write(to: &w, id: .number(Double(step.number)))
+                try client.send(w.bytes)
             }
+            if looks, let expected = step.expected { try client.send(expected.jsonBytes()) }
         }
         _ = try client.request(Array(#"{"cmd":"sync","id":"tour-sync"}"#.utf8), id: "tour-sync")
         client.shutdownWrites()
@@ -92,17 +95,18 @@ enum TourReplay {
                 verdicts[v, default: 0] += 1
             }
         }
-        for step in tour.steps {
-            guard let reply = acks[step.number] else { throw CheckFailed("no reply for step \(step.number)") }
+        let moves = tour.steps.filter { $0.event != nil }
+        for step in moves {
+            guard let event = step.event, let reply = acks[step.number] else { throw CheckFailed("no reply for step \(step.number)") }
             guard reply["ok"] == .bool(true) else {
                 throw CheckFailed("the daemon rejected step \(step.number): \(ReplayCommand.errorText(reply))")
             }
             guard case .string(let got)? = reply["digest"], Digest.parseHex(got) == step.digest else {
-                Console.out("divergence at step \(step.number): \(String(decoding: step.event.jsonBytes(), as: UTF8.self)): the tour expects \(Digest.hex(step.digest))")
+                Console.out("divergence at step \(step.number): \(String(decoding: event.jsonBytes(), as: UTF8.self)): the tour expects \(Digest.hex(step.digest))")
                 return ExitStatus.checkFailed
             }
         }
-        Console.err("sent \(tour.steps.count) steps of \(path) to \(socket); every reply's digest is the tour's")
+        Console.err("sent \(moves.count) steps of \(path) to \(socket); every reply's digest is the tour's")
         guard looks else { return ExitStatus.success }
         let others = verdicts.filter { $0.key != "match" }.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
         Console.err("\(looksSent) looks: \(verdicts["match"] ?? 0) match" + (others.isEmpty ? "" : ", " + others.joined(separator: ", ")))
