@@ -207,7 +207,7 @@ import Testing
         let section = try #require(html.components(separatedBy: #"<section id="against""#).last?.components(separatedBy: "</section>").first)
         #expect(section.contains(#"data-looks="2""#) && section.contains(#"data-verdicts-differ="1""#))
         let summary = try #require(section.components(separatedBy: #"<p id="against-summary">"#).last?.components(separatedBy: "</p>").first)
-        #expect(summary.contains("every move the same") && summary.contains("first verdict difference at look 1: stale at seq 1, match at seq 3 in the replay"), "\(summary)")
+        #expect(summary.contains("every move the same") && summary.contains("first verdict difference: look 1: the original&apos;s seq 1 stale, the replay&apos;s seq 3 match"), "\(summary)")
         // The run alone: the replay's warm-up events are not drawn; both timelines share one scale.
         let spans = html.components(separatedBy: #"data-span-ns=""#).dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
         #expect(spans.count == 2 && spans[0] == spans[1], "\(spans)")

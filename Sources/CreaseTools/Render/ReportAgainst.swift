@@ -8,7 +8,6 @@ import CreaseCore
 /// differently.
 struct ReportAgainst {
     var name: String
-    var run: Int?
     var story: TraceStory
     var alignment: TraceAlignment
 
@@ -16,7 +15,7 @@ struct ReportAgainst {
         let alignment = try TraceAlignment.align(original: original, replay: replay, run: run)
         let range = alignment.replaySeqs
         let story = try TraceRun.replay(replay, title: name, keepFrames: false, stop: range?.upperBound, start: range?.lowerBound).story
-        return ReportAgainst(name: name, run: run, story: story, alignment: alignment)
+        return ReportAgainst(name: name, story: story, alignment: alignment)
     }
 
     /// The scale both timelines share: the longer of the two runs.
@@ -27,21 +26,9 @@ struct ReportAgainst {
         w.begin("section", [("id", "against"), ("data-replay", name), ("data-looks", String(a.looks.count)),
                             ("data-verdicts-differ", String(a.looks.count { !$0.sameVerdict }))])
         w.element("h2", text: "Against \(name)")
-        var facts = [a.replaySeqs.map { "the replay's run: seq \($0.lowerBound)…\($0.upperBound)" } ?? "the replay: the whole file",
-                     "moves: \(a.originalMoves) in the original, \(a.replayMoves) in the replay"]
-        if let m = a.firstMoveDifference {
-            func text(_ move: TraceAlignment.Move?) -> String { move.map { "seq \($0.seq) \(EventLabel.text($0.event))" } ?? "none" }
-            facts.append("the moves part at move \(m.index): \(text(m.original)) against \(text(m.replay))")
-        } else {
-            facts.append("every move the same")
-        }
-        facts.append("looks: \(a.looks.count) paired" + (a.unpairedLooks > 0 ? ", \(a.unpairedLooks) without a partner" : ""))
-        if let d = a.firstVerdictDifference {
-            facts.append("first verdict difference at look \(d.index): \(d.original.result.verdict.rawValue) at seq \(d.original.seq), "
-                         + "\(d.replay.result.verdict.rawValue) at seq \(d.replay.seq) in the replay")
-        } else if !a.looks.isEmpty {
-            facts.append("every look gave the same verdict")
-        }
+        var facts = TraceAlignmentReport.summary(a)
+        if a.firstMoveDifference == nil { facts.insert("every move the same", at: 1) }
+        if a.firstVerdictDifference == nil, !a.looks.isEmpty { facts.append("every look gave the same verdict") }
         w.element("p", [("id", "against-summary")], text: facts.joined(separator: " · "))
         w.element("h3", text: "The replay's timeline, on the original's scale")
         w.raw(ReportHTML.inline(TimelineSVG.render(story, span: span(with: original))))

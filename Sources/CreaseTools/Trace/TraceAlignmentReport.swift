@@ -44,17 +44,7 @@ enum TraceAlignmentReport {
             Console.out(bytes: w.bytes)
             return differs ? ExitStatus.checkFailed : ExitStatus.success
         }
-        let range = a.replaySeqs.map { ", the replay's seq \($0.lowerBound)…\($0.upperBound)" } ?? ""
-        Console.out("lined up \(min(a.originalMoves, a.replayMoves)) moves (the original \(a.originalMoves), the replay \(a.replayMoves)) and \(a.looks.count) looks\(range)")
-        if let d = a.firstMoveDifference {
-            func text(_ m: TraceAlignment.Move?) -> String { m.map { "seq \($0.seq) " + String(decoding: $0.event.jsonBytes(), as: UTF8.self) } ?? "(none)" }
-            Console.out("moves part at move \(d.index): the original \(text(d.original)), the replay \(text(d.replay))")
-        }
-        if a.unpairedLooks > 0 { Console.out("\(a.unpairedLooks) looks of one trace have none in the other") }
-        if let first = a.firstVerdictDifference {
-            Console.out("first verdict difference: look \(first.index): the original's seq \(first.original.seq) \(first.original.result.verdict.rawValue), "
-                        + "the replay's seq \(first.replay.seq) \(first.replay.result.verdict.rawValue)")
-        }
+        for line in summary(a) { Console.out(line) }
         for p in a.looks where !p.sameVerdict || !p.geometry.isEmpty {
             if let t = p.timingNs {
                 let ms = Double(t) / 1e6
@@ -68,5 +58,22 @@ enum TraceAlignmentReport {
         }
         if !differs { Console.out("every look gave the same verdict") }
         return differs ? ExitStatus.checkFailed : ExitStatus.success
+    }
+
+    /// What was lined up, where the moves part, and the first look whose verdicts differ:
+    /// the lines the text output and `crease report --against` begin with.
+    static func summary(_ a: TraceAlignment) -> [String] {
+        let range = a.replaySeqs.map { ", the replay's seq \($0.lowerBound)…\($0.upperBound)" } ?? ""
+        var lines = ["lined up \(min(a.originalMoves, a.replayMoves)) moves (the original \(a.originalMoves), the replay \(a.replayMoves)) and \(a.looks.count) looks\(range)"]
+        if let d = a.firstMoveDifference {
+            func text(_ m: TraceAlignment.Move?) -> String { m.map { "seq \($0.seq) " + String(decoding: $0.event.jsonBytes(), as: UTF8.self) } ?? "(none)" }
+            lines.append("moves part at move \(d.index): the original \(text(d.original)), the replay \(text(d.replay))")
+        }
+        if a.unpairedLooks > 0 { lines.append("\(a.unpairedLooks) looks of one trace have none in the other") }
+        if let first = a.firstVerdictDifference {
+            lines.append("first verdict difference: look \(first.index): the original's seq \(first.original.seq) \(first.original.result.verdict.rawValue), "
+                         + "the replay's seq \(first.replay.seq) \(first.replay.result.verdict.rawValue)")
+        }
+        return lines
     }
 }
