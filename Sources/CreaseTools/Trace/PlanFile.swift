@@ -37,8 +37,12 @@ enum PlanFile {
             // The reset, then each event; the last step (the reset itself for the start) is the look.
             for k in 0...s.events.count {
                 step += 1
-                if k > 0 { _ = try? engine.apply(s.events[k - 1]) }
+                if k > 0 {
+                    // The explorer found the sequence by applying these events from the start.
+                    do { try engine.apply(s.events[k - 1]) } catch { preconditionFailure("a planned event was refused on its own path: \(error)") }
+                }
                 let observe = k == s.events.count
+                precondition(!observe || engine.digest == s.digest, "a sequence replayed to another digest than the explorer's")
                 var w = JSONWriter(capacity: 256)
                 w.beginObject()
                 w.key("step"); w.int(step)
