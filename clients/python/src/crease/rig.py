@@ -108,8 +108,10 @@ def read_plan(path: "os.PathLike[str] | str") -> List[JSONObject]:
     """A plan's steps (``crease plan -o PLAN.jsonl``): each sequence from its reset (a step
     whose ``event`` is null and ``why`` ``reset``), its last step ``observe``. A plan of
     version 1 (one JSON document of sequences) is read as the same steps."""
-    name = os.fspath(path)
-    lines = _read_lines(path)
+    return _plan_steps(_read_lines(path), os.fspath(path))
+
+
+def _plan_steps(lines: List[JSONObject], name: str) -> List[JSONObject]:
     if not lines or lines[0].get("crease") != "plan":
         raise RigError(f"{name}: not a plan (crease plan -o PLAN.jsonl writes one)")
     header = lines[0]
@@ -164,7 +166,7 @@ def read_steps(path: "os.PathLike[str] | str") -> List[JSONObject]:
     lines = _read_lines(path)
     kind = lines[0].get("crease") if lines else None
     if kind == "plan":
-        return read_plan(path)
+        return _plan_steps(lines, os.fspath(path))
     if kind == "tour":
         return lines[1:]
     raise RigError(f"{os.fspath(path)}: neither a tour nor a plan (crease plan [--tour] -o FILE.jsonl writes one)")
