@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import CreaseCore
 
@@ -168,7 +169,16 @@ import Testing
         var w = JSONWriter()
         rig.write(to: &w)
         #expect(try RigProfile.decode(json: w.bytes) == rig)
+        // A tilt stage may be left out (no stage), given, or null; it is written back either way.
+        #expect(rig.motion == nil)
+        let tilting = try RigProfile.decode(json: Array(good.replacingOccurrences(of: "\"inspector\":1}", with: "\"inspector\":1,\"motion\":{\"fixed\":0.5,\"perDegree\":0.02}}").utf8))
+        #expect(tilting.motion == RigProfile.TiltCost(fixed: 0.5, perDegree: 0.02) && tilting.motion?.seconds(degrees: -10) == 0.7)
+        var tw = JSONWriter()
+        tilting.write(to: &tw)
+        #expect(try RigProfile.decode(json: tw.bytes) == tilting)
         let cases: [(String, String, String)] = [
+            ("\"inspector\":1}", "\"inspector\":1,\"motion\":{\"fixed\":0.5,\"perDegree\":0.02,\"tolerance\":1}}", "moves.motion.tolerance"),
+            ("\"inspector\":1}", "\"inspector\":1,\"motion\":{\"fixed\":-1,\"perDegree\":0.02}}", "moves.motion.fixed"),
             ("\"pip\":2,", "", "moves.pip"),
             ("\"pip\":2", "\"pip\":-1", "moves.pip"),
             ("\"reset\":20", "\"reset\":20,\"resets\":1", "resets"),
@@ -248,5 +258,94 @@ import Testing
                               options: .init(observe: .pageSource, maxDepth: 2, probes: true,
                                              probeIntervals: .init(partialOpen: 100...120, fullyOpen: 80...90)))
         }
+    }
+
+    static var tiltRig: RigProfile {
+        var rig = motorRig
+        rig.motion = .init(fixed: 0.5, perDegree: 0.02)
+        return rig
+    }
+
+    /// The device orientation after each looked-at motion probe, and the probes' positions, replayed with each sample's `ts`.
+    static func replayMotionProbes(_ tour: Tour, app: App, profile: DeviceProfile) throws -> [(gravity: Gravity, orientation: DeviceOrientation?)] {
+        var engine = Engine(profile: profile, app: app)
+        var looked: [(Gravity, DeviceOrientation?)] = []
+        for step in tour.parts[0].steps {
+            guard let e = step.event else { continue }
+            try engine.apply(e, at: step.ts)
+            #expect(engine.digest == step.digest)
+            if case .motion(let g) = e {
+                #expect(step.ts != nil, "a motion probe without its read time")
+                if step.expected != nil { looked.append((g, engine.state.deviceOrientation)) }
+            }
+        }
+        return looked
+    }
+
+    @Test("--probes with a tilt stage: each boundary of the orientation filter (issue 25's hysteresis between adjacent orientations, the flat tilt) is swept both ways, each position held past the settle time, looking on each side")
+    func motionProbesStraddleTheFilter() throws {
+        let app = builtin("tabs")
+        let profile = DeviceProfile.builtin
+        let tour = try Tour.plan(app: app, profile: profile, rig: Self.tiltRig, from: DeviceState(app: app),
+                                 options: .init(observe: .pageSource, maxDepth: 2, probes: true))
+        let looked = try Self.replayMotionProbes(tour, app: app, profile: profile)
+        #expect(looked.map(\.orientation) == [.portrait, .landscapeLeft, .landscapeLeft, .portrait,
+                                               .portrait, .landscapeRight, .landscapeRight, .portrait,
+                                               .portrait, .faceUp, .faceUp, .portrait])
+        // The angles either side of each boundary: 45° ± the hysteresis, and the flat tilt and its way back.
+        let h = profile.orientationHysteresis, f = profile.flatTilt, hf = profile.flatHysteresis
+        func roll(_ g: Gravity) -> Double { Foundation.atan2(abs(g.x), -g.y) * 180 / .pi }
+        func tilt(_ g: Gravity) -> Double { Foundation.atan2(-g.z, -g.y) * 180 / .pi }
+        for side in 0..<2 {
+            let r = looked[side * 4..<side * 4 + 4].map { roll($0.gravity) }
+            #expect(r[0] < 45 + h && r[1] > 45 + h && r[2] > 45 - h && r[3] < 45 - h, "\(r)")
+            #expect(looked[side * 4 + 1].gravity.x * (side == 0 ? 1 : -1) < 0, "landscape left is gravity along −x")
+        }
+        let t = looked[8...].map { tilt($0.gravity) }
+        #expect(t[0] < f && t[1] > f && t[2] > f - hf && t[3] < f - hf, "\(t)")
+        // A crossing's first sample only proposes: the orientation turns at the held sample, a settle time later.
+        let steps = tour.parts[0].steps
+        let motion = steps.indices.filter { if case .motion? = steps[$0].event { true } else { false } }
+        for i in motion where steps[i].expected != nil {
+            #expect(steps[i - 1].event == steps[i].event)
+            #expect(steps[i].ts! - steps[i - 1].ts! == Int64(MotionProbes.hold(profile: profile) * 1e9))
+        }
+        #expect(MotionProbes.hold(profile: profile) * 1000 > profile.orientationSettleMs)
+        // The estimate is the rig file's costs: the stage's tilt by its degrees, the hold, the look.
+        #expect(abs(steps.reduce(0) { $0 + $1.cost } - tour.parts[0].seconds) < 1e-6)
+        #expect(steps.last!.ts! <= Int64((tour.parts[0].seconds * 1e9).rounded()))
+        // Without a hinge the tilt stage's probes remain; with neither, --probes is refused.
+        var noHinge = Self.tiltRig
+        noHinge.hinge = nil
+        let tilted = try Tour.plan(app: app, profile: profile, rig: noHinge, from: DeviceState(app: app),
+                                   options: .init(observe: .pageSource, maxDepth: 2, probes: true))
+        #expect(tilted.parts[0].steps.allSatisfy { step in if case .hinge? = step.event { step.why != .probe } else { true } })
+        #expect(try Self.replayMotionProbes(tilted, app: app, profile: profile).count == 12)
+        noHinge.motion = nil
+        #expect(throws: InputError.self) {
+            _ = try Tour.plan(app: app, profile: profile, rig: noHinge, from: DeviceState(app: app),
+                              options: .init(observe: .pageSource, maxDepth: 2, probes: true))
+        }
+    }
+
+    @Test("--calibration places the tilt stage's sweeps in what the calibration left open of orientationHysteresis and flatTilt, and holds past orientationSettleMs's top")
+    func motionProbesInsideTheCalibratedIntervals() throws {
+        let profile = DeviceProfile.builtin
+        let intervals = MotionProbes.Intervals(orientationHysteresis: 18...26, flatTilt: 70...71, orientationSettleMs: 80...250)
+        let positions = MotionProbes.sweeps(profile: profile, within: intervals)
+        let adjacent: [Double] = [66, 68, 24, 22]  // 45 ± 22 (the middle of 18…26) ∓ 1
+        #expect(positions.prefix(4).map(\.degrees) == adjacent)
+        // A 1° interval: δ a quarter of it, around its middle.
+        let hf: Double = profile.flatHysteresis
+        let flat: [Double] = [70.25, 70.75, 70.5 - hf + 0.25, 70.5 - hf - 0.25]
+        #expect(positions.suffix(4).map(\.degrees) == flat)
+        #expect(abs(MotionProbes.hold(profile: profile, within: intervals) - 0.35) < 1e-12)
+        let app = builtin("tabs")
+        let tour = try Tour.plan(app: app, profile: profile, rig: Self.tiltRig, from: DeviceState(app: app),
+                                 options: .init(observe: .pageSource, maxDepth: 2, probes: true, probeIntervals: .init(motion: intervals)))
+        let looked = tour.parts[0].steps.compactMap { step -> Gravity? in
+            if case .motion(let g)? = step.event, step.expected != nil { g } else { nil }
+        }
+        #expect(looked == positions.map(\.gravity))
     }
 }

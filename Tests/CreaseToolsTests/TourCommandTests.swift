@@ -160,7 +160,7 @@ import Testing
         let tabOnly = scratch.path + "/tab.json"
         try #"{"fields":[{"field":"tabLength","interval":[1,2]}]}"#.write(toFile: tabOnly, atomically: true, encoding: .utf8)
         let neither = try runProgram(Built.crease, ["plan", "--tour", "--app", "builtin:split", "--max-depth", "2", "--calibration", tabOnly], in: scratch)
-        #expect(neither.status == 2 && neither.stderr.contains("calibrates neither hinge threshold (its fields: tabLength)"), "\(neither.stderr)")
+        #expect(neither.status == 2 && neither.stderr.contains("calibrates none of the fields the probes sweep (its fields: tabLength)"), "\(neither.stderr)")
     }
 
     @Test("replay TOUR --looks rehearses a tour as a correct device: each observe step's expected is sent, matches, and is kept as a reference to its layout")
@@ -184,5 +184,48 @@ import Testing
         #expect(refused.status == 2 && refused.stderr.contains("\"expected\" is no observation"), "\(refused.stderr)")
         let alone = try runProgram(Built.crease, ["replay", tour, "--looks"], in: scratch)
         #expect(alone.status == 2 && alone.stderr.contains("--looks"), "\(alone.stderr)")
+    }
+
+    @Test("with a tilt stage, the probes' motion samples carry their read times: layout --events ends on the tour's digest, replay --to at full speed still holds each past the settle time, and a calibration of the filter places them")
+    func tiltStageProbesRunOnADaemon() throws {
+        let scratch = Scratch()
+        let tour = scratch.path + "/tour.jsonl"
+        let plan = ["plan", "--tour", "--app", "builtin:tabs", "--rig", Self.rigs + "/tilt-stage-rig.json", "--max-depth", "2", "--probes"]
+        let r = try runProgram(Built.crease, plan + ["-o", tour], in: scratch)
+        #expect(r.status == 0, "\(r.stderr)")
+        let steps = try Self.lines(tour).dropFirst()
+        let motion = steps.filter { $0["event"]?["event"] == .string("motion") }
+        #expect(motion.count == 24 && motion.allSatisfy { if case .number? = $0["event"]?["ts"] { true } else { false } })
+        let events = scratch.path + "/events.jsonl"
+        var text = ""
+        for step in steps where step["event"] != .null {
+            var w = JSONWriter()
+            w.value(step["event"]!)
+            text += String(decoding: w.bytes, as: UTF8.self) + "\n"
+        }
+        try text.write(toFile: events, atomically: true, encoding: .utf8)
+        let layout = try runProgram(Built.crease, ["layout", "--app", "builtin:tabs", "--events", events], in: scratch)
+        #expect(try JSON.parse(Array(layout.stdout.utf8))["digest"] == steps.last!["digest"], "\(layout.stderr)")
+
+        let daemon = try LiveDaemon(scratch, ["--app", "builtin:tabs"])
+        let ran = try runProgram(Built.crease, ["replay", tour, "--to", daemon.socket, "--speed", "max", "--looks"], in: scratch)
+        let looks = steps.filter { $0["expected"] != nil }.count
+        #expect(ran.status == 0 && ran.stderr.contains("\(looks) looks: \(looks) match"), "\(ran.stdout)\(ran.stderr)")
+        _ = daemon.stop()
+
+        let calibration = scratch.path + "/filter.json"
+        try #"{"fields":[{"field":"orientationHysteresis","interval":[18,26]},{"field":"orientationSettleMs","interval":[80,250]}]}"#
+            .write(toFile: calibration, atomically: true, encoding: .utf8)
+        let placed = scratch.path + "/placed.jsonl"
+        #expect(try runProgram(Built.crease, plan + ["--calibration", calibration, "-o", placed], in: scratch).status == 0)
+        let held = try Self.lines(placed).dropFirst().filter { $0["event"]?["event"] == .string("motion") }
+        guard case .number(let a)? = held[0]["event"]?["ts"], case .number(let b)? = held[1]["event"]?["ts"] else {
+            Issue.record("no ts on the motion probes"); return
+        }
+        #expect(b - a == 350_000_000, "held past the calibrated settle time's top (250 ms) by 100 ms")
+        let outOfRange = scratch.path + "/far.json"
+        try #"{"fields":[{"field":"flatTilt","interval":[5,95]}]}"#.write(toFile: outOfRange, atomically: true, encoding: .utf8)
+        let refused = try runProgram(Built.crease, plan + ["--calibration", outOfRange], in: scratch)
+        #expect(refused.status == 2 && refused.stderr.contains("(flatTilt) has no interval [low, high] within 10…89"), "\(refused.stderr)")
     }
 }

@@ -41,9 +41,26 @@ public struct RigProfile: Sendable, Equatable {
         }
     }
 
+    /// A tilt stage (`moves.motion`): it turns the phone out of upright by some degrees while
+    /// the phone's IMU samples reach creased as `motion` events, so the orientation filter is
+    /// fed as on a hand-held phone. Only the probes use it (`MotionProbes`).
+    public struct TiltCost: Sendable, Equatable {
+        public var fixed: Double
+        public var perDegree: Double
+
+        public init(fixed: Double, perDegree: Double) {
+            self.fixed = fixed
+            self.perDegree = perDegree
+        }
+
+        public func seconds(degrees: Double) -> Double { fixed + perDegree * abs(degrees) }
+    }
+
     public var name: String
     /// nil: the rig has no way to move the hinge.
     public var hinge: HingeCost?
+    /// nil: the rig has no tilt stage feeding `motion` (the default: absent from a rig file is null).
+    public var motion: TiltCost?
     /// Seconds per move, by `Move` (an array in `Move.allCases` order, not a dictionary).
     public var moves: [Double?]
     /// The device orientations the rig turns the phone to (never an interface orientation).
@@ -58,10 +75,11 @@ public struct RigProfile: Sendable, Equatable {
     public var device: JSONValue?
 
     public init(name: String, hinge: HingeCost?, moves: [Double?], orientations: [DeviceOrientation], looks: [Double?],
-                reset: Double?, observe: ObserveMode, device: JSONValue? = nil) {
+                reset: Double?, observe: ObserveMode, device: JSONValue? = nil, motion: TiltCost? = nil) {
         precondition(moves.count == Move.allCases.count && looks.count == Look.allCases.count)
         self.name = name
         self.hinge = hinge
+        self.motion = motion
         self.moves = moves
         self.orientations = orientations
         self.looks = looks
@@ -134,7 +152,7 @@ extension RigProfile {
         let observe = try r.optionalEnumeration("observe", ObserveMode.self) ?? .pageSource
 
         let movesReader = try FieldReader(try r.required("moves"), path: "moves", what: "rig file")
-        try movesReader.rejectUnknown(allowed: ["hinge"] + Move.allCases.map(\.rawValue))
+        try movesReader.rejectUnknown(allowed: ["hinge", "motion"] + Move.allCases.map(\.rawValue))
         var hinge: HingeCost?
         let hingeValue = try presentMember(movesReader, "hinge")
         if case .null = hingeValue {} else {
@@ -146,6 +164,13 @@ extension RigProfile {
                 tolerance = t
             }
             hinge = HingeCost(fixed: try seconds(h, "fixed"), perDegree: try seconds(h, "perDegree"), tolerance: tolerance)
+        }
+        // Unlike every other move, `motion` may be left out: rig files written before it existed mean no tilt stage.
+        var motion: TiltCost?
+        if let m = movesReader.optional("motion") {
+            let t = try FieldReader(m, path: "moves.motion", what: "rig file")
+            try t.rejectUnknown(allowed: ["fixed", "perDegree"])
+            motion = TiltCost(fixed: try seconds(t, "fixed"), perDegree: try seconds(t, "perDegree"))
         }
         var moves: [Double?] = []
         for move in Move.allCases { moves.append(try optionalSeconds(movesReader, move.rawValue)) }
@@ -187,7 +212,7 @@ extension RigProfile {
             device = d
         }
         return RigProfile(name: name, hinge: hinge, moves: moves, orientations: orientations, looks: looks, reset: reset,
-                          observe: observe, device: device)
+                          observe: observe, device: device, motion: motion)
     }
 
     /// A member that must be there, `null` included (FieldReader's `optional` takes null for absent).
@@ -219,6 +244,10 @@ extension RigProfile {
         if let hinge {
             w.beginObject(); w.key("fixed"); w.number(hinge.fixed); w.key("perDegree"); w.number(hinge.perDegree)
             w.key("tolerance"); w.number(hinge.tolerance); w.endObject()
+        } else { w.null() }
+        w.key("motion")
+        if let motion {
+            w.beginObject(); w.key("fixed"); w.number(motion.fixed); w.key("perDegree"); w.number(motion.perDegree); w.endObject()
         } else { w.null() }
         for (move, cost) in zip(Move.allCases, moves) { w.key(move.rawValue); if let cost { w.number(cost) } else { w.null() } }
         w.endObject()

@@ -12,7 +12,8 @@ public struct Tour: Sendable {
         public var doneClasses: Set<UInt64>
         public var maxDepth: Int
         public var maxStates: Int
-        /// Sweeps across the hinge thresholds at the end of the first part (`TourProbes`).
+        /// Sweeps across the hinge thresholds (`TourProbes`) and, with a tilt stage, the
+        /// orientation filter's boundaries (`MotionProbes`) at the end of the first part.
         public var probes: Bool
         /// Where the sweeps go, from a calibration (`--calibration`); empty: the profile's thresholds.
         public var probeIntervals: TourProbes.Intervals
@@ -40,6 +41,9 @@ public struct Tour: Sendable {
         public var why: TourPlanner.Why
         /// At an observe step: what the rig should see (its page-source view).
         public var expected: Observation?
+        /// A `motion` probe's read time on the tour's axis (ns from its start): the settle
+        /// time is measured between samples, so the gap between two of them is part of the tour.
+        public var ts: Int64? = nil
     }
 
     public struct Part: Sendable {
@@ -101,15 +105,22 @@ public struct Tour: Sendable {
         // The probes are fixed steps: the bound counts them as they are.
         var lowerBound = walk.lowerBound
         if options.probes {
-            let end = walk.parts[0].steps.last.map { graph.states[$0.state] } ?? start
-            let lower = TourProbes.sweep(profile.partialOpenThreshold, profile: profile, within: options.probeIntervals.partialOpen)
-            let upper = TourProbes.sweep(profile.fullyOpenThreshold, profile: profile, within: options.probeIntervals.fullyOpen)
-            guard lower.max()! < upper.min()! else {
-                throw InputError(.badValue, "the calibration's intervals put the partly-open sweep (up to \(lower.max()!)°) above the fully-open one (from \(upper.min()!)°)")
+            var state = walk.parts[0].steps.last.map { graph.states[$0.state] } ?? start
+            var probes: [Step] = []
+            if rig.hinge != nil {
+                let lower = TourProbes.sweep(profile.partialOpenThreshold, profile: profile, within: options.probeIntervals.partialOpen)
+                let upper = TourProbes.sweep(profile.fullyOpenThreshold, profile: profile, within: options.probeIntervals.fullyOpen)
+                guard lower.max()! < upper.min()! else {
+                    throw InputError(.badValue, "the calibration's intervals put the partly-open sweep (up to \(lower.max()!)°) above the fully-open one (from \(upper.min()!)°)")
+                }
+                probes += TourProbes.steps(from: &state, app: app, profile: profile, rig: rig, look: look, intervals: options.probeIntervals,
+                                           classify: classify) ?? []
             }
-            guard let probes = TourProbes.steps(from: end, app: app, profile: profile, rig: rig, look: look, intervals: options.probeIntervals,
-                                                classify: classify) else {
-                throw InputError(.badValue, "--probes sweeps the hinge, and the rig cannot move it (moves.hinge is null)")
+            let elapsed = parts[0].seconds + probes.reduce(0) { $0 + $1.cost }
+            probes += MotionProbes.steps(from: &state, at: elapsed, app: app, profile: profile, rig: rig, look: look,
+                                         intervals: options.probeIntervals.motion, classify: classify) ?? []
+            guard !probes.isEmpty else {
+                throw InputError(.badValue, "--probes sweeps the hinge and the orientation filter, and the rig can do neither (moves.hinge is null, moves.motion null or left out)")
             }
             let seconds = probes.reduce(0) { $0 + $1.cost }
             if let budget = options.budget, parts[0].seconds + seconds > budget {

@@ -17,10 +17,14 @@ public enum TourProbes {
     public struct Intervals: Sendable, Equatable {
         public var partialOpen: ClosedRange<Double>?
         public var fullyOpen: ClosedRange<Double>?
+        /// The orientation filter's, for the tilt stage's sweeps.
+        public var motion: MotionProbes.Intervals
 
-        public init(partialOpen: ClosedRange<Double>? = nil, fullyOpen: ClosedRange<Double>? = nil) {
+        public init(partialOpen: ClosedRange<Double>? = nil, fullyOpen: ClosedRange<Double>? = nil,
+                    motion: MotionProbes.Intervals = MotionProbes.Intervals()) {
             self.partialOpen = partialOpen
             self.fullyOpen = fullyOpen
+            self.motion = motion
         }
     }
 
@@ -37,12 +41,11 @@ public enum TourProbes {
         return [centre + h - delta, centre + h + delta, centre - h + delta, centre - h - delta].map { min(180, max(0, $0)) }
     }
 
-    /// The probe steps from `state` (where the walk ended): each a hinge event, the
-    /// sweeps' with a look. Nil when the rig cannot move the hinge.
-    static func steps(from start: DeviceState, app: App, profile: DeviceProfile, rig: RigProfile, look: Double,
+    /// The probe steps from `state` (where the walk ended), which is left where they end:
+    /// each a hinge event, the sweeps' with a look. Nil when the rig cannot move the hinge.
+    static func steps(from state: inout DeviceState, app: App, profile: DeviceProfile, rig: RigProfile, look: Double,
                       intervals: Intervals = Intervals(), classify: (Layout) -> UInt64) -> [Tour.Step]? {
         guard rig.hinge != nil else { return nil }
-        var state = start
         var steps: [Tour.Step] = []
         func take(_ angle: Double, looking: Bool) {
             let event = Event.hinge(angle: angle)

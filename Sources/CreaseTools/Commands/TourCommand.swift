@@ -142,8 +142,9 @@ enum TourCommand {
     /// `--resume COVERAGE.json` (`crease coverage --json`, same app): what it covered. The
     /// coverage of a tour lists classes, which must be counted as this tour counts them;
     /// the coverage of a plan lists layout digests.
-    /// `--calibration`: what `crease calibrate --json` left open of each hinge threshold (its
-    /// `fields[].interval` for `partialOpenThreshold` and `fullyOpenThreshold`).
+    /// `--calibration`: what `crease calibrate --json` left open of each field the probes
+    /// sweep (its `fields[].interval` for the two hinge thresholds, `orientationHysteresis`,
+    /// `flatTilt` and `orientationSettleMs`).
     static func probeIntervals(_ path: String) throws -> TourProbes.Intervals {
         let value: JSONValue
         do { value = try JSON.parse(try Inputs.readFile(path, what: "calibration", limit: InputFile.manifestLimit)) } catch let e as UsageError {
@@ -159,16 +160,30 @@ enum TourCommand {
         for (i, f) in fields.enumerated() {
             guard case .string(let name)? = f["field"] else { throw UsageError("\(path): fields[\(i)] has no \"field\"") }
             named.append(name)
-            guard name == "partialOpenThreshold" || name == "fullyOpenThreshold" else { continue }
-            guard case .array(let bounds)? = f["interval"], bounds.count == 2, case .number(let lo) = bounds[0], case .number(let hi) = bounds[1],
-                  lo <= hi, lo >= 0, hi <= EventLimits.maxAngle else {
-                throw UsageError("\(path): fields[\(i)] (\(name)) has no interval [low, high] of angles between 0 and 180")
+            // Each swept field, with the values its interval may hold.
+            let limits: ClosedRange<Double>
+            switch name {
+            case "partialOpenThreshold", "fullyOpenThreshold": limits = 0...EventLimits.maxAngle
+            case "orientationHysteresis": limits = 0...44
+            case "flatTilt": limits = 10...89
+            case "orientationSettleMs": limits = 0...10_000
+            default: continue
             }
-            if name == "partialOpenThreshold" { intervals.partialOpen = lo...hi } else { intervals.fullyOpen = lo...hi }
+            guard case .array(let bounds)? = f["interval"], bounds.count == 2, case .number(let lo) = bounds[0], case .number(let hi) = bounds[1],
+                  lo <= hi, limits.contains(lo), limits.contains(hi) else {
+                throw UsageError("\(path): fields[\(i)] (\(name)) has no interval [low, high] within \(Int(limits.lowerBound))…\(Int(limits.upperBound))")
+            }
+            switch name {
+            case "partialOpenThreshold": intervals.partialOpen = lo...hi
+            case "fullyOpenThreshold": intervals.fullyOpen = lo...hi
+            case "orientationHysteresis": intervals.motion.orientationHysteresis = lo...hi
+            case "flatTilt": intervals.motion.flatTilt = lo...hi
+            default: intervals.motion.orientationSettleMs = lo...hi
+            }
         }
-        guard intervals.partialOpen != nil || intervals.fullyOpen != nil else {
-            throw UsageError("\(path) calibrates neither hinge threshold (its fields: \(named.isEmpty ? "none" : named.joined(separator: ", "))): "
-                             + "crease calibrate --fit partialOpenThreshold,fullyOpenThreshold --json")
+        guard intervals != TourProbes.Intervals() else {
+            throw UsageError("\(path) calibrates none of the fields the probes sweep (its fields: \(named.isEmpty ? "none" : named.joined(separator: ", "))): "
+                             + "crease calibrate --fit partialOpenThreshold,fullyOpenThreshold,orientationHysteresis,flatTilt --json")
         }
         return intervals
     }

@@ -4,12 +4,17 @@ import Foundation
 
 /// `crease replay --to SOCKET TOUR.jsonl`: a tour's events streamed into a daemon, every
 /// reply's digest checked against the step's, paced by the tour's own estimate of device
-/// time (`--speed N`: N times faster than the rig would go; `max`: no waiting).
+/// time (`--speed N`: N times faster than the rig would go; `max`: no waiting), except
+/// that two `motion` samples are never closer than their `ts` say (the orientation filter's
+/// settle time is measured on the daemon's clock).
 enum TourReplay {
     struct Step {
         var number: Int
         /// Nil for a first step that only looks at the start state.
         var event: Event?
+        /// A `motion` probe's read time on the tour's axis: its gap to the previous timed
+        /// step is a settle time, kept at any `--speed`.
+        var ts: Int64?
         var digest: UInt64
         var cost: Double
         /// An observe step's `expected`: what the rig should see after the event, as the look
@@ -38,9 +43,9 @@ enum TourReplay {
                   case .number(let cost)? = value["cost"], let event = value["event"] else {
                 throw UsageError("\(path): line \(line.number): a step needs \"step\", \"event\", \"digest\" and \"cost\"")
             }
-            var decoded: Event?
+            var decoded: EventEnvelope?
             if event != .null {
-                do { decoded = try Event.decode(event).event } catch { throw UsageError("\(path): line \(line.number): \(error)") }
+                do { decoded = try Event.decode(event) } catch { throw UsageError("\(path): line \(line.number): \(error)") }
             }
             var expected: ObserveRequest?
             if let observed = value["expected"] {
@@ -49,7 +54,7 @@ enum TourReplay {
                     throw UsageError("\(path): line \(line.number): \"expected\" is no observation: \(error)")
                 }
             }
-            steps.append(Step(number: Int(n), event: decoded, digest: digest, cost: cost, expected: expected))
+            steps.append(Step(number: Int(n), event: decoded?.event, ts: decoded?.ts, digest: digest, cost: cost, expected: expected))
         }
         return (start, steps)
     }
@@ -67,17 +72,28 @@ enum TourReplay {
         }
         let pacer = Pacer(speed: speed)
         var elapsed = 0.0
+        var lastTimed: (ts: Int64, sentNs: UInt64)?
         for step in tour.steps {
             if speed > 0 {
                 try client.flush()
                 pacer.wait(untilOffsetNs: UInt64(elapsed * 1e9))
             }
             elapsed += step.cost
+            if let ts = step.ts {
+                // The daemon stamps a motion sample with its read time: the tour's gap between
+                // two samples (a settle time) must pass on its clock too, whatever the speed.
+                try client.flush()
+                if let last = lastTimed, ts > last.ts { Pacer.sleep(untilMonotonicNs: last.sentNs + UInt64(ts - last.ts)) }
+            }
             // The step number as the id, so each reply names its step.
             if let event = step.event {
                 var w = JSONWriter(capacity: 128)
                 event.write(to: &w, id: .number(Double(step.number)))
                 try client.send(w.bytes)
+                if let ts = step.ts {
+                    try client.flush()
+                    lastTimed = (ts, TraceIO.monotonicNs())
+                }
             }
             if looks, let expected = step.expected { try client.send(expected.jsonBytes()) }
         }

@@ -55,7 +55,7 @@ enum TourFile {
             var w = JSONWriter(capacity: 1024)
             w.beginObject()
             w.key("step"); w.int(i + 1)
-            w.key("event"); if let e = s.event { e.write(to: &w) } else { w.null() }
+            w.key("event"); if let e = s.event { e.write(to: &w, ts: s.ts) } else { w.null() }
             w.key("digest"); w.string(Digest.hex(s.digest))
             w.key("class"); w.string(Digest.hex(s.classDigest))
             w.key("cost"); w.number(TourPlanner.microseconds(s.cost))

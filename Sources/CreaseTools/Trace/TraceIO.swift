@@ -100,7 +100,10 @@ struct Pacer {
 
     func wait(untilOffsetNs offset: UInt64) {
         guard speed > 0 else { return }
-        let target = startNs + UInt64(Double(offset) / speed)
+        Pacer.sleep(untilMonotonicNs: startNs + UInt64(Double(offset) / speed))
+    }
+
+    static func sleep(untilMonotonicNs target: UInt64) {
         var ts = timespec(tv_sec: Int(target / 1_000_000_000), tv_nsec: Int(target % 1_000_000_000))
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
     }

@@ -293,3 +293,45 @@ def test_face_up_is_a_tilt_stages_move_through_the_labs_hook(creased_bin: str, t
         assert rig.perform(face_up)["ok"] is True
         assert client.state()["state"]["deviceOrientation"] == "faceUp"
     assert tilted == [{"event": "orientation", "value": "faceUp", "convention": "device"}]
+
+
+def test_a_tilt_stage_sweeps_the_orientation_filter_holding_each_sample_past_the_settle_time(creased_bin: str, tmp_path: Path) -> None:
+    """``crease plan --tour --probes`` with a rig file that has a tilt stage (``moves.motion``)
+    ends with sweeps across the orientation filter's boundaries: each position is two
+    samples, the second a settle time later, and the rig keeps that gap on the phone and on
+    its creased. The stand-in's tilt stage is the lab's hook for "motion"; without a hook the
+    sample is refused before the phone is touched."""
+    crease = str(Path(creased_bin).with_name("crease"))
+    tour = tmp_path / "tour.jsonl"
+    subprocess.run([crease, "plan", "--tour", "--app", "builtin:tabs", "--rig", str(RIGS / "tilt-stage-rig.json"), "--max-depth", "1",
+                    "--probes", "-o", str(tour)], check=True, timeout=120, capture_output=True)
+    steps = read_tour(tour)
+    samples = [s for s in steps if s["event"] is not None and s["event"]["event"] == "motion"]
+    assert len(samples) == 24 and all(isinstance(s["event"]["ts"], int) for s in samples)
+    rig_file = load_rig_file(RIGS / "tilt-stage-rig.json")
+    assert rig_file.motion == (0.5, 0.02) and rig_file.can("motion") and not load_rig_file(SIMULATOR).can("motion")
+    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:tabs"], trace=False)
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:tabs"])
+    try:
+        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
+            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
+            try:
+                with pytest.raises(RigError, match="register the rig's tilt stage"):
+                    Rig(driver, client, rig_file).perform(samples[0]["event"])
+                rig = Rig(driver, client, rig_file, hooks={"motion": wda.tilt_hook()})
+                began = time.monotonic()
+                result = rig.run(steps)
+                took = time.monotonic() - began
+                phone_state = device.state()["state"]
+            finally:
+                driver.quit()
+    finally:
+        phone.stop()
+        rig_daemon.stop()
+    looks = [s for s in steps if s.get("expected") is not None or s["why"] == "observe"]
+    assert not result.mismatched and len(result.matched) == len(looks), json.dumps(result.mismatched)
+    # Twelve held positions, each a settle time and its margin after the sample before it.
+    held = (samples[1]["event"]["ts"] - samples[0]["event"]["ts"]) / 1e9
+    assert took >= 12 * held
+    assert phone_state["deviceOrientation"] == "portrait" and phone_state["pendingOrientation"] is None
+    assert _coverage(creased_bin, tour, rig_daemon.trace_files()).returncode == 0

@@ -93,7 +93,9 @@ def test_the_rig_file_reads_alike_in_python_and_in_the_planner(creased_bin: str,
     good = (RIGS / "motor-rig.json").read_text()
     for old, new, where in [('"pip": 2,', "", "moves.pip"), ('"reset": 20', '"reset": -1', "reset"),
                             ('"landscapeLeft"', '"sideways"', "orientations[2]"), ('"reset": 20', '"reset": 20, "resets": 1', "resets"),
-                            ('"tolerance": 0.5', '"tolerance": -1', "moves.hinge.tolerance")]:
+                            ('"tolerance": 0.5', '"tolerance": -1', "moves.hinge.tolerance"),
+                            ('"orientation": 1.5,', '"motion": {"fixed": 0.5, "perDegree": 0.02, "tolerance": 1}, "orientation": 1.5,', "moves.motion.tolerance"),
+                            ('"orientation": 1.5,', '"motion": {"fixed": -1, "perDegree": 0.02}, "orientation": 1.5,', "moves.motion.fixed")]:
         bad = tmp_path / "bad.json"
         changed = good.replace(old, new)
         assert changed != good

@@ -32,7 +32,7 @@ import stat
 import time
 import urllib.request
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .appium import PageSourceReading, TreeMapping, look, read_page_source, settle
 from .client import Client, JSONObject
@@ -199,6 +199,8 @@ class Rig:
         self.settle_window = float(device.get("settle", 2.0))
         self.measured: Dict[str, List[float]] = {}
         self.last_reading: Optional[PageSourceReading] = None
+        # The last motion sample sent with a ts: (ts, when it was sent), for the hold to the next.
+        self._last_sample: Optional[Tuple[int, float]] = None
         if hasattr(driver, "command_executor") and hasattr(driver.command_executor, "add_command"):
             driver.command_executor.add_command("creaseGetRotation", "GET", "/session/$sessionId/rotation")
             driver.command_executor.add_command("creaseSetRotation", "POST", "/session/$sessionId/rotation")
@@ -256,6 +258,28 @@ class Rig:
         if shown != wanted:
             raise RigError(f"the phone was turned to {wanted} and reports rotation z = {z} ({shown or 'no orientation'})", event, z)
         return self.client.send({"event": "orientation", "value": shown, "convention": "device"})
+
+    def _do_motion(self, event: Mapping[str, Any]) -> JSONObject:
+        """A tilt stage's move (a tour's orientation-filter probe): the lab's hook for
+        ``"motion"`` turns the phone until its IMU reads the event's gravity and returns once
+        there; creased then gets that sample, stamped with its own read time. Two samples
+        whose ``ts`` differ are never sent closer together than that: the gap is the hold
+        the tour planned past the filter's settle time, which runs on creased's clock (and
+        the phone's)."""
+        hook = self.hooks.get("motion")
+        if hook is None:
+            raise RigError("a motion sample is a tilt of the phone: register the rig's tilt stage as the hook for \"motion\" "
+                           "(crease.wda_standin.StandInWDA.tilt_hook on the stand-in)", event)
+        ts = event.get("ts")
+        if isinstance(ts, int) and self._last_sample is not None and ts > self._last_sample[0]:
+            wait = (ts - self._last_sample[0]) / 1e9 - (time.monotonic() - self._last_sample[1])
+            if wait > 0:
+                time.sleep(wait)
+        hook(dict(event))
+        reply = self.client.send({"event": "motion", "gravity": [float(g) for g in event["gravity"]]})
+        if isinstance(ts, int):
+            self._last_sample = (ts, time.monotonic())
+        return reply
 
     def _do_keyboard(self, event: Mapping[str, Any]) -> JSONObject:
         visible = bool(event["visible"])

@@ -50,14 +50,22 @@ class RigFile:
     #: Degrees a fold may land off the angle asked for (``moves.hinge.tolerance``, 1 when left
     #: out): the rig accepts a read-back within it; a minimized repro stays this far from thresholds.
     hinge_tolerance: float = 1.0
+    #: ``(fixed, perDegree)`` seconds of the tilt stage (``moves.motion``), whose tilts reach
+    #: creased as ``motion`` samples; None (or left out of the file) when the rig has none.
+    motion: Optional[Tuple[float, float]] = None
 
     def can(self, move: str) -> bool:
-        """Whether the rig makes ``move`` (``"hinge"`` or one of ``MOVES``)."""
-        return self.hinge is not None if move == "hinge" else self.moves.get(move) is not None
+        """Whether the rig makes ``move`` (``"hinge"``, ``"motion"`` or one of ``MOVES``)."""
+        if move == "hinge":
+            return self.hinge is not None
+        if move == "motion":
+            return self.motion is not None
+        return self.moves.get(move) is not None
 
     def cost(self, event: Mapping[str, Any], hinge_angle: float = 0.0) -> Optional[float]:
         """Seconds the rig takes to make ``event`` (an event object) from a hinge at
-        ``hinge_angle``; None when it cannot make it."""
+        ``hinge_angle``; None when it cannot make it, and for a ``motion`` sample, whose tilt
+        depends on where the stage was (a tour's step carries its cost)."""
         kind = event.get("event")
         if kind == "hinge":
             if self.hinge is None:
@@ -110,7 +118,7 @@ def parse_rig_file(data: Union[str, bytes]) -> RigFile:
     observe = top.get("observe", "page-source")
     if observe not in ("digest", "page-source"):
         raise RigFileError(f'rig file: field "observe" is {observe!r}; expected digest or page-source', "observe")
-    moves_obj = _object(_present(top, "moves", "moves"), "moves", ("hinge",) + MOVES)
+    moves_obj = _object(_present(top, "moves", "moves"), "moves", ("hinge", "motion") + MOVES)
     hinge_value = _present(moves_obj, "hinge", "moves.hinge")
     hinge: Optional[Tuple[float, float]] = None
     hinge_tolerance = 1.0
@@ -123,6 +131,12 @@ def parse_rig_file(data: Union[str, bytes]) -> RigFile:
             if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 45:
                 raise RigFileError(f"rig file: moves.hinge.tolerance is {t!r}; expected degrees from 0 to 45", "moves.hinge.tolerance")
             hinge_tolerance = float(t)
+    # Unlike the other moves, the tilt stage may be left out: files from before it mean none.
+    motion: Optional[Tuple[float, float]] = None
+    if moves_obj.get("motion") is not None:
+        m = _object(moves_obj["motion"], "moves.motion", ("fixed", "perDegree"))
+        motion = (_seconds(_present(m, "fixed", "moves.motion.fixed"), "moves.motion.fixed"),
+                  _seconds(_present(m, "perDegree", "moves.motion.perDegree"), "moves.motion.perDegree"))
     moves: Dict[str, Optional[float]] = {}
     for move in MOVES:
         raw = _present(moves_obj, move, f"moves.{move}")
@@ -153,7 +167,7 @@ def parse_rig_file(data: Union[str, bytes]) -> RigFile:
     if not isinstance(device, dict):
         raise RigFileError('rig file: field "device" must be an object', "device")
     return RigFile(name=name, hinge=hinge, hinge_tolerance=hinge_tolerance, moves=moves, orientations=tuple(orientations), looks=looks,
-                   reset=None if reset_raw is None else _seconds(reset_raw, "reset"), observe=str(observe), device=device)
+                   reset=None if reset_raw is None else _seconds(reset_raw, "reset"), observe=str(observe), device=device, motion=motion)
 
 
 def load_rig_file(path: Union[str, "os.PathLike[str]"]) -> RigFile:

@@ -362,6 +362,21 @@ class StandInWDA:
             self._shown(self.device.send({"event": "orientation", "value": names[z], "convention": "device"}))
         self._orientation = "PORTRAIT" if names[z].startswith("portrait") else "LANDSCAPE"
 
+    def tilt(self, gravity: List[float]) -> None:
+        """The stand-in's tilt stage (no WebDriverAgent endpoint: a lab's gimbal is not the
+        phone's): the phone turned until its IMU reads ``gravity``, which its device daemon
+        takes as a ``motion`` sample at its own read time, as an IMU's would be."""
+        if len(gravity) != 3 or not all(isinstance(g, (int, float)) and not isinstance(g, bool) for g in gravity):
+            raise ValueError(f"a tilt is a gravity [x, y, z] in g, not {gravity!r}")
+        with self._lock:
+            self._shown(self.device.send({"event": "motion", "gravity": [float(g) for g in gravity]}))
+
+    def tilt_hook(self) -> Callable[[JSONObject], None]:
+        """The hook a :class:`crease.rig.Rig` takes for ``motion`` (``hooks={"motion": ...}``):
+        each tour sample tilts this stand-in; ``POST /standin/tilt {"gravity": [x, y, z]}``
+        does the same from another process."""
+        return lambda event: self.tilt(list(event["gravity"]))
+
     def _rotate(self, name: str) -> None:
         # WebDriverAgent's LANDSCAPE is UIDeviceOrientationLandscapeLeft.
         device = {"PORTRAIT": "portrait", "LANDSCAPE": "landscapeLeft"}[name]
@@ -379,6 +394,9 @@ class StandInWDA:
                 return (200, {"ready": True, "message": "Crease WebDriverAgent stand-in", "mjpegUrl": self.mjpeg_url})
             if method == "GET" and path == "/standin/faults":
                 return (200, self.screen.faults())
+            if method == "POST" and path == "/standin/tilt":
+                self.tilt(list((body or {}).get("gravity") or []))
+                return (200, None)
             if method == "POST" and path == "/session":
                 caps = (body.get("capabilities") or {}).get("alwaysMatch") or {}
                 return (200, {"sessionId": self._session, "capabilities": {**caps, "platformName": "iOS"}})
