@@ -335,3 +335,33 @@ def test_a_tilt_stage_sweeps_the_orientation_filter_holding_each_sample_past_the
     assert took >= 12 * held
     assert phone_state["deviceOrientation"] == "portrait" and phone_state["pendingOrientation"] is None
     assert _coverage(creased_bin, tour, rig_daemon.trace_files()).returncode == 0
+
+
+def test_crease_rig_run_tilts_through_the_stage_at_tilt_url(creased_bin: str, tmp_path: Path, standin: Tuple[str, Any]) -> None:
+    """``crease-rig run --tilt-url``: a tour's motion probes go to a tilt stage behind HTTP
+    (the stand-in's ``/standin/tilt``); without one a motion sample stops the run, named,
+    before the phone is touched."""
+    url, _ = standin
+    crease = str(Path(creased_bin).with_name("crease"))
+    rig_file = RIGS / "tilt-stage-rig.json"
+    tour = tmp_path / "tour.jsonl"
+    subprocess.run([crease, "plan", "--tour", "--app", "builtin:split", "--rig", str(rig_file), "--max-depth", "1", "--probes",
+                    "-o", str(tour)], check=True, timeout=120, capture_output=True)
+    lines = tour.read_text().splitlines()
+    steps = read_tour(tour)
+    first_sample = next(i for i, s in enumerate(steps) if s["event"] is not None and s["event"]["event"] == "motion")
+    lone = tmp_path / "lone.jsonl"
+    lone.write_text(lines[0] + "\n" + json.dumps({**steps[first_sample], "step": 1}) + "\n")
+    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:split"])
+    command = [sys.executable, "-m", "crease.rig_cli", "run", "--rig", str(rig_file), "--appium", url,
+               "--socket", rig_daemon.socket_path, "--quiet"]
+    try:
+        untilted = subprocess.run(command + [str(lone)], capture_output=True, text=True, timeout=120)
+        assert untilted.returncode != 0 and "tilt stage" in untilted.stderr, untilted.stdout + untilted.stderr
+        tilted = subprocess.run(command + [str(tour), "--tilt-url", url + "/standin/tilt"], capture_output=True, text=True, timeout=600)
+        assert tilted.returncode == 0, tilted.stdout + tilted.stderr
+        summary = json.loads(tilted.stdout)
+        looks = [s for s in steps if s.get("expected") is not None]
+        assert summary["mismatched"] == [] and summary["matched"] == len(looks), summary
+    finally:
+        rig_daemon.stop()

@@ -37,7 +37,8 @@ import signal
 import sys
 import tempfile
 import threading
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import urllib.request
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .client import Client, CreaseError
 from .daemon import Daemon, DaemonError, find_binary
@@ -67,7 +68,27 @@ def _session(args: argparse.Namespace, command: str, rig_file: RigFile) -> Tuple
     except Exception as e:  # the driver's own errors: the device cannot be driven
         client.close()
         raise _Refused(f"cannot start an Appium session at {args.appium}: {e}") from None
-    return Rig(driver, client, rig_file), driver, client
+    hooks: Dict[str, Callable[[Dict[str, Any]], None]] = {}
+    tilt_url = getattr(args, "tilt_url", None)
+    if tilt_url is not None:
+        hooks["motion"] = _tilt_stage(str(tilt_url))
+    return Rig(driver, client, rig_file, hooks=hooks), driver, client
+
+
+def _tilt_stage(url: str) -> Callable[[Dict[str, Any]], None]:
+    """``--tilt-url``: a tilt stage behind HTTP, told each motion sample as ``POST URL
+    {"gravity": [x, y, z]}`` and answering once the phone is there (the stand-in's is
+    ``APPIUM/standin/tilt``). A stage that does not answer in 60 s, or answers an error,
+    stops the run naming the sample."""
+    def tilt(event: Dict[str, Any]) -> None:
+        body = json.dumps({"gravity": event["gravity"]}).encode()
+        request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                answer.read(1 << 16)
+        except (OSError, ValueError) as e:
+            raise RigError(f"the tilt stage at {url} did not take {event['gravity']}: {e}", event) from None
+    return tilt
 
 
 def _refused(message: object) -> int:
@@ -245,6 +266,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     run.add_argument("--rig", required=True, help="the rig file (RIG.json)")
     run.add_argument("--appium", required=True, help="the Appium (or WebDriverAgent) URL")
     run.add_argument("--socket", default=None, help="the rig's creased (default: $CREASE_SOCKET, …)")
+    run.add_argument("--tilt-url", default=None, help="the tilt stage, for a tour's motion probes: each sample POSTed as {\"gravity\": [x, y, z]}")
     run.add_argument("--checkpoint", default=None, help="where to keep what was done, for --resume")
     run.add_argument("--resume", action="store_true", help="continue after the checkpoint's last step")
     run.add_argument("--stop-on-mismatch", action="store_true")
