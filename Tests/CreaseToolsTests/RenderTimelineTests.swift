@@ -169,7 +169,7 @@ import Testing
             #expect(root["data-seq"] == String(seq), "\(file.name)")
         }
         let frame = try XMLTree.parse(files[1].contents)
-        #expect(frame.first(id: "heading")?.allText.contains("after \(changes[0].eventText)") == true)
+        #expect(frame.first(id: "heading")?.allText.contains("after \(try #require(story.frames[1].eventText))") == true)
 
         let index = try XMLTree.parse(try #require(files.last).contents)
         #expect(index.name == "html")

@@ -49,7 +49,7 @@ enum RenderCommand {
             }
             let last = run.story.points.last
             let caption = FrameCaption(seq: e.seq, digest: e.digest, time: Int64((last?.t ?? run.story.start.t) &- run.story.start.t),
-                                       event: last?.eventText, glitches: FrameSet.glitches(at: e.seq, run.story.glitches))
+                                       event: run.story.lastEventText, glitches: FrameSet.glitches(at: e.seq, run.story.glitches))
             try write(FrameSVG.render(e.layout, app: e.app, caption: caption), to: output)
             try drawObservations(run, at: at, beside: output)
         } else if let output {

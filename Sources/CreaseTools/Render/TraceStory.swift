@@ -10,8 +10,6 @@ public struct TraceStory: Sendable {
         public var seq: Int
         /// Nanoseconds on the run's clock.
         public var t: UInt64
-        /// The event as one line for captions (empty for the start).
-        public var eventText: String
         public var angle: Double
         public var pose: Pose
         public var orientation: Orientation
@@ -65,7 +63,11 @@ public struct TraceStory: Sendable {
     public let profile: DeviceProfile
     /// The device before the first event (`event` empty), at the run's start.
     public private(set) var start: Point
+    /// A point per event: no text, so a campaign's story costs a fixed size an event.
     public private(set) var points: [Point] = []
+    /// The last event, for the caption of a frame drawn where the run stops.
+    public private(set) var lastEvent: Event?
+    public var lastEventText: String? { lastEvent.map(EventLabel.text) }
     public private(set) var marks: [Mark] = []
     public private(set) var frames: [Frame] = []
     /// Every frame of the run, drawn or not: its seq and, for an observation's, the verdict.
@@ -107,6 +109,7 @@ public struct TraceStory: Sendable {
         let previous = points.last?.digest ?? start.digest
         let changed = engine.digest != previous
         points.append(TraceStory.point(engine, t: t, event: event, changed: changed, latency: latencyNs, relayout: relayoutNs))
+        lastEvent = event
         if changed {
             if keepsNext() {
                 frames.append(Frame(seq: engine.seq, t: t, eventText: EventLabel.text(event), layout: engine.layout, app: engine.app,
@@ -142,7 +145,7 @@ public struct TraceStory: Sendable {
 
     static func point(_ e: Engine, t: UInt64, event: Event?, changed: Bool, latency: UInt64?, relayout: UInt64?) -> Point {
         let s = e.state
-        return Point(seq: e.seq, t: t, eventText: event.map(EventLabel.text) ?? "",
+        return Point(seq: e.seq, t: t,
                      angle: s.hingeAngle, pose: s.pose, orientation: s.orientation, keyboard: s.keyboardVisible,
                      pip: s.pipActive, liveActivities: s.liveActivities, digest: e.digest, layoutChanged: changed, latencyNs: latency,
                      relayoutNs: relayout)
