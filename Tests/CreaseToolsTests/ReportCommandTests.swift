@@ -221,5 +221,23 @@ import Testing
         #expect(try CommandRunner.run(["report", try original.traceFiles()[0], "--run", "1", "-o", out]).status == 2)
         let missing = try CommandRunner.run(["report", try original.traceFiles()[0], "--against", replayed, "--run", "7", "-o", out])
         #expect(missing.status == 2 && missing.stderr.contains("no replay run 7"), "\(missing.stderr)")
+
+        // The pair that differs is pictured: the model's frame at the replay's look, and each run's screenshot where one was kept.
+        #expect(section.components(separatedBy: #"<figure class="against-look" data-look="1">"#).count == 2)
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00]
+        for (dir, file) in [("shots-original", "seq-1.png"), ("shots-replay", "seq-3.png")] {
+            try FileManager.default.createDirectory(atPath: "\(scratch.path)/\(dir)", withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: "\(scratch.path)/\(dir)/\(file)", contents: Data(png))
+        }
+        let shown = try CommandRunner.run(["report", try original.traceFiles()[0], "--screenshots", "\(scratch.path)/shots-original",
+                                           "--against", replayed, "--against-screenshots", "\(scratch.path)/shots-replay", "-o", out])
+        #expect(shown.status == 0 && shown.stderr.contains("1 pictured"), "\(shown.stderr)")
+        let pictured = try #require(try String(contentsOfFile: out, encoding: .utf8).components(separatedBy: #"<figure class="against-look" data-look="1">"#).last?
+            .components(separatedBy: "look 1: expected at the replay").first)
+        let encoded = Data(png).base64EncodedString()
+        #expect(pictured.contains("<svg") && pictured.contains(#"<figure class="screenshot original">"#)
+                && pictured.contains(#"<figure class="screenshot replay">"#) && pictured.components(separatedBy: encoded).count == 3, "\(pictured.prefix(400))")
+        #expect(try CommandRunner.run(["report", try original.traceFiles()[0], "--against-screenshots", "\(scratch.path)/shots-replay", "-o", out]).status == 2)
+        #expect(try CommandRunner.run(["report", try original.traceFiles()[0], "--against", replayed, "--against-screenshots", "\(scratch.path)/none", "-o", out]).status == 2)
     }
 }

@@ -21,6 +21,8 @@ public struct TraceAlignment: Sendable {
         public var result: ConformanceResult
         /// The time from the last move before it, when there was one.
         public var sinceMoveNs: UInt64?
+        /// The `observe` command's id, when it had one (a report finds its screenshot by it).
+        public var id: JSONValue? = nil
     }
 
     /// A pair of looks, the n-th of each trace.
@@ -176,7 +178,8 @@ public struct TraceAlignment: Sendable {
                 var w = JSONWriter()
                 o.request.observed.write(to: &w)
                 let observed = (try? JSON.parse(w.bytes)) ?? .null
-                let look = Look(seq: o.seq, t: o.t, observed: observed, result: o.result, sinceMoveNs: lastMoveT.map { o.t >= $0 ? o.t - $0 : 0 })
+                let look = Look(seq: o.seq, t: o.t, observed: observed, result: o.result, sinceMoveNs: lastMoveT.map { o.t >= $0 ? o.t - $0 : 0 },
+                                id: o.request.id)
                 guard inside else { continue }
                 flush(&out)
                 out.looks.append(look)

@@ -4,7 +4,7 @@ import Foundation
 
 /// `crease report TRACE`: one self-contained HTML page for a bug ticket (docs/report.md).
 enum ReportCommand {
-    static let usage = "crease report TRACE [-o report.html] [--screenshots DIR] [--filmstrips DIR] [--minimize KIND[:SUBJECT]] [--focus SEQ|glitch|mismatches] [--max-frames N] [--against REPLAY [--run N]]"
+    static let usage = "crease report TRACE [-o report.html] [--screenshots DIR] [--filmstrips DIR] [--minimize KIND[:SUBJECT]] [--focus SEQ|glitch|mismatches] [--max-frames N] [--against REPLAY [--run N] [--against-screenshots DIR]]"
 
     /// The most a screenshot may be: a phone's full-resolution PNG is a few megabytes.
     static let screenshotLimit = 32 << 20
@@ -19,10 +19,13 @@ enum ReportCommand {
         let maxFrames = try args.int("--max-frames") ?? ReportFocus.defaultMaxFrames
         let againstPath = try args.option("--against")
         let run = try args.int("--run")
+        let againstShots = try args.option("--against-screenshots")
         guard (1...100_000).contains(maxFrames) else { throw UsageError("--max-frames takes 1 to 100000") }
         guard let path = args.positional() else { throw UsageError("a trace file is needed") }
         try args.finish()
         if run != nil, againstPath == nil { throw UsageError("--run names the replay run of --against REPLAY") }
+        if againstShots != nil, againstPath == nil { throw UsageError("--against-screenshots holds the screenshots of --against REPLAY") }
+        if let againstShots { try requireDirectory(againstShots, option: "--against-screenshots") }
         if let run, run < 1 { throw UsageError("--run takes a run number from 1") }
         let file = try TraceIO.loadForReading(path).file
         TraceIO.warnIfCut(file, name: path)
@@ -61,7 +64,8 @@ enum ReportCommand {
             let replay = try TraceIO.loadForReading(againstPath).file
             TraceIO.warnIfCut(replay, name: againstPath)
             do {
-                against = try ReportAgainst.load(file, replay: replay, name: URL(fileURLWithPath: againstPath).lastPathComponent, run: run)
+                against = try ReportAgainst.load(file, replay: replay, name: URL(fileURLWithPath: againstPath).lastPathComponent, run: run,
+                                                 originalShots: shots, replayShots: againstShots)
             } catch {
                 throw UsageError("--against \(againstPath): \(error)")
             }
@@ -87,6 +91,7 @@ enum ReportCommand {
                     } ?? "")
                     + (against.map { a in
                         ", against \(a.name): \(a.alignment.looks.count) looks paired, \(a.alignment.looks.count { !$0.sameVerdict }) with another verdict"
+                            + (a.pictured.isEmpty ? "" : ", \(a.pictured.count) pictured")
                     } ?? "")
                     + "; \(output) (\(bytes.count / 1024) KiB, self-contained)")
         return ExitStatus.success
@@ -99,25 +104,31 @@ enum ReportCommand {
         try requireDirectory(dir, option: "--screenshots")
         var out: [Int: (String, String)] = [:]
         for (i, frame) in story.frames.enumerated() {
-            guard let o = frame.observed else { continue }
-            var names: [String] = []
-            switch o.id {
-            case .string(let s)? where !s.contains("/") && !s.hasPrefix("."): names.append(s)
-            case .number(let n)? where n == n.rounded() && abs(n) < 1e15: names.append(String(Int64(n)))
-            default: break
-            }
-            names.append("seq-\(o.seq)")
-            search: for base in names {
-                for (ext, mime) in [("png", "image/png"), ("jpg", "image/jpeg"), ("jpeg", "image/jpeg")] {
-                    let candidate = (dir as NSString).appendingPathComponent("\(base).\(ext)")
-                    guard FileManager.default.fileExists(atPath: candidate) else { continue }
-                    guard let data = picture(candidate, mime: mime, what: "screenshot") else { continue }
-                    out[i] = (mime, data)
-                    break search
-                }
-            }
+            guard let o = frame.observed, let shot = screenshot(in: dir, id: o.id, seq: o.seq) else { continue }
+            out[i] = shot
         }
         return out
+    }
+
+    /// An observation's screenshot in `dir`: `<id>.png` (or .jpg, .jpeg) for one sent with an
+    /// id, else `seq-<seq>.png`; nil when there is none (a bad picture is warned of and skipped).
+    static func screenshot(in dir: String, id: JSONValue?, seq: Int) -> (mime: String, base64: String)? {
+        var names: [String] = []
+        switch id {
+        case .string(let s)? where !s.contains("/") && !s.hasPrefix("."): names.append(s)
+        case .number(let n)? where n == n.rounded() && abs(n) < 1e15: names.append(String(Int64(n)))
+        default: break
+        }
+        names.append("seq-\(seq)")
+        for base in names {
+            for (ext, mime) in [("png", "image/png"), ("jpg", "image/jpeg"), ("jpeg", "image/jpeg")] {
+                let candidate = (dir as NSString).appendingPathComponent("\(base).\(ext)")
+                guard FileManager.default.fileExists(atPath: candidate) else { continue }
+                guard let data = picture(candidate, mime: mime, what: "screenshot") else { continue }
+                return (mime, data)
+            }
+        }
+        return nil
     }
 
     /// `--filmstrips DIR`: the picture `crease-rig frames judge --filmstrip DIR` wrote for each

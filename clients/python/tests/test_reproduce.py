@@ -285,3 +285,42 @@ def test_a_trace_with_compact_resets_and_looks_reads_as_a_replay_needs_it(tmp_pa
     trace.write_text("".join(json.dumps(r) + "\n" for r in records))
     with pytest.raises(ReplayError, match="other than the start"):
         read_trace(trace)
+
+
+def test_a_replay_on_the_phone_beside_its_original_in_one_report_with_both_devices_screenshots(creased_bin: str, tmp_path: Path) -> None:
+    """``Rig(screenshots=DIR)`` keeps each look's screenshot as ``seq-SEQ.png``; ``crease report
+    ORIGINAL --screenshots A --against REPLAY --against-screenshots B`` pictures the pair of
+    looks that differ: the frame the model expected at the replay's look, and each device's
+    screen (the original's with a control drawn 30 pt low, the replay's sound)."""
+    original_shots, replay_shots = tmp_path / "original-shots", tmp_path / "replay-shots"
+    original_shots.mkdir()
+    replay_shots.mkdir()
+    with _session(creased_bin, tmp_path, "original") as session:
+        rig, wda, client = session.rig, session.wda, session.client
+        rig.screenshots = str(original_shots)
+        rig.reset()
+        rig.perform({"event": "hinge", "angle": 90})
+        assert rig.settle()["verdict"] == "match"
+        item = next(i["id"] for b in client.layout()["bars"] for i in b["items"] if not i["id"].startswith("system."))
+        wda.misplace[item] = 30
+        mismatched = rig.look()
+        assert mismatched["verdict"] == "mismatch", mismatched
+    original = session.rig_daemon.trace_files()[-1]
+    assert (original_shots / f"seq-{mismatched['seq']}.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    with _session(creased_bin, tmp_path, "replay") as session:
+        session.rig.screenshots = str(replay_shots)
+        result = session.rig.replay(original, speed=20)
+    assert result.trace is not None and result.looks, result
+    assert sorted(p.name for p in replay_shots.iterdir())
+    crease = str(Path(creased_bin).with_name("crease"))
+    page = tmp_path / "against.html"
+    made = subprocess.run([crease, "report", str(original), "--screenshots", str(original_shots), "--against", result.trace,
+                           "--against-screenshots", str(replay_shots), "-o", str(page)], capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0 and "pictured" in made.stderr, made.stderr
+    html = page.read_text()
+    pictured = html.split('<figure class="against-look"')[1:]
+    assert pictured and all("<svg" in p for p in pictured)
+    differing = [p for p in pictured if '<figure class="screenshot original">' in p and '<figure class="screenshot replay">' in p]
+    assert differing, "the pair that differs shows both devices' screens"
+    with pytest.raises(Exception, match="not a directory"):
+        Rig(session.rig.driver, session.client, load_rig_file(SIMULATOR), screenshots=tmp_path / "none")

@@ -177,7 +177,7 @@ class Rig:
 
     def __init__(self, driver: Any, client: Client, rig_file: RigFile, *, fold: Optional[Callable[[float], None]] = None,
                  hooks: Optional[Mapping[str, Callable[[JSONObject], None]]] = None, mapping: TreeMapping = TreeMapping(),
-                 hinge_tolerance: Optional[float] = None) -> None:
+                 hinge_tolerance: Optional[float] = None, screenshots: Optional["os.PathLike[str] | str"] = None) -> None:
         self.driver = driver
         self.client = client
         self.rig = rig_file
@@ -198,6 +198,10 @@ class Rig:
         self.tolerance: Optional[float] = device.get("tolerance")
         self.settle_window = float(device.get("settle", 2.0))
         self.measured: Dict[str, List[float]] = {}
+        # Where each look's screenshot goes (seq-SEQ.png, as crease report --screenshots finds it); None: none taken.
+        self.screenshots = None if screenshots is None else os.fspath(screenshots)
+        if self.screenshots is not None and not os.path.isdir(self.screenshots):
+            raise RigError(f"{self.screenshots}: not a directory (the screenshots of the looks go there)")
         self.last_reading: Optional[PageSourceReading] = None
         # The last motion sample sent with a ts: (ts, when it was sent), for the hold to the next.
         self._last_sample: Optional[Tuple[int, float]] = None
@@ -333,9 +337,27 @@ class Rig:
     # -- looking
 
     def look(self) -> JSONObject:
-        """Reads the page source and sends it to creased (:func:`crease.appium.look`)."""
+        """Reads the page source and sends it to creased (:func:`crease.appium.look`). With
+        ``screenshots``, the screen is then captured into ``seq-SEQ.png`` there, SEQ the seq
+        the look was judged at: what ``crease report --screenshots`` (and
+        ``--against-screenshots`` for a replay) draws beside the frame expected. A later look
+        at the same seq replaces it."""
         reply, self.last_reading = look(self.driver, self.client, id_map=self.id_map, mapping=self.mapping, tolerance=self.tolerance)
+        if self.screenshots is not None and isinstance(reply.get("seq"), int):
+            self._save_screenshot(os.path.join(self.screenshots, f"seq-{reply['seq']}.png"))
         return reply
+
+    def _save_screenshot(self, target: str) -> None:
+        png = self.driver.get_screenshot_as_png()
+        if not isinstance(png, bytes) or not png.startswith(b"\x89PNG\r\n\x1a\n"):
+            raise RigError("the device's screenshot is not a PNG")
+        # Replaced by rename only when it is a regular file (or not there): never a link, a FIFO or a device.
+        if os.path.lexists(target) and not stat.S_ISREG(os.lstat(target).st_mode):
+            raise RigError(f"{target}: not a regular file; not replaced")
+        temporary = f"{target}.{os.getpid()}.tmp"
+        with open(temporary, "wb") as f:
+            f.write(png)
+        os.replace(temporary, target)
 
     def settle(self, window: Optional[float] = None) -> JSONObject:
         """Looks until the verdict is not ``stale``, for at most ``window`` seconds (the rig

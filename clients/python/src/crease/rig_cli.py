@@ -72,7 +72,13 @@ def _session(args: argparse.Namespace, command: str, rig_file: RigFile) -> Tuple
     tilt_url = getattr(args, "tilt_url", None)
     if tilt_url is not None:
         hooks["motion"] = _tilt_stage(str(tilt_url))
-    return Rig(driver, client, rig_file, hooks=hooks), driver, client
+    try:
+        rig = Rig(driver, client, rig_file, hooks=hooks, screenshots=getattr(args, "screenshots", None))
+    except RigError as e:
+        driver.quit()
+        client.close()
+        raise _Refused(str(e)) from None
+    return rig, driver, client
 
 
 def _tilt_stage(url: str) -> Callable[[Dict[str, Any]], None]:
@@ -266,6 +272,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     run.add_argument("--rig", required=True, help="the rig file (RIG.json)")
     run.add_argument("--appium", required=True, help="the Appium (or WebDriverAgent) URL")
     run.add_argument("--socket", default=None, help="the rig's creased (default: $CREASE_SOCKET, …)")
+    run.add_argument("--screenshots", default=None, help="a directory: each look's screenshot saved there as seq-SEQ.png (for crease report)")
     run.add_argument("--tilt-url", default=None, help="the tilt stage, for a tour's motion probes: each sample POSTed as {\"gravity\": [x, y, z]}")
     run.add_argument("--checkpoint", default=None, help="where to keep what was done, for --resume")
     run.add_argument("--resume", action="store_true", help="continue after the checkpoint's last step")
@@ -279,6 +286,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     again.add_argument("--rig", required=True, help="the rig file (RIG.json)")
     again.add_argument("--appium", required=True, help="the Appium (or WebDriverAgent) URL")
     again.add_argument("--socket", default=None, help="the rig's creased (default: $CREASE_SOCKET, …)")
+    again.add_argument("--screenshots", default=None, help="a directory: each look's screenshot saved there as seq-SEQ.png (for crease report --against-screenshots)")
     again.add_argument("--speed", type=float, default=1.0, help="1: the recorded timing; 2: twice as fast")
     again.add_argument("--observe", choices=("as-recorded", "every-change", "none"), default="as-recorded")
     again.add_argument("--json", action="store_true")
