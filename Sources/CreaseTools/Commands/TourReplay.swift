@@ -89,10 +89,12 @@ enum TourReplay {
             if let event = step.event {
                 var w = JSONWriter(capacity: 128)
                 event.write(to: &w, id: .number(Double(step.number)))
-                try client.send(w.bytes)
                 if let ts = step.ts {
-                    try client.flush()
+                    // Timed from its reply: the daemon has read it by then, however late it got to it.
+                    _ = try client.request(w.bytes, id: .number(Double(step.number)))
                     lastTimed = (ts, TraceIO.monotonicNs())
+                } else {
+                    try client.send(w.bytes)
                 }
             }
             if looks, let expected = step.expected { try client.send(expected.jsonBytes()) }

@@ -162,7 +162,10 @@ final class SocketStreamer: @unchecked Sendable {
     }
 
     /// Sends a command and waits for the reply carrying `id`.
-    func request(_ command: [UInt8], id: String) throws -> JSONValue {
+    func request(_ command: [UInt8], id: String) throws -> JSONValue { try request(command, id: .string(id)) }
+
+    /// Sends a line and waits for the reply carrying `id` (a string or a number).
+    func request(_ command: [UInt8], id: JSONValue) throws -> JSONValue {
         try send(command)
         try flush()
         lock.lock()
@@ -171,7 +174,7 @@ final class SocketStreamer: @unchecked Sendable {
         // daemon to show progress (any reply), not for this one reply alone.
         lastArrival = max(lastArrival, Clock.seconds())
         while true {
-            if let r = replies.first(where: { $0["id"] == .string(id) }) { return r }
+            if let r = replies.first(where: { $0["id"] == id }) { return r }
             if closed { throw CheckFailed("the daemon closed the connection before answering \(id)") }
             // Woken or timed out, the loop looks again: a reply may have come, or moved the deadline.
             let left = lastArrival + timeout - Clock.seconds()
