@@ -100,4 +100,22 @@ import Testing
         #expect(paced.status == 2 && paced.stderr.contains("as fast as it goes"))
         #expect(daemon.stop().status == 0)
     }
+
+    @Test("replay PLAN --to --looks rehearses a plan as a rig runs it: after each sequence, a page source's view of the layout it ends on, which matches; the trace holds a look a sequence")
+    func planRehearsalWithLooks() throws {
+        let scratch = Scratch()
+        let plan = scratch.path + "/plan.jsonl"
+        #expect(try CommandRunner.run(["plan", "--app", "builtin:sidebar", "--max-depth", "2", "-o", plan]).status == 0)
+        let sequences = Set(try String(contentsOfFile: plan, encoding: .utf8).split(separator: "\n").dropFirst()
+            .compactMap { line -> Double? in if case .number(let n)? = try JSON.parse(Array(line.utf8))["sequence"] { n } else { nil } }).count
+        let daemon = try LiveDaemon(scratch, ["--app", "builtin:sidebar"])
+        let ran = try runProgram(Built.crease, ["replay", plan, "--to", daemon.socket, "--looks"], in: scratch)
+        #expect(ran.status == 0 && ran.stderr.contains("\(sequences) looks: \(sequences) match"), "\(ran.stderr)")
+        #expect(daemon.stop().status == 0)
+        let records = try String(contentsOfFile: try daemon.traceFiles()[0], encoding: .utf8).split(separator: "\n").map { try JSON.parse(Array($0.utf8)) }
+        let looks = records.filter { $0["observe"] != nil }
+        #expect(looks.count == sequences && looks.allSatisfy { $0["verdict"] == .string("match") })
+        let alone = try runProgram(Built.crease, ["replay", plan, "--looks"], in: scratch)
+        #expect(alone.status == 2 && alone.stderr.contains("--looks"), "\(alone.stderr)")
+    }
 }

@@ -43,7 +43,11 @@ enum PlanReplay {
         return (app, out)
     }
 
-    static func intoDaemon(_ plan: (app: String, sequences: [Sequence]), path: String, socket: String, timeout: Double) throws -> Int32 {
+    /// `looks`: after each sequence, what a page source of a correct device would show of the
+    /// layout it ends on (the daemon's own layout, read back), sent as its observation: a
+    /// rehearsal of the plan as a rig runs it, whose trace holds a look a sequence.
+    static func intoDaemon(_ plan: (app: String, sequences: [Sequence]), path: String, socket: String, timeout: Double,
+                           looks: Bool = false) throws -> Int32 {
         let client = try SocketStreamer(path: socket, timeout: timeout)
         let hello = try client.request(Array(#"{"cmd":"hello","id":"plan-hello"}"#.utf8), id: "plan-hello")
         guard case .string(let app)? = hello["app"], app == plan.app else {
@@ -57,6 +61,7 @@ enum PlanReplay {
                 event.write(to: &w, id: .string("p\(s.number)-\(k + 1)"))
                 try client.send(w.bytes)
             }
+            if looks { try look(client, sequence: s.number) }
         }
         _ = try client.request(Array(#"{"cmd":"sync","id":"plan-sync"}"#.utf8), id: "plan-sync")
         client.shutdownWrites()
@@ -77,6 +82,36 @@ enum PlanReplay {
         }
         let events = plan.sequences.reduce(0) { $0 + $1.events.count }
         Console.err("sent \(plan.sequences.count) sequences of \(path) (\(events) events, a load before each) to \(socket); every sequence ends at the plan's digest")
-        return ExitStatus.success
+        guard looks else { return ExitStatus.success }
+        var verdicts: [String: Int] = [:]
+        for s in plan.sequences {
+            guard let r = replies["look-\(s.number)"], r["ok"] == .bool(true), case .string(let v)? = r["verdict"] else {
+                throw CheckFailed("the daemon refused the look after sequence \(s.number): \(ReplayCommand.errorText(replies["look-\(s.number)"] ?? .null))")
+            }
+            verdicts[v, default: 0] += 1
+        }
+        let others = verdicts.filter { $0.key != "match" }.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        Console.err("\(plan.sequences.count) looks: \(verdicts["match"] ?? 0) match" + (others.isEmpty ? "" : ", " + others.joined(separator: ", ")))
+        return others.isEmpty ? ExitStatus.success : ExitStatus.checkFailed
+    }
+
+    /// The daemon's layout now, read back, and its page-source view sent as the look.
+    private static func look(_ client: SocketStreamer, sequence: Int) throws {
+        let id = "p\(sequence)-layout"
+        let reply = try client.request(Array(#"{"cmd":"layout","id":"\#(id)"}"#.utf8), id: id)
+        guard reply["ok"] == .bool(true), let line = reply["layout"] else {
+            throw CheckFailed("the daemon gave no layout after sequence \(sequence): \(ReplayCommand.errorText(reply))")
+        }
+        let layout: Layout
+        do { layout = try Layout.decodeLine(line).layout } catch {
+            throw CheckFailed("the daemon's layout after sequence \(sequence) does not read back: \(error)")
+        }
+        var w = JSONWriter(capacity: 1024)
+        w.beginObject()
+        w.key("cmd"); w.string("observe")
+        w.key("id"); w.string("look-\(sequence)")
+        w.key("observed"); PageSourceView.observation(of: layout).write(to: &w)
+        w.endObject()
+        try client.send(w.bytes)
     }
 }

@@ -13,7 +13,8 @@ enum ReplayCommand {
         crease replay TRACE [--verify] [--speed max|1|N] [--to SOCKET [--no-load] [--timeout S]] [--each]   (--each: every published layout)
                crease replay TOUR.jsonl --to SOCKET [--speed max|N] [--timeout S] [--looks]   (a tour from crease plan --tour;
                --looks: after each observe step, its expected observation, as a correct device would show it)
-               crease replay PLAN.jsonl --to SOCKET [--timeout S]   (a plan from crease plan: a load before each sequence)
+               crease replay PLAN.jsonl --to SOCKET [--timeout S] [--looks]   (a plan from crease plan: a load before each sequence;
+               --looks: after each sequence, the page-source view of the daemon's layout as its observation)
                crease replay --verify PATH... [--daemon] [--jobs N] [--shard I/N] [--junit FILE] [--json]   (files and directories: a whole corpus)
                --daemon: also feed each trace through the daemon's decision core and check its records and batches
         """
@@ -52,12 +53,12 @@ enum ReplayCommand {
                 throw UsageError("a plan goes into a daemon with --to [--timeout], as fast as it goes: every sequence's digest is always checked")
             }
             let plan = try PlanReplay.read(try Inputs.readFile(path, what: "plan", limit: InputFile.traceLimit), path: path)
-            do { return try PlanReplay.intoDaemon(plan, path: path, socket: socket, timeout: timeout) } catch let e as CheckFailed {
+            do { return try PlanReplay.intoDaemon(plan, path: path, socket: socket, timeout: timeout, looks: looks) } catch let e as CheckFailed {
                 Console.err("crease replay: \(path): \(e)")
                 return ExitStatus.checkFailed
             }
         }
-        if looks, socket == nil || !TourReplay.looksLikeTour(path) { throw UsageError("--looks sends a tour's expected observations: it goes with a tour and --to") }
+        if looks, socket == nil || !TourReplay.looksLikeTour(path) { throw UsageError("--looks sends a tour's or a plan's looks: it goes with a tour or a plan and --to") }
         if let socket, TourReplay.looksLikeTour(path) {
             guard !verify, !each, !noLoad else { throw UsageError("a tour goes into a daemon with --to [--speed] [--timeout]: every reply's digest is always checked") }
             guard let tour = try TourReplay.read(try Inputs.readFile(path, what: "tour", limit: InputFile.traceLimit), path: path) else {

@@ -166,6 +166,11 @@ final class SocketStreamer: @unchecked Sendable {
 
     /// Sends a line and waits for the reply carrying `id` (a string or a number).
     func request(_ command: [UInt8], id: JSONValue) throws -> JSONValue {
+        // Its reply comes after what has come so far: only those are searched, so a long
+        // session of requests stays linear.
+        lock.lock()
+        let from = replies.count
+        lock.unlock()
         try send(command)
         try flush()
         lock.lock()
@@ -174,7 +179,7 @@ final class SocketStreamer: @unchecked Sendable {
         // daemon to show progress (any reply), not for this one reply alone.
         lastArrival = max(lastArrival, Clock.seconds())
         while true {
-            if let r = replies.first(where: { $0["id"] == id }) { return r }
+            if let r = replies[from...].first(where: { $0["id"] == id }) { return r }
             if closed { throw CheckFailed("the daemon closed the connection before answering \(id)") }
             // Woken or timed out, the loop looks again: a reply may have come, or moved the deadline.
             let left = lastArrival + timeout - Clock.seconds()
