@@ -203,8 +203,7 @@ import Testing
     func probesStraddleEachThreshold() throws {
         let app = builtin("split")
         let profile = DeviceProfile.builtin
-        let tour = try Tour.plan(app: app, profile: profile, rig: Self.motorRig, from: DeviceState(app: app),
-                                 options: .init(observe: .pageSource, maxDepth: 3, probes: true))
+        let tour = try Self.probed(app, rig: Self.motorRig, depth: 3)
         let probes = tour.parts[0].steps.filter { $0.why == .probe }
         #expect(!probes.isEmpty && tour.parts[0].steps.suffix(probes.count).allSatisfy { $0.why == .probe })
         // Replayed: the poses the looks see, against the angles.
@@ -227,10 +226,7 @@ import Testing
         #expect(abs(sum - tour.parts[0].seconds) < 1e-6)
         var noHinge = Self.motorRig
         noHinge.hinge = nil
-        #expect(throws: InputError.self) {
-            _ = try Tour.plan(app: app, profile: profile, rig: noHinge, from: DeviceState(app: app),
-                              options: .init(observe: .pageSource, maxDepth: 2, probes: true))
-        }
+        #expect(throws: InputError.self) { _ = try Self.probed(app, rig: noHinge) }
     }
 
     /// A calibration leaves each threshold somewhere in an interval: the sweep is centred on
@@ -245,19 +241,20 @@ import Testing
         #expect(narrow.map { ($0 * 100).rounded() / 100 } == [158.4 + h - 0.2, 158.4 + h + 0.2, 158.4 - h + 0.2, 158.4 - h - 0.2].map { ($0 * 100).rounded() / 100 })
         let app = builtin("split")
         let intervals = TourProbes.Intervals(partialOpen: 3...40, fullyOpen: 80...176.5)
-        let tour = try Tour.plan(app: app, profile: profile, rig: Self.motorRig, from: DeviceState(app: app),
-                                 options: .init(observe: .pageSource, maxDepth: 3, probes: true, probeIntervals: intervals))
+        let tour = try Self.probed(app, rig: Self.motorRig, depth: 3, intervals: intervals)
         let angles = tour.parts[0].steps.filter { $0.why == .probe && $0.expected != nil }.compactMap { step -> Double? in
             if case .hinge(let a)? = step.event { a } else { nil }
         }
         #expect(angles == TourProbes.sweep(20, profile: profile, within: 3...40) + TourProbes.sweep(160, profile: profile, within: 80...176.5))
         // The rising probes either side of the middle bracket it: one below, one above.
         #expect(angles[0] - h < 21.5 && angles[1] - h > 21.5 && angles[4] - h < 128.25 && angles[5] - h > 128.25)
-        #expect(throws: InputError.self) {
-            _ = try Tour.plan(app: app, profile: profile, rig: Self.motorRig, from: DeviceState(app: app),
-                              options: .init(observe: .pageSource, maxDepth: 2, probes: true,
-                                             probeIntervals: .init(partialOpen: 100...120, fullyOpen: 80...90)))
-        }
+        #expect(throws: InputError.self) { _ = try Self.probed(app, rig: Self.motorRig, intervals: .init(partialOpen: 100...120, fullyOpen: 80...90)) }
+    }
+
+    /// A tour of `app` with `--probes` on `rig`, to depth 2 (3 for the hinge's sweeps of `split`).
+    static func probed(_ app: App, rig: RigProfile, depth: Int = 2, intervals: TourProbes.Intervals = .init()) throws(InputError) -> Tour {
+        try Tour.plan(app: app, profile: .builtin, rig: rig, from: DeviceState(app: app),
+                      options: .init(observe: .pageSource, maxDepth: depth, probes: true, probeIntervals: intervals))
     }
 
     static var tiltRig: RigProfile {
@@ -286,8 +283,7 @@ import Testing
     func motionProbesStraddleTheFilter() throws {
         let app = builtin("tabs")
         let profile = DeviceProfile.builtin
-        let tour = try Tour.plan(app: app, profile: profile, rig: Self.tiltRig, from: DeviceState(app: app),
-                                 options: .init(observe: .pageSource, maxDepth: 2, probes: true))
+        let tour = try Self.probed(app, rig: Self.tiltRig)
         let looked = try Self.replayMotionProbes(tour, app: app, profile: profile)
         #expect(looked.map(\.orientation) == [.portrait, .landscapeLeft, .landscapeLeft, .portrait,
                                                .portrait, .landscapeRight, .landscapeRight, .portrait,
@@ -317,15 +313,11 @@ import Testing
         // Without a hinge the tilt stage's probes remain; with neither, --probes is refused.
         var noHinge = Self.tiltRig
         noHinge.hinge = nil
-        let tilted = try Tour.plan(app: app, profile: profile, rig: noHinge, from: DeviceState(app: app),
-                                   options: .init(observe: .pageSource, maxDepth: 2, probes: true))
+        let tilted = try Self.probed(app, rig: noHinge)
         #expect(tilted.parts[0].steps.allSatisfy { step in if case .hinge? = step.event { step.why != .probe } else { true } })
         #expect(try Self.replayMotionProbes(tilted, app: app, profile: profile).count == 12)
         noHinge.motion = nil
-        #expect(throws: InputError.self) {
-            _ = try Tour.plan(app: app, profile: profile, rig: noHinge, from: DeviceState(app: app),
-                              options: .init(observe: .pageSource, maxDepth: 2, probes: true))
-        }
+        #expect(throws: InputError.self) { _ = try Self.probed(app, rig: noHinge) }
     }
 
     @Test("--calibration places the tilt stage's sweeps in what the calibration left open of orientationHysteresis and flatTilt, and holds past orientationSettleMs's top")
@@ -341,8 +333,7 @@ import Testing
         #expect(positions.suffix(4).map(\.degrees) == flat)
         #expect(abs(MotionProbes.hold(profile: profile, within: intervals) - 0.35) < 1e-12)
         let app = builtin("tabs")
-        let tour = try Tour.plan(app: app, profile: profile, rig: Self.tiltRig, from: DeviceState(app: app),
-                                 options: .init(observe: .pageSource, maxDepth: 2, probes: true, probeIntervals: .init(motion: intervals)))
+        let tour = try Self.probed(app, rig: Self.tiltRig, intervals: .init(motion: intervals))
         let looked = tour.parts[0].steps.compactMap { step -> Gravity? in
             if case .motion(let g)? = step.event, step.expected != nil { g } else { nil }
         }

@@ -49,21 +49,29 @@ def _coverage(creased_bin: str, tour: Path, traces: List[Path]) -> subprocess.Co
 
 
 @contextmanager
-def _phone(creased_bin: str, tmp_path: Path, app: str) -> Iterator[Tuple[Any, Any, Daemon]]:
+def _standin_phone(creased_bin: str, tmp_path: Path, app: str) -> Iterator[Tuple[Any, Any, Daemon, StandInWDA, Any]]:
     """A stand-in phone (its own creased), the rig's creased and an Appium driver on the
-    phone: yields the driver, the rig's client and the rig's daemon (for its traces)."""
+    phone: yields the driver, the rig's client, the rig's daemon (for its traces), the
+    stand-in and the phone's own client."""
     phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", app], trace=False)
     rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", app])
     try:
         with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
             driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
             try:
-                yield driver, client, rig_daemon
+                yield driver, client, rig_daemon, wda, device
             finally:
                 driver.quit()
     finally:
         phone.stop()
         rig_daemon.stop()
+
+
+@contextmanager
+def _phone(creased_bin: str, tmp_path: Path, app: str) -> Iterator[Tuple[Any, Any, Daemon]]:
+    """:func:`_standin_phone` for a test that needs only the driver, the rig's client and daemon."""
+    with _standin_phone(creased_bin, tmp_path, app) as (driver, client, rig_daemon, _, _):
+        yield driver, client, rig_daemon
 
 
 def test_crease_rig_runs_a_tour_killed_and_resumed_to_full_device_coverage(creased_bin: str, plan_tour: Callable[[Path, str, int], Path], tmp_path: Path,
@@ -177,20 +185,10 @@ def test_a_tour_of_the_tab_app_matches_every_class_through_the_rig(creased_bin: 
     tour = plan_tour(tmp_path / "tabs.jsonl", "builtin:tabs", 3)
     steps = read_tour(tour)
     assert any(s["event"] and s["event"]["event"] == "select" for s in steps)
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:tabs"], trace=False)
-    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:tabs"])
-    try:
-        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                result = Rig(driver, client, load_rig_file(SIMULATOR)).run(steps)
-            finally:
-                driver.quit()
-        observed = [s["class"] for s in steps if s["why"] == "observe"]
-        assert not result.mismatched and sorted(result.matched) == sorted(observed)
-    finally:
-        phone.stop()
-        rig_daemon.stop()
+    with _phone(creased_bin, tmp_path, "builtin:tabs") as (driver, client, rig_daemon):
+        result = Rig(driver, client, load_rig_file(SIMULATOR)).run(steps)
+    observed = [s["class"] for s in steps if s["why"] == "observe"]
+    assert not result.mismatched and sorted(result.matched) == sorted(observed)
     assert _coverage(creased_bin, tour, rig_daemon.trace_files()).returncode == 0
 
 
@@ -310,24 +308,14 @@ def test_a_tilt_stage_sweeps_the_orientation_filter_holding_each_sample_past_the
     assert len(samples) == 24 and all(isinstance(s["event"]["ts"], int) for s in samples)
     rig_file = load_rig_file(RIGS / "tilt-stage-rig.json")
     assert rig_file.motion == (0.5, 0.02) and rig_file.can("motion") and not load_rig_file(SIMULATOR).can("motion")
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", "builtin:tabs"], trace=False)
-    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", "builtin:tabs"])
-    try:
-        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                with pytest.raises(RigError, match="register the rig's tilt stage"):
-                    Rig(driver, client, rig_file).perform(samples[0]["event"])
-                rig = Rig(driver, client, rig_file, hooks={"motion": wda.tilt_hook()})
-                began = time.monotonic()
-                result = rig.run(steps)
-                took = time.monotonic() - began
-                phone_state = device.state()["state"]
-            finally:
-                driver.quit()
-    finally:
-        phone.stop()
-        rig_daemon.stop()
+    with _standin_phone(creased_bin, tmp_path, "builtin:tabs") as (driver, client, rig_daemon, wda, device):
+        with pytest.raises(RigError, match="register the rig's tilt stage"):
+            Rig(driver, client, rig_file).perform(samples[0]["event"])
+        rig = Rig(driver, client, rig_file, hooks={"motion": wda.tilt_hook()})
+        began = time.monotonic()
+        result = rig.run(steps)
+        took = time.monotonic() - began
+        phone_state = device.state()["state"]
     looks = [s for s in steps if s.get("expected") is not None or s["why"] == "observe"]
     assert not result.mismatched and len(result.matched) == len(looks), json.dumps(result.mismatched)
     # Twelve held positions, each a settle time and its margin after the sample before it.
