@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from typing import Iterator, List, Tuple
 
 import pytest
-from appium import webdriver
-from appium.options.ios import XCUITestOptions
 
 from crease import Client, Daemon, load_rig_file
 from crease.reproduce import ReplayError, Target, binomial_interval, read_trace, timing_plan
 from crease.rig import Rig
 from crease.wda_standin import StandInWDA
+from standin_phone import standin_phone
 
 RIGS = Path(__file__).resolve().parents[3] / "docs" / "rigs"
 SIMULATOR = RIGS / "simulator.json"
@@ -41,18 +40,8 @@ class Session:
 
 @contextmanager
 def _session(creased_bin: str, tmp_path: Path, name: str, rig_file: Path = SIMULATOR) -> Iterator[Session]:
-    phone = Daemon.start(creased_bin, workdir=tmp_path / f"phone-{name}", args=["--app", APP], trace=False)
-    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / f"rig-{name}", args=["--app", APP])
-    try:
-        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                yield Session(Rig(driver, client, load_rig_file(rig_file)), wda, client, rig_daemon)
-            finally:
-                driver.quit()
-    finally:
-        rig_daemon.stop()
-        phone.stop()
+    with standin_phone(creased_bin, tmp_path, APP, name) as phone:
+        yield Session(Rig(phone.driver, phone.client, load_rig_file(rig_file)), phone.wda, phone.client, phone.rig_daemon)
 
 
 def _record_a_mismatch(creased_bin: str, tmp_path: Path) -> Tuple[Path, int, str]:

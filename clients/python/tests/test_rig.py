@@ -22,6 +22,7 @@ from appium.options.ios import XCUITestOptions
 from crease import Daemon, load_rig_file
 from crease.rig import Rig, RigError, read_plan, read_steps, read_tour
 from crease.wda_standin import StandInWDA
+from standin_phone import standin_phone
 
 RIGS = Path(__file__).resolve().parents[3] / "docs" / "rigs"
 SIMULATOR = RIGS / "simulator.json"
@@ -49,29 +50,10 @@ def _coverage(creased_bin: str, tour: Path, traces: List[Path]) -> subprocess.Co
 
 
 @contextmanager
-def _standin_phone(creased_bin: str, tmp_path: Path, app: str) -> Iterator[Tuple[Any, Any, Daemon, StandInWDA, Any]]:
-    """A stand-in phone (its own creased), the rig's creased and an Appium driver on the
-    phone: yields the driver, the rig's client, the rig's daemon (for its traces), the
-    stand-in and the phone's own client."""
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", app], trace=False)
-    rig_daemon = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", app])
-    try:
-        with phone.connect() as device, rig_daemon.connect() as client, StandInWDA(device) as wda:
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                yield driver, client, rig_daemon, wda, device
-            finally:
-                driver.quit()
-    finally:
-        phone.stop()
-        rig_daemon.stop()
-
-
-@contextmanager
 def _phone(creased_bin: str, tmp_path: Path, app: str) -> Iterator[Tuple[Any, Any, Daemon]]:
-    """:func:`_standin_phone` for a test that needs only the driver, the rig's client and daemon."""
-    with _standin_phone(creased_bin, tmp_path, app) as (driver, client, rig_daemon, _, _):
-        yield driver, client, rig_daemon
+    """A stand-in phone (:func:`standin_phone.standin_phone`): its driver, the rig's client and the rig's daemon."""
+    with standin_phone(creased_bin, tmp_path, app) as phone:
+        yield phone.driver, phone.client, phone.rig_daemon
 
 
 def test_crease_rig_runs_a_tour_killed_and_resumed_to_full_device_coverage(creased_bin: str, plan_tour: Callable[[Path, str, int], Path], tmp_path: Path,
@@ -308,14 +290,15 @@ def test_a_tilt_stage_sweeps_the_orientation_filter_holding_each_sample_past_the
     assert len(samples) == 24 and all(isinstance(s["event"]["ts"], int) for s in samples)
     rig_file = load_rig_file(RIGS / "tilt-stage-rig.json")
     assert rig_file.motion == (0.5, 0.02) and rig_file.can("motion") and not load_rig_file(SIMULATOR).can("motion")
-    with _standin_phone(creased_bin, tmp_path, "builtin:tabs") as (driver, client, rig_daemon, wda, device):
+    with standin_phone(creased_bin, tmp_path, "builtin:tabs") as phone:
         with pytest.raises(RigError, match="register the rig's tilt stage"):
-            Rig(driver, client, rig_file).perform(samples[0]["event"])
-        rig = Rig(driver, client, rig_file, hooks={"motion": wda.tilt_hook()})
+            Rig(phone.driver, phone.client, rig_file).perform(samples[0]["event"])
+        rig = Rig(phone.driver, phone.client, rig_file, hooks={"motion": phone.wda.tilt_hook()})
         began = time.monotonic()
         result = rig.run(steps)
         took = time.monotonic() - began
-        phone_state = device.state()["state"]
+        phone_state = phone.device.state()["state"]
+    rig_daemon = phone.rig_daemon
     looks = [s for s in steps if s.get("expected") is not None or s["why"] == "observe"]
     assert not result.mismatched and len(result.matched) == len(looks), json.dumps(result.mismatched)
     # Twelve held positions, each a settle time and its margin after the sample before it.

@@ -11,12 +11,10 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List
 
 import pytest
-from appium import webdriver
-from appium.options.ios import XCUITestOptions
 
-from crease import Daemon, RigFileError, load_rig_file
+from crease import RigFileError, load_rig_file
 from crease.appium import read_page_source
-from crease.wda_standin import StandInWDA
+from standin_phone import standin_phone
 
 RIGS = Path(__file__).resolve().parents[3] / "docs" / "rigs"
 
@@ -33,31 +31,21 @@ def test_each_class_reads_back_as_one_observation_the_tour_expects(creased_bin: 
     lines = [json.loads(line) for line in plan_tour(tmp_path / "tour.jsonl", app, depth).read_text().splitlines()]
     header, steps = lines[0], lines[1:]
     assert header["crease"] == "tour" and header["observe"] == "page-source"
-    phone = Daemon.start(creased_bin, workdir=tmp_path / "phone", args=["--app", app], trace=False)
-    rig = Daemon.start(creased_bin, workdir=tmp_path / "rig", args=["--app", app])
-    try:
-        with phone.connect() as device, rig.connect() as client, StandInWDA(device) as wda:
-            driver = webdriver.Remote(command_executor=wda.url, options=XCUITestOptions())
-            try:
-                by_class: Dict[str, str] = {}
-                digests_of_class: Dict[str, set[str]] = {}
-                for step in steps:
-                    if step["event"] is not None:
-                        device.send(step["event"])
-                        assert client.send(step["event"])["digest"] == step["digest"]
-                    reading = read_page_source(driver.page_source).observed
-                    seen = _canonical(reading)
-                    # One class, one observation, whichever of its layouts the phone shows.
-                    assert by_class.setdefault(step["class"], seen) == seen, step["step"]
-                    digests_of_class.setdefault(step["class"], set()).add(step["digest"])
-                    if step["why"] == "observe":
-                        assert seen == _canonical(step["expected"]), step["step"]
-                        assert client.observe(reading)["verdict"] == "match"
-            finally:
-                driver.quit()
-    finally:
-        phone.stop()
-        rig.stop()
+    with standin_phone(creased_bin, tmp_path, app) as phone:
+        by_class: Dict[str, str] = {}
+        digests_of_class: Dict[str, set[str]] = {}
+        for step in steps:
+            if step["event"] is not None:
+                phone.device.send(step["event"])
+                assert phone.client.send(step["event"])["digest"] == step["digest"]
+            reading = read_page_source(phone.driver.page_source).observed
+            seen = _canonical(reading)
+            # One class, one observation, whichever of its layouts the phone shows.
+            assert by_class.setdefault(step["class"], seen) == seen, step["step"]
+            digests_of_class.setdefault(step["class"], set()).add(step["digest"])
+            if step["why"] == "observe":
+                assert seen == _canonical(step["expected"]), step["step"]
+                assert phone.client.observe(reading)["verdict"] == "match"
     observed = [s["class"] for s in steps if s["why"] == "observe"]
     assert len(observed) == len(set(observed)) == header["classes"]
     # The walk did pass through classes of more than one layout: the check above had work to do.
